@@ -1,0 +1,18 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'data/', 'node_modules/', 'bench/results/', 'coverage/', 'src/admin/public/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through src/config.ts only.' }],
+    },
+  },
+  {
+    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**', '**/*.test.ts', 'eslint.config.js'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

@@ -1,0 +1,35 @@
+import type { Executor } from '../db/database.js';
+import type { CategoriesTable } from '../db/tables.js';
+import type { Page } from '../http/pagination.js';
+import type { Category } from './schemas.js';
+
+export function toCategory(row: CategoriesTable): Category {
+  return { id: row.id, name: row.name, description: row.description, createdAt: row.created_at, updatedAt: row.updated_at, version: row.version };
+}
+
+export async function findCategory(db: Executor, orgId: string, id: string): Promise<CategoriesTable | undefined> {
+  return db.selectFrom('categories').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+}
+
+export async function listCategories(db: Executor, orgId: string, page: Page): Promise<{ rows: CategoriesTable[]; total: number }> {
+  const rows = await db
+    .selectFrom('categories')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  const { n } = await db
+    .selectFrom('categories')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('org_id', '=', orgId)
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
+}
+
+export async function isCategoryUsed(db: Executor, id: string): Promise<boolean> {
+  const row = await db.selectFrom('records').select('id').where('category_id', '=', id).limit(1).executeTakeFirst();
+  return row !== undefined;
+}

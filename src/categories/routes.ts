@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { principalOf } from '../http/auth.js';
+import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { IdParams } from '../http/schema-types.js';
+import { problems, requiresScope } from '../http/openapi.js';
+import type { CategoryService } from './service.js';
+import { CategoryList, CategoryListQuery, CreateCategoryBody, UpdateCategoryBody } from './schemas.js';
+
+const CategoryRef = Type.Ref('Category');
+const tags = ['Categories'];
+
+export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/categories',
+      {
+        config: { scope: 'categories:write' },
+        schema: { tags, summary: 'Create a category', ...requiresScope('categories:write'), body: CreateCategoryBody, response: { 201: CategoryRef, ...problems(400, 409, 415) } },
+      },
+      async (request, reply) => {
+        const category = await categories.create(principalOf(request).orgId, request.body);
+        setEtag(reply, category.version);
+        reply.header('location', `/api/v1/categories/${category.id}`);
+        return reply.code(201).send(category);
+      },
+    );
+
+    app.get(
+      '/categories',
+      {
+        config: { scope: 'categories:read' },
+        schema: { tags, summary: 'List categories, newest first', ...requiresScope('categories:read'), querystring: CategoryListQuery, response: { 200: CategoryList, ...problems(400) } },
+      },
+      async (request) => {
+        const { limit, offset } = request.query;
+        const { categories: page, total } = await categories.list(principalOf(request).orgId, { limit, offset });
+        return { categories: page, total, limit, offset };
+      },
+    );
+
+    app.get(
+      '/categories/:id',
+      {
+        config: { scope: 'categories:read' },
+        schema: { tags, summary: 'Get a category', ...requiresScope('categories:read'), params: IdParams, response: { 200: CategoryRef, ...problems(404) } },
+      },
+      async (request, reply) => {
+        const category = await categories.get(principalOf(request).orgId, request.params.id);
+        setEtag(reply, category.version);
+        return category;
+      },
+    );
+
+    app.patch(
+      '/categories/:id',
+      {
+        config: { scope: 'categories:write' },
+        schema: { tags, summary: 'Rename or describe a category', ...requiresScope('categories:write'), params: IdParams, body: UpdateCategoryBody, response: { 200: CategoryRef, ...problems(400, 404, 409, 412, 415) } },
+      },
+      async (request, reply) => {
+        const category = await categories.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request));
+        setEtag(reply, category.version);
+        return category;
+      },
+    );
+
+    app.delete(
+      '/categories/:id',
+      {
+        config: { scope: 'categories:write' },
+        schema: {
+          tags,
+          summary: 'Delete an unused category',
+          description: 'Refused with 409 `resource_in_use` while any work order uses the category.',
+          ...requiresScope('categories:write'),
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409, 412) },
+        },
+      },
+      async (request, reply) => {
+        await categories.delete(principalOf(request).orgId, request.params.id, acceptedVersions(request));
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

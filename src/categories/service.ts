@@ -1,0 +1,91 @@
+import type { Db } from '../db/database.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
+import type { CategoriesTable } from '../db/tables.js';
+import { errors } from '../http/errors.js';
+import { assertVersion } from '../http/conditional.js';
+import type { Page } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { isoNow, type Clock } from '../clock.js';
+import type { Category, CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
+import { findCategory, isCategoryUsed, listCategories, toCategory } from './repository.js';
+
+export class CategoryService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(orgId: string, input: CreateCategoryInput): Promise<Category> {
+    const now = isoNow(this.clock);
+    const row: CategoriesTable = {
+      id: newId('category'),
+      org_id: orgId,
+      name: input.name.trim(),
+      description: input.description ?? null,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    };
+    await this.translateDuplicate(row.name, () => this.db.insertInto('categories').values(row).execute());
+    return toCategory(row);
+  }
+
+  async get(orgId: string, id: string): Promise<Category> {
+    const row = await findCategory(this.db, orgId, id);
+    if (!row) throw errors.notFound(`Category "${id}"`);
+    return toCategory(row);
+  }
+
+  async list(orgId: string, page: Page): Promise<{ categories: Category[]; total: number }> {
+    const { rows, total } = await listCategories(this.db, orgId, page);
+    return { categories: rows.map(toCategory), total };
+  }
+
+  async update(orgId: string, id: string, input: UpdateCategoryInput, acceptedVersions?: number[]): Promise<Category> {
+    return this.db.transaction().execute(async (tx) => {
+      const current = await findCategory(tx, orgId, id);
+      if (!current) throw errors.notFound(`Category "${id}"`);
+      assertVersion(acceptedVersions, current.version, 'The category');
+      const next: CategoriesTable = {
+        ...current,
+        name: input.name?.trim() ?? current.name,
+        description: input.description !== undefined ? input.description : current.description,
+        updated_at: isoNow(this.clock),
+        version: current.version + 1,
+      };
+      await this.translateDuplicate(next.name, () =>
+        tx
+          .updateTable('categories')
+          .set({ name: next.name, description: next.description, updated_at: next.updated_at, version: next.version })
+          .where('id', '=', id)
+          .where('org_id', '=', orgId)
+          .execute(),
+      );
+      return toCategory(next);
+    });
+  }
+
+  /** Deletes a category nobody uses; a category with work orders stays (409), so history keeps its meaning. */
+  async delete(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const current = await findCategory(tx, orgId, id);
+      if (!current) throw errors.notFound(`Category "${id}"`);
+      assertVersion(acceptedVersions, current.version, 'The category');
+      if (await isCategoryUsed(tx, id)) throw errors.inUse(`Category "${id}" still has work orders; move them to another category first.`);
+      await tx.deleteFrom('categories').where('id', '=', id).where('org_id', '=', orgId).execute();
+    }).catch((error: unknown) => {
+      // A work order created concurrently wins: the foreign key refuses the delete.
+      if (isForeignKeyViolation(error)) throw errors.inUse(`Category "${id}" still has work orders; move them to another category first.`);
+      throw error;
+    });
+  }
+
+  private async translateDuplicate(name: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw errors.alreadyExists(`A category named "${name}" already exists.`);
+      throw error;
+    }
+  }
+}

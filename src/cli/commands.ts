@@ -1,0 +1,16 @@
+import type { CliCommand } from './command.js';
+import { migrateCommand, serveCommand, workerCommand } from './service-commands.js';
+import { orgsCreateCommand, orgsListCommand } from './org-commands.js';
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './key-commands.js';
+
+/** Every CLI command, in the order `wo help` lists them. */
+export const COMMANDS: CliCommand[] = [
+  serveCommand,
+  workerCommand,
+  migrateCommand,
+  orgsCreateCommand,
+  orgsListCommand,
+  keysCreateCommand,
+  keysListCommand,
+  keysRevokeCommand,
+];

@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { parseOptions, type CliCommand } from './command.js';
+import { runService } from './run-service.js';
+
+export const serveCommand: CliCommand = {
+  path: ['serve'],
+  usage: 'serve [--no-worker]',
+  summary: 'Run the API (and, unless --no-worker, the delivery worker and proof sequencer).',
+  async run(args, config) {
+    const { values } = parseOptions(args, { 'no-worker': { type: 'boolean' } }, false);
+    await runService(config, { api: true, worker: !values['no-worker'] });
+    return 0;
+  },
+};
+
+export const workerCommand: CliCommand = {
+  path: ['worker'],
+  usage: 'worker',
+  summary: 'Run only the background jobs: webhook deliveries, proof sequencer, housekeeping.',
+  async run(args, config) {
+    parseOptions(args, {}, false);
+    await runService(config, { api: false, worker: true });
+    return 0;
+  },
+};
+
+export const migrateCommand: CliCommand = {
+  path: ['migrate'],
+  usage: 'migrate',
+  summary: 'Bring the database schema up to date (also done automatically at start).',
+  async run(args, config, io) {
+    parseOptions(args, {}, false);
+    const database = openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: path.join(config.dataDir, 'wo.sqlite') });
+    try {
+      const applied = await migrateToLatest(database);
+      io.out(applied.length ? `applied: ${applied.join(', ')}` : 'schema already up to date');
+    } finally {
+      await database.close();
+    }
+    return 0;
+  },
+};

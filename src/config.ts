@@ -1,0 +1,120 @@
+import path from 'node:path';
+
+/**
+ * The service configuration: read from the environment in one place, checked, frozen.
+ * Nothing else in the codebase reads `process.env`; everything receives a Config.
+ */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Where the embedded database, key files and other local state live. */
+  readonly dataDir: string;
+  /** `postgres://…` selects PostgreSQL; unset selects SQLite at `<dataDir>/wo.sqlite`. */
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  /** Absolute base URL clients use to reach us (links in events and proofs). */
+  readonly publicUrl: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Directory holding the signing keys and the secret-encryption key, apart from the database. */
+  readonly keysDir: string;
+  readonly webhooks: {
+    /** Lets receivers live on loopback/private networks (development and tests). */
+    readonly allowPrivateUrls: boolean;
+    /** Base of the exponential backoff between delivery attempts. */
+    readonly retryBaseMs: number;
+    /** How long a receiver has to answer one delivery. */
+    readonly timeoutMs: number;
+    readonly maxAttempts: number;
+    /** Deliveries in flight at once per worker process. */
+    readonly concurrency: number;
+  };
+  readonly proofs: {
+    /** Longest time a completed job waits before the sequencer seals it into the log. */
+    readonly batchIntervalMs: number;
+    /** Origin line of the transparency log's checkpoints (C2SP tlog-checkpoint). */
+    readonly logOrigin: string;
+  };
+  readonly idempotency: {
+    readonly ttlHours: number;
+  };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Builds a Config from an environment map. `overrides` lets tests and the CLI
+ * adjust single values without touching the process environment.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const port = readInteger(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const dataDir = path.resolve(env.WO_DATA_DIR?.trim() || './data');
+
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite database)');
+  }
+  const redisUrl = env.REDIS_URL?.trim() || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+
+  const publicUrlRaw = env.WO_PUBLIC_URL?.trim() || `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  let publicUrl: string;
+  try {
+    const parsed = new URL(publicUrlRaw);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+    publicUrl = parsed.toString().replace(/\/$/, '');
+  } catch {
+    throw new ConfigError(`WO_PUBLIC_URL must be an absolute http(s) URL, got "${publicUrlRaw}"`);
+  }
+
+  const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    publicUrl,
+    logLevel,
+    keysDir: path.resolve(env.WO_KEYS_DIR?.trim() || path.join(dataDir, 'keys')),
+    webhooks: {
+      allowPrivateUrls: readBoolean(env, 'WO_WEBHOOK_ALLOW_PRIVATE_URLS', false),
+      retryBaseMs: readInteger(env, 'WO_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
+      timeoutMs: readInteger(env, 'WO_WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
+      maxAttempts: 4,
+      concurrency: readInteger(env, 'WO_WEBHOOK_CONCURRENCY', 64, 1, 1024),
+    },
+    proofs: {
+      batchIntervalMs: readInteger(env, 'WO_PROOF_BATCH_INTERVAL_MS', 1000, 10, 60_000),
+      logOrigin: env.WO_LOG_ORIGIN?.trim() || `${new URL(publicUrl).host}/work-orders/log`,
+    },
+    idempotency: { ttlHours: 24 },
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,95 @@
+import path from 'node:path';
+import { pino, type Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { systemClock, type Clock } from './clock.js';
+import { OrganizationService } from './orgs/organizations.js';
+import { ApiKeyService } from './keys/api-keys.js';
+import { CategoryService } from './categories/service.js';
+import { RecordService } from './records/service.js';
+import { checkRecordReferences } from './records/references.js';
+import { IdempotencyStore } from './http/idempotency.js';
+import { intervalJob, type BackgroundJob } from './jobs.js';
+
+/** Everything the application is made of, built once from the config (the composition root). */
+export interface AppContext {
+  readonly config: Config;
+  readonly database: Database;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly organizations: OrganizationService;
+  readonly apiKeys: ApiKeyService;
+  readonly categories: CategoryService;
+  readonly records: RecordService;
+  readonly idempotency: IdempotencyStore;
+  /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
+  readonly backgroundJobs: BackgroundJob[];
+  close(): Promise<void>;
+}
+
+export interface ContextOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** PostgreSQL schema to use (tests isolate themselves this way). */
+  databaseSchema?: string;
+  /** Skip running migrations (the CLI's `migrate` runs them itself). */
+  migrate?: boolean;
+}
+
+/** @NOTE: these paths never reach the logs, whatever object is logged. */
+const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.key',
+  '*.secret',
+  '*.password',
+  '*.token',
+];
+
+export function createLogger(config: Config): Logger {
+  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+}
+
+export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
+  const logger = options.logger ?? createLogger(config);
+  const clock = options.clock ?? systemClock;
+  const database = openDatabase({
+    ...(config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: path.join(config.dataDir, 'wo.sqlite') }),
+    ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
+  });
+  if (options.migrate !== false) await migrateToLatest(database);
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+
+  const { db } = database;
+  const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
+  const records = new RecordService(db, clock, checkRecordReferences);
+
+  const backgroundJobs: BackgroundJob[] = [
+    intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
+  ];
+
+  const context: AppContext = {
+    config,
+    database,
+    clock,
+    logger,
+    metrics,
+    organizations: new OrganizationService(db, clock),
+    apiKeys: new ApiKeyService(db, clock),
+    categories: new CategoryService(db, clock),
+    records,
+    idempotency,
+    backgroundJobs,
+    async close() {
+      await Promise.all(backgroundJobs.map((job) => job.stop()));
+      await database.close();
+    },
+  };
+  return context;
+}

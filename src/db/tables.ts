@@ -1,0 +1,123 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row types of every table, shared by both dialects. Timestamps are ISO 8601 UTC strings with
+ * milliseconds (they sort as text and read the same on SQLite and PostgreSQL); JSON columns hold
+ * serialized text so both dialects store the exact bytes we wrote.
+ */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  name: string;
+  /** The first characters of the key, safe to show (`wo_AbC12345`). */
+  prefix: string;
+  /** SHA-256 of the whole key, lowercase hex. The key itself is never stored. */
+  key_hash: string;
+  /** Space-separated scope names. */
+  scopes: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  /** Who created it: `cli`, or `admin:<user id>`. */
+  created_by: string;
+}
+
+export interface CategoriesTable {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export interface RecordsTable {
+  id: string;
+  org_id: string;
+  category_id: string;
+  status: string;
+  address: string;
+  requester_name: string;
+  description: string;
+  priority: string;
+  due_at: string | null;
+  assignee: string | null;
+  asset_id: string | null;
+  location_id: string | null;
+  external_ref: string | null;
+  metadata: string;
+  resolution_notes: string | null;
+  completed_at: string | null;
+  closed_at: string | null;
+  cancelled_at: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export interface RecordEventsTable {
+  id: string;
+  org_id: string;
+  record_id: string;
+  /** What happened: created, updated, or the lifecycle action (assign, start, …). */
+  action: string;
+  from_status: string | null;
+  to_status: string | null;
+  actor_key_id: string | null;
+  /** JSON: action data (assignee, notes, reason, changed fields). */
+  data: string;
+  created_at: string;
+}
+
+/** Exact per-organization, per-status work-order counts, kept in the same transaction as each change. */
+export interface RecordCountersTable {
+  org_id: string;
+  status: string;
+  count: number;
+}
+
+/** The transactional outbox: one row per domain event, written in the transaction of its change. */
+export interface OutboxEventsTable {
+  seq: Generated<number>;
+  id: string;
+  org_id: string;
+  type: string;
+  /** JSON payload as it will be delivered. */
+  payload: string;
+  created_at: string;
+  /** Set once the webhook dispatcher has fanned the event out into deliveries. */
+  dispatched_at: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  org_id: string;
+  key: string;
+  /** SHA-256 over method, path and raw body. */
+  fingerprint: string;
+  state: 'in_flight' | 'completed';
+  response_status: number | null;
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: string;
+  /** An in-flight claim older than this was abandoned (crashed process) and may be taken over. */
+  locked_until: string;
+}
+
+export interface Tables {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  categories: CategoriesTable;
+  records: RecordsTable;
+  record_events: RecordEventsTable;
+  record_counters: RecordCountersTable;
+  outbox_events: OutboxEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

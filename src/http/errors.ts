@@ -1,0 +1,219 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+
+/**
+ * The closed set of error codes the API answers with. Each code has one HTTP status and one
+ * title; `type` is a stable URI derived from the code. docs/errors.md lists them for clients.
+ */
+export const ERROR_CODES = {
+  validation_failed: { status: 400, title: 'Request validation failed' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not found' },
+  route_not_found: { status: 404, title: 'Route not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
+  conflict: { status: 409, title: 'Conflict' },
+  invalid_transition: { status: 409, title: 'Transition not allowed' },
+  resource_in_use: { status: 409, title: 'Resource in use' },
+  already_exists: { status: 409, title: 'Already exists' },
+  idempotency_key_in_use: { status: 409, title: 'Idempotent request still in progress' },
+  precondition_failed: { status: 412, title: 'Precondition failed' },
+  precondition_required: { status: 428, title: 'Precondition required' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  unprocessable_entity: { status: 422, title: 'Unprocessable entity' },
+  idempotency_key_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  /** JSON pointer-ish location: `body.address`, `query.limit`, `header.idempotency-key`. */
+  field: string;
+  message: string;
+}
+
+export const PROBLEM_TYPE_BASE = 'urn:wo:problem:';
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; [key: string]: unknown } = {},
+  ) {
+    super(detail);
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+/** Factory for the errors raised by domain services, so call sites read as sentences. */
+export const errors = {
+  notFound: (what: string) => new AppError('not_found', `${what} was not found`),
+  validation: (errs: FieldError[], detail = 'The request is not valid; see errors for each problem.') =>
+    new AppError('validation_failed', detail, { errors: errs }),
+  unprocessable: (detail: string, errs?: FieldError[]) =>
+    new AppError('unprocessable_entity', detail, errs ? { errors: errs } : {}),
+  conflict: (detail: string) => new AppError('conflict', detail),
+  alreadyExists: (detail: string) => new AppError('already_exists', detail),
+  inUse: (detail: string) => new AppError('resource_in_use', detail),
+  invalidTransition: (detail: string, allowedActions: string[]) =>
+    new AppError('invalid_transition', detail, { allowedActions }),
+  preconditionFailed: (detail: string) => new AppError('precondition_failed', detail),
+  unauthenticated: (detail: string) =>
+    new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer realm="wo"' } }),
+  insufficientScope: (scope: string) =>
+    new AppError('insufficient_scope', `This API key lacks the scope "${scope}" required by this operation.`, {
+      requiredScope: scope,
+      headers: { 'www-authenticate': `Bearer realm="wo", error="insufficient_scope", scope="${scope}"` },
+    }),
+};
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'Stable URI naming the kind of problem: `urn:wo:problem:<code>`.' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'Stable machine-readable code; see docs/errors.md.' }),
+    instance: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    allowedActions: Type.Optional(Type.Array(Type.String())),
+    requiredScope: Type.Optional(Type.String()),
+  },
+  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details.' },
+);
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  instance?: string;
+  errors?: FieldError[];
+  [key: string]: unknown;
+}
+
+export function problemBody(code: ErrorCode, detail: string, instance?: string, extra: Record<string, unknown> = {}): ProblemBody {
+  const { status, title } = ERROR_CODES[code];
+  return { type: `${PROBLEM_TYPE_BASE}${code}`, title, status, detail, code, ...(instance ? { instance } : {}), ...extra };
+}
+
+export function sendProblem(reply: FastifyReply, error: AppError, instance?: string): FastifyReply {
+  const { headers = {}, ...extra } = error.extra;
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  return reply
+    .code(error.status)
+    .type('application/problem+json; charset=utf-8')
+    .send(JSON.stringify(problemBody(error.code, error.detail, instance, extra)));
+}
+
+/** Converts Ajv messages from Fastify's validator into our `errors[]`. */
+function validationErrors(error: FastifyError): FieldError[] {
+  const context = error.validationContext ?? 'body';
+  return (error.validation ?? []).map((issue) => {
+    const missing = (issue.params as { missingProperty?: string }).missingProperty;
+    const extraProp = (issue.params as { additionalProperty?: string }).additionalProperty;
+    const pathParts = issue.instancePath.split('/').filter(Boolean);
+    if (missing) pathParts.push(missing);
+    if (extraProp) pathParts.push(extraProp);
+    const field = [context, ...pathParts].join('.');
+    let message = issue.message ?? 'is invalid';
+    if (extraProp) message = 'is not a known field';
+    if (missing) message = 'is required';
+    if (issue.keyword === 'pattern' && (issue.params as { pattern?: string }).pattern === '\\S') message = 'must not be blank';
+    const allowed = (issue.params as { allowedValues?: unknown[] }).allowedValues;
+    if (allowed) message = `must be one of: ${allowed.join(', ')}`;
+    return { field, message };
+  });
+}
+
+/** Maps any thrown value to the problem it should produce. Unknown errors become a bare 500. */
+export function toAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError?.validation) {
+    return errors.validation(validationErrors(fastifyError));
+  }
+  switch (fastifyError?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is larger than the 1 MiB limit.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        return new AppError('unsupported_media_type', 'Send request bodies as application/json.');
+      }
+      return new AppError('validation_failed', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('malformed_json', 'The body is empty but Content-Type says application/json.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new AppError('malformed_json', 'The request body is not valid JSON.');
+  }
+  if (fastifyError instanceof SyntaxError || fastifyError?.name === 'SyntaxError') {
+    return new AppError('malformed_json', 'The request body is not valid JSON.');
+  }
+  const status = fastifyError?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 413) return new AppError('payload_too_large', 'The request body is larger than the 1 MiB limit.');
+    if (status === 415) return new AppError('unsupported_media_type', 'Send request bodies as application/json.');
+    if (status === 404) return new AppError('route_not_found', 'No route matches this path.');
+    return new AppError('validation_failed', 'The request could not be understood.');
+  }
+  return undefined;
+}
+
+/** One handler for every error: problem+json, and never a 5xx's internals. */
+export function installErrorHandling(app: FastifyInstance, routeMethods: () => Map<string, Set<string>>): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError) {
+      if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendProblem(reply, appError, request.url.split('?')[0]);
+    }
+    // @NOTE: the message and stack of unexpected errors stay in the log; the client gets a generic 500.
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(
+      reply,
+      new AppError('internal_error', 'An unexpected error occurred. It has been logged; retrying may succeed.'),
+      request.url.split('?')[0],
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const pathOnly = request.url.split('?')[0] ?? '/';
+    const methods = matchingMethods(routeMethods(), pathOnly);
+    if (methods.size > 0) {
+      reply.header('allow', [...methods].sort().join(', '));
+      return sendProblem(
+        reply,
+        new AppError('method_not_allowed', `${request.method} is not supported on this path; use ${[...methods].sort().join(', ')}.`),
+        pathOnly,
+      );
+    }
+    return sendProblem(reply, new AppError('route_not_found', `No route matches ${request.method} ${pathOnly}.`), pathOnly);
+  });
+}
+
+/** Finds the methods registered for a concrete path by matching it against route patterns. */
+function matchingMethods(routes: Map<string, Set<string>>, pathOnly: string): Set<string> {
+  const found = new Set<string>();
+  const segments = pathOnly.replace(/\/$/, '').split('/');
+  for (const [pattern, methods] of routes) {
+    const patternSegments = pattern.replace(/\/$/, '').split('/');
+    if (patternSegments.length !== segments.length) continue;
+    const matches = patternSegments.every((part, i) => part.startsWith(':') || part === segments[i]);
+    if (matches) for (const method of methods) found.add(method);
+  }
+  return found;
+}

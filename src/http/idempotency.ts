@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../db/database.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Clock } from '../clock.js';
+import { AppError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The exact body bytes as text, kept for idempotency fingerprints. */
+    rawBody?: string;
+    idempotencyClaim?: { orgId: string; key: string };
+  }
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const MAX_KEY_LENGTH = 255;
+/** How long an in-flight claim holds before it counts as abandoned by a crashed process. */
+const CLAIM_LEASE_MS = 60_000;
+/** Response headers worth replaying; the rest (date, request id) describe the new exchange. */
+const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type ClaimOutcome =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'mismatch' }
+  | { kind: 'in_flight' };
+
+/**
+ * Idempotency keys in the database (IETF httpapi-idempotency-key-header + Stripe's semantics).
+ * The primary key (org, key) is the only coordination needed between API processes.
+ */
+export class IdempotencyStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  async claim(orgId: string, key: string, fingerprint: string): Promise<ClaimOutcome> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const now = this.clock.now();
+      try {
+        await this.db
+          .insertInto('idempotency_keys')
+          .values({
+            org_id: orgId,
+            key,
+            fingerprint,
+            state: 'in_flight',
+            response_status: null,
+            response_headers: null,
+            response_body: null,
+            created_at: now.toISOString(),
+            locked_until: new Date(now.getTime() + CLAIM_LEASE_MS).toISOString(),
+          })
+          .execute();
+        return { kind: 'claimed' };
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+
+      const existing = await this.db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (!existing) continue; // purged between our insert and select: try again
+      if (Date.parse(existing.created_at) + this.ttlMs <= now.getTime()) {
+        // Past the replay window the key is free again.
+        await this.db
+          .deleteFrom('idempotency_keys')
+          .where('org_id', '=', orgId)
+          .where('key', '=', key)
+          .where('created_at', '=', existing.created_at)
+          .execute();
+        continue;
+      }
+      if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
+      if (existing.state === 'completed') {
+        return {
+          kind: 'replay',
+          response: {
+            status: existing.response_status ?? 200,
+            headers: JSON.parse(existing.response_headers ?? '{}') as Record<string, string>,
+            body: existing.response_body ?? '',
+          },
+        };
+      }
+      if (existing.locked_until > now.toISOString()) return { kind: 'in_flight' };
+      // The process holding the claim died: take the claim over, unless another request just did.
+      const taken = await this.db
+        .updateTable('idempotency_keys')
+        .set({ locked_until: new Date(now.getTime() + CLAIM_LEASE_MS).toISOString() })
+        .where('org_id', '=', orgId)
+        .where('key', '=', key)
+        .where('locked_until', '=', existing.locked_until)
+        .where('state', '=', 'in_flight')
+        .executeTakeFirst();
+      return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed' } : { kind: 'in_flight' };
+    }
+    return { kind: 'in_flight' };
+  }
+
+  async complete(orgId: string, key: string, response: StoredResponse): Promise<void> {
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({
+        state: 'completed',
+        response_status: response.status,
+        response_headers: JSON.stringify(response.headers),
+        response_body: response.body,
+      })
+      .where('org_id', '=', orgId)
+      .where('key', '=', key)
+      .execute();
+  }
+
+  /** Forgets a claim whose request failed on our side, so the client's retry runs again. */
+  async release(orgId: string, key: string): Promise<void> {
+    await this.db.deleteFrom('idempotency_keys').where('org_id', '=', orgId).where('key', '=', key).where('state', '=', 'in_flight').execute();
+  }
+
+  async purgeExpired(): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - this.ttlMs).toISOString();
+    const result = await this.db.deleteFrom('idempotency_keys').where('created_at', '<', cutoff).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
+
+export function requestFingerprint(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method}\n${request.url}\n`)
+    .update(request.rawBody ?? '')
+    .digest('hex');
+}
+
+/**
+ * Makes every authenticated POST idempotent when the client sends `Idempotency-Key`.
+ * Runs after authentication and validation, so the key is scoped to the caller's organization
+ * and a request that never reached a handler leaves no trace.
+ */
+export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || !request.principal) return;
+    const key = request.headers[IDEMPOTENCY_HEADER];
+    if (key === undefined) return;
+    if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+      throw new AppError('invalid_idempotency_key', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters; a UUID is recommended.`, {
+        errors: [{ field: 'header.idempotency-key', message: `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters` }],
+      });
+    }
+    const orgId = request.principal.orgId;
+    const outcome = await store.claim(orgId, key, requestFingerprint(request));
+    switch (outcome.kind) {
+      case 'claimed':
+        request.idempotencyClaim = { orgId, key };
+        return;
+      case 'mismatch':
+        throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.');
+      case 'in_flight':
+        throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', {
+          headers: { 'retry-after': '1' },
+        });
+      case 'replay':
+        reply.code(outcome.response.status).headers(outcome.response.headers).header('x-idempotent-replay', 'true');
+        return reply.send(outcome.response.body);
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim;
+    if (!claim) return payload;
+    request.idempotencyClaim = undefined;
+    // @NOTE: server errors are not stored, so a retry gets a fresh chance instead of the same failure.
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      await store.release(claim.orgId, claim.key);
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = reply.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    await store.complete(claim.orgId, claim.key, { status: reply.statusCode, headers, body: payload });
+    return payload;
+  });
+
+}

@@ -1,0 +1,147 @@
+import type { Db } from '../db/database.js';
+import type { ApiKeysTable } from '../db/tables.js';
+import { errors } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { isoNow, type Clock } from '../clock.js';
+import { ALL_SCOPES, isScope, type Scope } from './scopes.js';
+import { digestsEqual, generateApiKey, hashApiKey, isWellFormedApiKey, visiblePrefix } from './api-key-secret.js';
+
+export interface ApiKey {
+  id: string;
+  orgId: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  createdBy: string;
+  state: 'active' | 'expired' | 'revoked';
+}
+
+/** Who is calling: the organization and scopes a request acts with. */
+export interface Principal {
+  keyId: string;
+  orgId: string;
+  scopes: ReadonlySet<Scope>;
+}
+
+export interface CreateApiKeyInput {
+  orgId: string;
+  name: string;
+  scopes: string[];
+  expiresAt?: string | null;
+  createdBy: string;
+}
+
+// last_used_at is informational: writing it at most once a minute keeps reads read-only.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export class ApiKeyService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates a key and returns its value; the value is never retrievable again. */
+  async create(input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
+    const unknown = input.scopes.filter((s) => !isScope(s));
+    if (unknown.length > 0) {
+      throw errors.validation([{ field: 'scopes', message: `unknown scope(s): ${unknown.join(', ')}; known: ${ALL_SCOPES.join(', ')}` }]);
+    }
+    if (input.scopes.length === 0) throw errors.validation([{ field: 'scopes', message: 'at least one scope is required' }]);
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > 200) throw errors.validation([{ field: 'name', message: 'must be 1 to 200 characters' }]);
+    const now = isoNow(this.clock);
+    if (input.expiresAt && input.expiresAt <= now) throw errors.validation([{ field: 'expiresAt', message: 'must be in the future' }]);
+
+    const key = generateApiKey();
+    const row: ApiKeysTable = {
+      id: newId('apiKey'),
+      org_id: input.orgId,
+      name,
+      prefix: visiblePrefix(key),
+      key_hash: hashApiKey(key),
+      scopes: [...new Set(input.scopes)].sort().join(' '),
+      created_at: now,
+      expires_at: input.expiresAt ?? null,
+      revoked_at: null,
+      last_used_at: null,
+      created_by: input.createdBy,
+    };
+    await this.db.insertInto('api_keys').values(row).execute();
+    return { apiKey: this.toApiKey(row), key };
+  }
+
+  async list(orgId?: string): Promise<ApiKey[]> {
+    let query = this.db.selectFrom('api_keys').selectAll();
+    if (orgId) query = query.where('org_id', '=', orgId);
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    return rows.map((row) => this.toApiKey(row));
+  }
+
+  async get(id: string, orgId?: string): Promise<ApiKey> {
+    let query = this.db.selectFrom('api_keys').selectAll().where('id', '=', id);
+    if (orgId) query = query.where('org_id', '=', orgId);
+    const row = await query.executeTakeFirst();
+    if (!row) throw errors.notFound(`API key "${id}"`);
+    return this.toApiKey(row);
+  }
+
+  /** Revokes a key; revoking an already revoked key is a no-op that keeps the first revocation time. */
+  async revoke(id: string, orgId?: string): Promise<ApiKey> {
+    const existing = await this.get(id, orgId);
+    if (!existing.revokedAt) {
+      await this.db.updateTable('api_keys').set({ revoked_at: isoNow(this.clock) }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    }
+    return this.get(id, orgId);
+  }
+
+  /**
+   * Resolves a presented key to its principal, or throws 401.
+   * @NOTE: every failure gives the same answer, so a caller learns nothing about which keys exist.
+   */
+  async authenticate(presented: string): Promise<Principal> {
+    const invalid = () => errors.unauthenticated('The API key is missing, malformed, unknown, expired or revoked.');
+    if (!isWellFormedApiKey(presented)) throw invalid();
+    const hash = hashApiKey(presented);
+    const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+    if (!row || !digestsEqual(row.key_hash, hash)) throw invalid();
+    const now = this.clock.now();
+    if (row.revoked_at || (row.expires_at && row.expires_at <= now.toISOString())) throw invalid();
+
+    if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+      await this.db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', row.id).execute();
+    }
+    return { keyId: row.id, orgId: row.org_id, scopes: new Set(row.scopes.split(' ').filter(isScope)) };
+  }
+
+  private toApiKey(row: ApiKeysTable): ApiKey {
+    const now = isoNow(this.clock);
+    const state = row.revoked_at ? 'revoked' : row.expires_at && row.expires_at <= now ? 'expired' : 'active';
+    return {
+      id: row.id,
+      orgId: row.org_id,
+      name: row.name,
+      prefix: row.prefix,
+      scopes: row.scopes.split(' ').filter(isScope),
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      lastUsedAt: row.last_used_at,
+      createdBy: row.created_by,
+      state,
+    };
+  }
+}
+
+/** Parses a relative lifetime such as `90d`, `12h` or `30m` into an absolute expiry. */
+export function expiryFromDuration(duration: string, clock: Clock): string {
+  const match = /^(\d{1,6})([mhdw])$/.exec(duration.trim());
+  if (!match) throw errors.validation([{ field: 'expiresIn', message: 'must look like 30m, 12h, 90d or 4w' }]);
+  const unitMs = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'm' | 'h' | 'd' | 'w'];
+  const amount = Number(match[1]);
+  if (amount === 0) throw errors.validation([{ field: 'expiresIn', message: 'must be greater than zero' }]);
+  return new Date(clock.now().getTime() + amount * unitMs).toISOString();
+}

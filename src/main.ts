@@ -1,0 +1,69 @@
+import { loadConfig, ConfigError } from './config.js';
+import { AppError } from './http/errors.js';
+import { COMMANDS } from './cli/commands.js';
+import { UsageError, type CliCommand, type CliIo } from './cli/command.js';
+
+const io: CliIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+  async readStdin() {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+};
+
+function usage(): string {
+  return ['usage: wo <command> [options]', '', ...COMMANDS.map((c) => `  ${c.usage.padEnd(78)} ${c.summary}`)].join('\n');
+}
+
+/** Picks the command whose words match the longest prefix of argv. */
+function findCommand(argv: string[]): { command: CliCommand; rest: string[] } | undefined {
+  const sorted = [...COMMANDS].sort((a, b) => b.path.length - a.path.length);
+  for (const command of sorted) {
+    if (command.path.every((word, i) => argv[i] === word)) return { command, rest: argv.slice(command.path.length) };
+  }
+  return undefined;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]!)) {
+    io.out(usage());
+    return argv.length === 0 ? 2 : 0;
+  }
+  const found = findCommand(argv);
+  if (!found) {
+    io.err(`wo: unknown command "${argv.join(' ')}"\n\n${usage()}`);
+    return 2;
+  }
+  try {
+    const config = loadConfig();
+    return await found.command.run(found.rest, config, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`wo ${found.command.path.join(' ')}: ${error.message}\nusage: wo ${found.command.usage}`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.err(`wo: configuration error: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      const details = error.extra.errors?.map((e) => `\n  ${e.field}: ${e.message}`).join('') ?? '';
+      io.err(`wo ${found.command.path.join(' ')}: ${error.detail}${details}`);
+      return 1;
+    }
+    io.err(`wo: ${(error as Error)?.stack ?? String(error)}`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`wo: ${String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

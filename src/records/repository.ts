@@ -1,0 +1,151 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
+import type { Page } from '../http/pagination.js';
+import type { RecordHistoryEntry, RecordListQuery, RecordStatus, WorkOrder } from './schemas.js';
+
+export function toWorkOrder(row: RecordsTable): WorkOrder {
+  return {
+    id: row.id,
+    recordId: row.id,
+    status: row.status as RecordStatus,
+    categoryId: row.category_id,
+    address: row.address,
+    requesterName: row.requester_name,
+    description: row.description,
+    priority: row.priority as WorkOrder['priority'],
+    dueAt: row.due_at,
+    assignee: row.assignee,
+    assetId: row.asset_id,
+    locationId: row.location_id,
+    externalRef: row.external_ref,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    resolutionNotes: row.resolution_notes,
+    completedAt: row.completed_at,
+    closedAt: row.closed_at,
+    cancelledAt: row.cancelled_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+  };
+}
+
+export function toHistoryEntry(row: RecordEventsTable): RecordHistoryEntry {
+  return {
+    id: row.id,
+    recordId: row.record_id,
+    action: row.action,
+    fromStatus: row.from_status as RecordStatus | null,
+    toStatus: row.to_status as RecordStatus | null,
+    actor: row.actor_key_id ? { type: 'api_key', id: row.actor_key_id } : null,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    occurredAt: row.created_at,
+  };
+}
+
+export async function findRecord(db: Executor, orgId: string, id: string): Promise<RecordsTable | undefined> {
+  return db.selectFrom('records').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+}
+
+export async function insertRecord(db: Executor, row: RecordsTable): Promise<void> {
+  await db.insertInto('records').values(row).execute();
+}
+
+/** Writes a new version of a record if nobody else did since `expectedVersion`; false when they did. */
+export async function updateRecordIfVersion(
+  db: Executor,
+  orgId: string,
+  id: string,
+  expectedVersion: number,
+  changes: Partial<Omit<RecordsTable, 'id' | 'org_id'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('records')
+    .set(changes)
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function insertHistory(db: Executor, row: RecordEventsTable): Promise<void> {
+  await db.insertInto('record_events').values(row).execute();
+}
+
+export async function listHistory(db: Executor, orgId: string, recordId: string): Promise<RecordEventsTable[]> {
+  return db
+    .selectFrom('record_events')
+    .selectAll()
+    .where('record_id', '=', recordId)
+    .where('org_id', '=', orgId)
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/** Keeps the exact per-status counts that answer `total` without scanning. */
+export async function adjustStatusCount(db: Executor, orgId: string, status: string, delta: number): Promise<void> {
+  await db
+    .insertInto('record_counters')
+    .values({ org_id: orgId, status, count: delta })
+    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + ${delta}` }))
+    .execute();
+}
+
+export type RecordFilter = Omit<RecordListQuery, 'limit' | 'offset'>;
+
+/**
+ * One page of an organization's work orders, newest first (ties broken by id), and the exact total.
+ *
+ * Paging uses a deferred join: the offset walks the narrow (org_id, [status,] created_at, id) index
+ * only, then the page's full rows are fetched by primary key. `total` comes from the maintained
+ * per-status counters when only `status` filters the list, and from COUNT(*) otherwise.
+ */
+export async function listRecords(
+  db: Executor,
+  orgId: string,
+  filter: RecordFilter,
+  page: Page,
+): Promise<{ rows: RecordsTable[]; total: number }> {
+  let ids = db.selectFrom('records').select('id').where('org_id', '=', orgId);
+  let count = db.selectFrom('records').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId);
+  const narrow = <T extends typeof ids | typeof count>(q: T): T => {
+    let query = q as typeof ids;
+    if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.categoryId) query = query.where('category_id', '=', filter.categoryId);
+    if (filter.assetId) query = query.where('asset_id', '=', filter.assetId);
+    if (filter.locationId) query = query.where('location_id', '=', filter.locationId);
+    if (filter.assignee) query = query.where('assignee', '=', filter.assignee);
+    if (filter.createdAfter) query = query.where('created_at', '>=', normalizeInstant(filter.createdAfter));
+    if (filter.createdBefore) query = query.where('created_at', '<', normalizeInstant(filter.createdBefore));
+    if (filter.updatedAfter) query = query.where('updated_at', '>=', normalizeInstant(filter.updatedAfter));
+    return query as T;
+  };
+  ids = narrow(ids);
+  count = narrow(count);
+
+  const onlyStatus = Object.entries(filter).every(([key, value]) => key === 'status' || value === undefined);
+  const totalPromise = onlyStatus ? countFromCounters(db, orgId, filter.status) : count.executeTakeFirstOrThrow().then((r) => Number(r.n));
+
+  const pageIds = ids.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset);
+  const rows = await db
+    .selectFrom('records')
+    .selectAll('records')
+    .innerJoin(pageIds.as('page'), 'page.id', 'records.id')
+    .orderBy('records.created_at', 'desc')
+    .orderBy('records.id', 'desc')
+    .execute();
+  return { rows, total: await totalPromise };
+}
+
+async function countFromCounters(db: Executor, orgId: string, status: string | undefined): Promise<number> {
+  let query = db.selectFrom('record_counters').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('count'), eb.lit(0)).as('n')).where('org_id', '=', orgId);
+  if (status) query = query.where('status', '=', status);
+  const row = await query.executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Timestamps are stored as `…T…:…:….sssZ`; comparing as text needs the client's instant in that same form. */
+export function normalizeInstant(value: string): string {
+  return new Date(value).toISOString();
+}

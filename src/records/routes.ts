@@ -1,0 +1,150 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { principalOf } from '../http/auth.js';
+import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { IdParams } from '../http/schema-types.js';
+import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import type { RecordService } from './service.js';
+import { LIFECYCLE_ACTIONS, type LifecycleAction } from './lifecycle.js';
+import {
+  AssignBody,
+  CompleteBody,
+  CreateRecordBody,
+  EmptyBody,
+  ReasonBody,
+  RecordEventList,
+  RecordList,
+  RecordListQuery,
+  UpdateRecordBody,
+} from './schemas.js';
+
+const RecordRef = Type.Ref('Record');
+const tags = ['Work orders'];
+
+const ACTION_DOCS: Record<LifecycleAction, { summary: string; body: typeof EmptyBody | typeof AssignBody | typeof CompleteBody | typeof ReasonBody }> = {
+  assign: { summary: 'Assign or reassign (OPEN → ASSIGNED; keeps the status when already assigned)', body: AssignBody },
+  start: { summary: 'Start work (ASSIGNED → IN_PROGRESS)', body: EmptyBody },
+  hold: { summary: 'Put on hold (IN_PROGRESS → ON_HOLD)', body: ReasonBody },
+  resume: { summary: 'Resume (ON_HOLD → IN_PROGRESS)', body: EmptyBody },
+  complete: { summary: 'Complete with resolution notes (IN_PROGRESS → COMPLETED); a completion proof follows', body: CompleteBody },
+  close: { summary: 'Close (COMPLETED → CLOSED)', body: EmptyBody },
+  cancel: { summary: 'Cancel (any open state → CANCELLED)', body: ReasonBody },
+  reopen: { summary: 'Reopen (COMPLETED → IN_PROGRESS)', body: ReasonBody },
+};
+
+export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/records',
+      {
+        config: { scope: 'records:write' },
+        schema: {
+          tags,
+          summary: 'Create a work order',
+          description: 'Starts OPEN, or ASSIGNED when an assignee is given. Send `Idempotency-Key` to retry safely.',
+          ...requiresScope('records:write'),
+          body: CreateRecordBody,
+          response: { 201: { ...RecordRef, headers: ETagHeader }, ...problems(400, 409, 413, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        const record = await records.create(principalOf(request), request.body);
+        setEtag(reply, record.version);
+        reply.header('location', `/api/v1/records/${record.id}`);
+        return reply.code(201).send(record);
+      },
+    );
+
+    app.get(
+      '/records',
+      {
+        config: { scope: 'records:read' },
+        schema: {
+          tags,
+          summary: 'List work orders, newest first',
+          ...requiresScope('records:read'),
+          querystring: RecordListQuery,
+          response: { 200: RecordList, ...problems(400) },
+        },
+      },
+      async (request) => {
+        const { limit, offset, ...filter } = request.query;
+        const { records: page, total } = await records.list(principalOf(request).orgId, filter, { limit, offset });
+        return { records: page, total, limit, offset };
+      },
+    );
+
+    app.get(
+      '/records/:id',
+      {
+        config: { scope: 'records:read' },
+        schema: { tags, summary: 'Get a work order', ...requiresScope('records:read'), params: IdParams, response: { 200: RecordRef, ...problems(404) } },
+      },
+      async (request, reply) => {
+        const record = await records.get(principalOf(request).orgId, request.params.id);
+        setEtag(reply, record.version);
+        return record;
+      },
+    );
+
+    app.patch(
+      '/records/:id',
+      {
+        config: { scope: 'records:write' },
+        schema: {
+          tags,
+          summary: 'Edit a work order',
+          description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on).',
+          ...requiresScope('records:write'),
+          params: IdParams,
+          body: UpdateRecordBody,
+          response: { 200: RecordRef, ...problems(400, 404, 409, 412, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        const record = await records.update(principalOf(request), request.params.id, request.body, acceptedVersions(request));
+        setEtag(reply, record.version);
+        return record;
+      },
+    );
+
+    app.get(
+      '/records/:id/events',
+      {
+        config: { scope: 'records:read' },
+        schema: {
+          tags,
+          summary: 'The full history of a work order, oldest first',
+          ...requiresScope('records:read'),
+          params: IdParams,
+          response: { 200: RecordEventList, ...problems(404) },
+        },
+      },
+      async (request) => ({ events: await records.history(principalOf(request).orgId, request.params.id) }),
+    );
+
+    for (const action of LIFECYCLE_ACTIONS) {
+      const docs = ACTION_DOCS[action];
+      app.post(
+        `/records/:id/${action}`,
+        {
+          config: { scope: 'records:write' },
+          schema: {
+            tags,
+            summary: docs.summary,
+            ...requiresScope('records:write'),
+            params: IdParams,
+            body: docs.body,
+            response: { 200: RecordRef, ...problems(400, 404, 409, 412, 415) },
+          },
+        },
+        async (request, reply) => {
+          const body = (request.body ?? {}) as { assignee?: string; resolutionNotes?: string; reason?: string; evidence?: never[] };
+          const record = await records.act(principalOf(request), request.params.id, action, body, acceptedVersions(request));
+          setEtag(reply, record.version);
+          return record;
+        },
+      );
+    }
+  };
+}

@@ -1,0 +1,137 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
+import { PaginationQuery, listEnvelope } from '../http/pagination.js';
+
+export const RECORD_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CLOSED', 'CANCELLED'] as const;
+export type RecordStatus = (typeof RECORD_STATUSES)[number];
+export const RecordStatusSchema = Type.Union(
+  RECORD_STATUSES.map((s) => Type.Literal(s)),
+  { description: 'Lifecycle status. See docs/lifecycle.md.' },
+);
+
+export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
+export const PrioritySchema = Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { default: 'MEDIUM' });
+
+const fields = {
+  categoryId: IdOf('cat', 'Work-order category (`cat_…`).'),
+  address: Text(500, 'Where the work is.'),
+  requesterName: Text(200, 'Who reported the issue.'),
+  description: Text(5000, 'What is wrong.'),
+  priority: PrioritySchema,
+  dueAt: Nullable(Timestamp),
+  assignee: Text(200, 'Person or team doing the work.'),
+  assetId: Nullable(IdOf('ast', 'Asset the work is about (`ast_…`).')),
+  locationId: Nullable(IdOf('loc', 'Location of the work (`loc_…`).')),
+  externalRef: Nullable(Text(200, 'The client’s own identifier for this work order.')),
+  metadata: Metadata,
+};
+
+export const CreateRecordBody = Type.Object(
+  {
+    categoryId: fields.categoryId,
+    address: fields.address,
+    requesterName: fields.requesterName,
+    description: fields.description,
+    priority: Type.Optional(fields.priority),
+    dueAt: Type.Optional(fields.dueAt),
+    assignee: Type.Optional(Nullable(fields.assignee)),
+    assetId: Type.Optional(fields.assetId),
+    locationId: Type.Optional(fields.locationId),
+    externalRef: Type.Optional(fields.externalRef),
+    metadata: Type.Optional(fields.metadata),
+  },
+  { additionalProperties: false },
+);
+export type CreateRecordInput = Static<typeof CreateRecordBody>;
+
+export const UpdateRecordBody = Type.Object(
+  {
+    categoryId: Type.Optional(fields.categoryId),
+    address: Type.Optional(fields.address),
+    requesterName: Type.Optional(fields.requesterName),
+    description: Type.Optional(fields.description),
+    priority: Type.Optional(fields.priority),
+    dueAt: Type.Optional(fields.dueAt),
+    assetId: Type.Optional(fields.assetId),
+    locationId: Type.Optional(fields.locationId),
+    externalRef: Type.Optional(fields.externalRef),
+    metadata: Type.Optional(fields.metadata),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'Fields to change. Status and assignee change through the lifecycle actions.',
+  },
+);
+export type UpdateRecordInput = Static<typeof UpdateRecordBody>;
+
+export const RecordSchema = Type.Object(
+  {
+    id: IdOf('rec', 'Work-order identifier (`rec_…`).'),
+    recordId: IdOf('rec', 'Same value as `id`; the name event payloads use.'),
+    status: RecordStatusSchema,
+    categoryId: Type.String(),
+    address: Type.String(),
+    requesterName: Type.String(),
+    description: Type.String(),
+    priority: PrioritySchema,
+    dueAt: Nullable(Type.String()),
+    assignee: Nullable(Type.String()),
+    assetId: Nullable(Type.String()),
+    locationId: Nullable(Type.String()),
+    externalRef: Nullable(Type.String()),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+    resolutionNotes: Nullable(Type.String()),
+    completedAt: Nullable(Type.String()),
+    closedAt: Nullable(Type.String()),
+    cancelledAt: Nullable(Type.String()),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+    version: Type.Integer({ description: 'Increases with every change; the ETag is this number in quotes.' }),
+  },
+  { $id: 'Record', description: 'A work order.' },
+);
+export type WorkOrder = Static<typeof RecordSchema>;
+
+export const RecordListQuery = Type.Object({
+  ...PaginationQuery,
+  status: Type.Optional(RecordStatusSchema),
+  categoryId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  assetId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  locationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  createdAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders created at or after this instant.' })),
+  createdBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders created before this instant.' })),
+  updatedAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders changed at or after this instant (incremental sync).' })),
+});
+export type RecordListQuery = Static<typeof RecordListQuery>;
+
+export const RecordList = listEnvelope('records', Type.Ref('Record'));
+
+export const AssignBody = Type.Object({ assignee: fields.assignee }, { additionalProperties: false });
+export const CompleteBody = Type.Object(
+  { resolutionNotes: Text(5000, 'What was done.'), evidence: Type.Optional(Type.Array(Type.Object({
+    name: Text(200),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lowercase hex SHA-256 of the evidence file.' }),
+    mediaType: Type.Optional(Text(100)),
+  }, { additionalProperties: false }), { maxItems: 50, description: 'Digests of evidence (photos, signed forms) kept elsewhere; they enter the completion proof.' })) },
+  { additionalProperties: false },
+);
+export const ReasonBody = Type.Object({ reason: Type.Optional(Text(1000)) }, { additionalProperties: false });
+export const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+export const RecordEventSchema = Type.Object(
+  {
+    id: Type.String(),
+    recordId: Type.String(),
+    action: Type.String({ description: 'created, updated, or the lifecycle action: assign, start, hold, resume, complete, close, cancel, reopen.' }),
+    fromStatus: Nullable(RecordStatusSchema),
+    toStatus: Nullable(RecordStatusSchema),
+    actor: Nullable(Type.Object({ type: Type.Literal('api_key'), id: Type.String() })),
+    data: Type.Record(Type.String(), Type.Unknown()),
+    occurredAt: Type.String(),
+  },
+  { $id: 'RecordEvent' },
+);
+export type RecordHistoryEntry = Static<typeof RecordEventSchema>;
+export const RecordEventList = Type.Object({ events: Type.Array(Type.Ref('RecordEvent')) });

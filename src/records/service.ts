@@ -1,0 +1,288 @@
+import type { Db, Tx } from '../db/database.js';
+import type { RecordsTable } from '../db/tables.js';
+import { errors, type FieldError } from '../http/errors.js';
+import { assertVersion } from '../http/conditional.js';
+import { MAX_METADATA_BYTES } from '../http/schema-types.js';
+import type { Page } from '../http/pagination.js';
+import { emitEvent } from '../events/outbox.js';
+import type { EventType } from '../events/catalogue.js';
+import type { Principal } from '../keys/api-keys.js';
+import { newId } from '../ids.js';
+import { isoNow, type Clock } from '../clock.js';
+import { nextStatus, type LifecycleAction } from './lifecycle.js';
+import type { CreateRecordInput, RecordHistoryEntry, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
+import {
+  adjustStatusCount,
+  findRecord,
+  insertHistory,
+  insertRecord,
+  listHistory,
+  listRecords,
+  normalizeInstant,
+  toHistoryEntry,
+  toWorkOrder,
+  updateRecordIfVersion,
+  type RecordFilter,
+} from './repository.js';
+
+export interface ActionInput {
+  assignee?: string;
+  resolutionNotes?: string;
+  reason?: string;
+  evidence?: { name: string; sha256: string; mediaType?: string }[];
+}
+
+/** Checks that ids a work order points at exist in the caller's organization. */
+export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null }) => Promise<FieldError[]>;
+
+export interface CompletionContext {
+  record: WorkOrder;
+  history: RecordHistoryEntry[];
+  evidence: NonNullable<ActionInput['evidence']>;
+  actorKeyId: string;
+}
+
+/** Runs inside the completing transaction; the proof feature uses it to queue the statement. */
+export type CompletionHook = (tx: Tx, completion: CompletionContext) => Promise<void>;
+
+const EDITABLE_FIELDS = {
+  categoryId: 'category_id',
+  address: 'address',
+  requesterName: 'requester_name',
+  description: 'description',
+  priority: 'priority',
+  dueAt: 'due_at',
+  assetId: 'asset_id',
+  locationId: 'location_id',
+  externalRef: 'external_ref',
+  metadata: 'metadata',
+} as const satisfies Record<keyof UpdateRecordInput, keyof RecordsTable>;
+
+// Optimistic writes retry a few times when a concurrent change to the same work order wins the race.
+const MAX_WRITE_ATTEMPTS = 5;
+
+export class RecordService {
+  private readonly completionHooks: CompletionHook[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly checkReferences: ReferenceCheck,
+  ) {}
+
+  onCompleted(hook: CompletionHook): void {
+    this.completionHooks.push(hook);
+  }
+
+  async create(principal: Principal, input: CreateRecordInput): Promise<WorkOrder> {
+    checkMetadataSize(input.metadata);
+    return this.db.transaction().execute(async (tx) => {
+      const problems = await this.checkReferences(tx, principal.orgId, input);
+      if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
+
+      const now = isoNow(this.clock);
+      const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
+      const row: RecordsTable = {
+        id: newId('record'),
+        org_id: principal.orgId,
+        category_id: input.categoryId,
+        status,
+        address: input.address,
+        requester_name: input.requesterName,
+        description: input.description,
+        priority: input.priority ?? 'MEDIUM',
+        due_at: input.dueAt ? normalizeInstant(input.dueAt) : null,
+        assignee: input.assignee ?? null,
+        asset_id: input.assetId ?? null,
+        location_id: input.locationId ?? null,
+        external_ref: input.externalRef ?? null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        resolution_notes: null,
+        completed_at: null,
+        closed_at: null,
+        cancelled_at: null,
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      };
+      await insertRecord(tx, row);
+      await adjustStatusCount(tx, principal.orgId, status, 1);
+      await this.recordHistory(tx, row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now);
+      const record = toWorkOrder(row);
+      await this.emit(tx, row.org_id, 'record.created', { recordId: row.id, record }, now);
+      if (input.assignee) {
+        await this.emit(tx, row.org_id, 'record.assigned', { recordId: row.id, assignee: input.assignee, previousAssignee: null, record }, now);
+      }
+      return record;
+    });
+  }
+
+  async get(orgId: string, id: string): Promise<WorkOrder> {
+    const row = await findRecord(this.db, orgId, id);
+    if (!row) throw errors.notFound(`Work order "${id}"`);
+    return toWorkOrder(row);
+  }
+
+  async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
+    const { rows, total } = await listRecords(this.db, orgId, filter, page);
+    return { records: rows.map(toWorkOrder), total };
+  }
+
+  async history(orgId: string, id: string): Promise<RecordHistoryEntry[]> {
+    if (!(await findRecord(this.db, orgId, id))) throw errors.notFound(`Work order "${id}"`);
+    return (await listHistory(this.db, orgId, id)).map(toHistoryEntry);
+  }
+
+  async update(principal: Principal, id: string, input: UpdateRecordInput, acceptedVersions?: number[]): Promise<WorkOrder> {
+    checkMetadataSize(input.metadata);
+    return this.writeWithRetry(principal.orgId, id, acceptedVersions, async (tx, current) => {
+      const problems = await this.checkReferences(tx, principal.orgId, {
+        ...(input.categoryId !== undefined ? { categoryId: input.categoryId } : {}),
+        ...(input.assetId !== undefined ? { assetId: input.assetId } : {}),
+        ...(input.locationId !== undefined ? { locationId: input.locationId } : {}),
+      });
+      if (problems.length > 0) throw errors.unprocessable('The change refers to something that does not exist in your organization.', problems);
+
+      const before = toWorkOrder(current);
+      const changes: Partial<RecordsTable> = {};
+      const changed: Record<string, { from: unknown; to: unknown }> = {};
+      for (const [field, column] of Object.entries(EDITABLE_FIELDS) as [keyof UpdateRecordInput, keyof RecordsTable][]) {
+        const value = input[field];
+        if (value === undefined) continue;
+        const stored = field === 'metadata' ? JSON.stringify(value) : field === 'dueAt' && value ? normalizeInstant(value as string) : value;
+        if (stored === current[column]) continue;
+        (changes as Record<string, unknown>)[column] = stored;
+        changed[field] = { from: before[field], to: field === 'metadata' ? value : stored };
+      }
+      if (Object.keys(changes).length === 0) return { row: current, after: async () => {} };
+      const now = isoNow(this.clock);
+      const next: RecordsTable = { ...current, ...changes, updated_at: now, version: current.version + 1 };
+      return {
+        row: next,
+        after: async () => {
+          await this.recordHistory(tx, next, principal, 'updated', null, null, { changes: changed }, now);
+          await this.emit(tx, next.org_id, 'record.updated', { recordId: next.id, changes: changed, record: toWorkOrder(next) }, now);
+        },
+      };
+    });
+  }
+
+  /** Applies one lifecycle action: state machine, history row and events, in one transaction. */
+  async act(principal: Principal, id: string, action: LifecycleAction, input: ActionInput, acceptedVersions?: number[]): Promise<WorkOrder> {
+    return this.writeWithRetry(principal.orgId, id, acceptedVersions, async (tx, current) => {
+      const from = current.status as RecordStatus;
+      const to = nextStatus(from, action);
+      const now = isoNow(this.clock);
+      const next: RecordsTable = { ...current, status: to, updated_at: now, version: current.version + 1 };
+      const data: Record<string, unknown> = {};
+      if (input.reason) data.reason = input.reason;
+
+      switch (action) {
+        case 'assign':
+          next.assignee = input.assignee ?? null;
+          data.assignee = input.assignee;
+          data.previousAssignee = current.assignee;
+          break;
+        case 'complete':
+          next.resolution_notes = input.resolutionNotes ?? null;
+          next.completed_at = now;
+          data.resolutionNotes = input.resolutionNotes;
+          if (input.evidence?.length) data.evidence = input.evidence;
+          break;
+        case 'reopen':
+          next.completed_at = null;
+          break;
+        case 'close':
+          next.closed_at = now;
+          break;
+        case 'cancel':
+          next.cancelled_at = now;
+          break;
+      }
+
+      return {
+        row: next,
+        after: async () => {
+          await this.recordHistory(tx, next, principal, action, from, to, data, now);
+          if (from !== to) {
+            await adjustStatusCount(tx, next.org_id, from, -1);
+            await adjustStatusCount(tx, next.org_id, to, 1);
+          }
+          const record = toWorkOrder(next);
+          if (action === 'assign') {
+            await this.emit(tx, next.org_id, 'record.assigned', { recordId: next.id, assignee: next.assignee, previousAssignee: current.assignee, record }, now);
+          }
+          if (from !== to) await this.emit(tx, next.org_id, 'record.status_changed', { recordId: next.id, from, to, action }, now);
+          if (action === 'complete') {
+            await this.emit(tx, next.org_id, 'record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record }, now);
+            const history = (await listHistory(tx, next.org_id, next.id)).map(toHistoryEntry);
+            for (const hook of this.completionHooks) {
+              await hook(tx, { record, history, evidence: input.evidence ?? [], actorKeyId: principal.keyId });
+            }
+          }
+          if (action === 'close') await this.emit(tx, next.org_id, 'record.closed', { recordId: next.id, closedAt: now, record }, now);
+        },
+      };
+    });
+  }
+
+  /**
+   * Reads the current row, lets `change` compute the next one, and writes it only if the version
+   * is still the one read (optimistic concurrency, portable across SQLite and PostgreSQL).
+   */
+  private async writeWithRetry(
+    orgId: string,
+    id: string,
+    acceptedVersions: number[] | undefined,
+    change: (tx: Tx, current: RecordsTable) => Promise<{ row: RecordsTable; after: () => Promise<void> }>,
+  ): Promise<WorkOrder> {
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.db.transaction().execute(async (tx) => {
+        const current = await findRecord(tx, orgId, id);
+        if (!current) throw errors.notFound(`Work order "${id}"`);
+        assertVersion(acceptedVersions, current.version, 'The work order');
+        const { row, after } = await change(tx, current);
+        if (row === current) return toWorkOrder(current);
+        const { id: _id, org_id: _org, ...columns } = row;
+        if (!(await updateRecordIfVersion(tx, orgId, id, current.version, columns))) return undefined;
+        await after();
+        return toWorkOrder(row);
+      });
+      if (result) return result;
+      if (attempt >= MAX_WRITE_ATTEMPTS) throw errors.conflict('The work order is being changed by other requests; retry shortly.');
+    }
+  }
+
+  private async recordHistory(
+    tx: Tx,
+    row: RecordsTable,
+    principal: Principal,
+    action: string,
+    from: RecordStatus | null,
+    to: RecordStatus | null,
+    data: Record<string, unknown>,
+    now: string,
+  ): Promise<void> {
+    await insertHistory(tx, {
+      id: newId('recordEvent'),
+      org_id: row.org_id,
+      record_id: row.id,
+      action,
+      from_status: from,
+      to_status: to,
+      actor_key_id: principal.keyId,
+      data: JSON.stringify(data),
+      created_at: now,
+    });
+  }
+
+  private async emit(tx: Tx, orgId: string, type: EventType, payload: Record<string, unknown>, now: string): Promise<void> {
+    await emitEvent(tx, { orgId, type, payload, occurredAt: now });
+  }
+}
+
+function checkMetadataSize(metadata: Record<string, unknown> | undefined): void {
+  if (metadata && Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
+    throw errors.validation([{ field: 'body.metadata', message: `must serialize to at most ${MAX_METADATA_BYTES} bytes` }]);
+  }
+}
