@@ -4,10 +4,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
-import { AppError, ProblemSchema, installErrorHandling } from './http/errors.js';
+import { AppError, ProblemSchema, installErrorHandling, sendProblem, toAppError } from './http/errors.js';
 import { installAuthentication } from './http/auth.js';
 import { installIdempotency } from './http/idempotency.js';
-import { installValidation } from './http/validation.js';
+import { installNulGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthRoutes } from './http/health.js';
 import { RecordEventSchema, RecordSchema } from './records/schemas.js';
@@ -24,6 +24,10 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    // Errors Fastify raises before routing (a URL that is not valid percent-encoding) also become problems.
+    frameworkErrors: (error, request, reply) => {
+      sendProblem(reply, toAppError(error) ?? new AppError('validation_failed', 'The request URL is not valid.'), request.url.split('?')[0]);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routeMethods = new Map<string, Set<string>>();
@@ -36,6 +40,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installErrorHandling(app, () => routeMethods);
   installJsonParser(app);
   installValidation(app);
+  installNulGuard(app);
   installRequestMetrics(app, context);
 
   await app.register(swagger, openApiOptions(context.config));
@@ -64,7 +69,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
  */
 function installJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // JSON only: no text/plain or other default parsers, so any other media type is a 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     request.rawBody = text;

@@ -42,6 +42,7 @@ export class CategoryService {
   }
 
   async update(orgId: string, id: string, input: UpdateCategoryInput, acceptedVersions?: number[]): Promise<Category> {
+    if (Object.keys(input).length === 0) throw errors.validation([{ field: 'body', message: 'must change at least one field' }]);
     return this.db.transaction().execute(async (tx) => {
       const current = await findCategory(tx, orgId, id);
       if (!current) throw errors.notFound(`Category "${id}"`);

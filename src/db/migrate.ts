@@ -27,7 +27,13 @@ class ListedMigrations implements MigrationProvider {
 
 /** Brings the schema up to date. Safe to run from several processes: Kysely takes a lock. */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const migrator = new Migrator({ db: database.db, provider: new ListedMigrations(database.dialect) });
+  const migrator = new Migrator({
+    db: database.db,
+    provider: new ListedMigrations(database.dialect),
+    // Kysely finds its bookkeeping tables by introspecting every schema; name ours so that several
+    // schemas in one PostgreSQL database (tests, tenants of a shared server) do not see each other's.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

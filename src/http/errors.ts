@@ -120,7 +120,7 @@ export function sendProblem(reply: FastifyReply, error: AppError, instance?: str
 /** Converts Ajv messages from Fastify's validator into our `errors[]`. */
 function validationErrors(error: FastifyError): FieldError[] {
   const context = error.validationContext ?? 'body';
-  return (error.validation ?? []).map((issue) => {
+  const all = (error.validation ?? []).map((issue) => {
     const missing = (issue.params as { missingProperty?: string }).missingProperty;
     const extraProp = (issue.params as { additionalProperty?: string }).additionalProperty;
     const pathParts = issue.instancePath.split('/').filter(Boolean);
@@ -135,6 +135,9 @@ function validationErrors(error: FastifyError): FieldError[] {
     if (allowed) message = `must be one of: ${allowed.join(', ')}`;
     return { field, message };
   });
+  // One message per field (the first, most specific one); a blank string fails two keywords at once.
+  const seen = new Set<string>();
+  return all.filter((e) => !seen.has(e.field) && seen.add(e.field));
 }
 
 /** Maps any thrown value to the problem it should produce. Unknown errors become a bare 500. */

@@ -12,7 +12,7 @@ export function Nullable<T extends TSchema>(schema: T) {
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds.' });
 
 export function IdOf(prefix: string, description?: string) {
-  return Type.String({ minLength: 1, maxLength: 64, description: description ?? `Identifier (\`${prefix}_…\`).`, examples: [`${prefix}_01JD3Q4W8Y6V3C0M2ZP4K7N9XA`] });
+  return Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: description ?? `Identifier (\`${prefix}_…\`).`, examples: [`${prefix}_01JD3Q4W8Y6V3C0M2ZP4K7N9XA`] });
 }
 
 /** Free-form key/value data kept for the client (ERP ids, tags). At most 50 keys, 16 KiB serialized. */

@@ -10,7 +10,8 @@ export const RecordStatusSchema = Type.Union(
 );
 
 export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
-export const PrioritySchema = Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { default: 'MEDIUM' });
+// No `default` here: Ajv's useDefaults would fill it into PATCH bodies and silently reset priorities.
+export const PrioritySchema = Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { description: 'LOW, MEDIUM (default on create), HIGH or URGENT.' });
 
 const fields = {
   categoryId: IdOf('cat', 'Work-order category (`cat_…`).'),

@@ -134,6 +134,7 @@ export class RecordService {
   }
 
   async update(principal: Principal, id: string, input: UpdateRecordInput, acceptedVersions?: number[]): Promise<WorkOrder> {
+    requireSomeField(input);
     checkMetadataSize(input.metadata);
     return this.writeWithRetry(principal.orgId, id, acceptedVersions, async (tx, current) => {
       const problems = await this.checkReferences(tx, principal.orgId, {
@@ -279,6 +280,10 @@ export class RecordService {
   private async emit(tx: Tx, orgId: string, type: EventType, payload: Record<string, unknown>, now: string): Promise<void> {
     await emitEvent(tx, { orgId, type, payload, occurredAt: now });
   }
+}
+
+function requireSomeField(input: object): void {
+  if (Object.keys(input).length === 0) throw errors.validation([{ field: 'body', message: 'must change at least one field' }]);
 }
 
 function checkMetadataSize(metadata: Record<string, unknown> | undefined): void {

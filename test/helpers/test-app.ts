@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { it } from 'node:test';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -9,7 +10,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import type { Clock } from '../../src/clock.js';
 import type { Scope } from '../../src/keys/scopes.js';
 import { ALL_SCOPES } from '../../src/keys/scopes.js';
-import { POSTGRES_URL, createPostgresSchema, type TestDialect } from './databases.js';
+import { POSTGRES_URL, TEST_DIALECTS, createPostgresSchema, type TestDialect } from './databases.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -111,5 +112,22 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Declares one test per database dialect, each on its own fresh database (a new SQLite file or a
+ * new PostgreSQL schema) that is torn down afterwards.
+ */
+export function itOnEachDatabase(name: string, fn: (harness: TestApp) => Promise<void>, options: TestAppOptions = {}): void {
+  for (const dialect of TEST_DIALECTS) {
+    it(`${name} [${dialect}]`, async () => {
+      const harness = await startTestApp(dialect, options);
+      try {
+        await fn(harness);
+      } finally {
+        await harness.close();
+      }
+    });
   }
 }

@@ -1,0 +1,141 @@
+import { describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { itOnEachDatabase, recordBody, seedCategory, TestClock } from '../helpers/test-app.js';
+
+describe('Idempotency-Key on POST', () => {
+  itOnEachDatabase('replays the original status, body and headers with X-Idempotent-Replay, creating nothing new', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    const first = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
+    assert.equal(first.statusCode, 201);
+    assert.equal(first.headers['x-idempotent-replay'], undefined);
+
+    const second = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
+    assert.equal(second.statusCode, 201);
+    assert.equal(second.headers['x-idempotent-replay'], 'true');
+    assert.equal(second.body, first.body);
+    assert.equal(second.headers.location, first.headers.location);
+    assert.equal(second.headers.etag, first.headers.etag);
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).json().total, 1);
+  });
+
+  itOnEachDatabase('replays a 4xx answer too, since it was the outcome of that request', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const key = randomUUID();
+    const body = recordBody('cat_01JD3Q4W8Y6V3C0M2ZP4K7N9XA');
+    const first = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: body });
+    assert.equal(first.statusCode, 422);
+    const again = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: body });
+    assert.equal(again.statusCode, 422);
+    assert.equal(again.headers['x-idempotent-replay'], 'true');
+    assert.match(String(again.headers['content-type']), /^application\/problem\+json/);
+  });
+
+  itOnEachDatabase('answers 422 when the key is reused with another body or another path', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
+    const otherBody = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId, { description: 'different' }) });
+    assert.equal(otherBody.statusCode, 422);
+    assert.equal(otherBody.json().code, 'idempotency_key_mismatch');
+    const otherPath = await tenant.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': key }, payload: { name: 'Electrical' } });
+    assert.equal(otherPath.statusCode, 422);
+    assert.equal(otherPath.json().code, 'idempotency_key_mismatch');
+  });
+
+  itOnEachDatabase('scopes keys to the organization: two organizations may use the same key', async ({ newTenant }) => {
+    const a = await newTenant();
+    const b = await newTenant();
+    const key = randomUUID();
+    const ra = await a.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': key }, payload: { name: 'HVAC' } });
+    const rb = await b.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': key }, payload: { name: 'HVAC' } });
+    assert.equal(ra.statusCode, 201);
+    assert.equal(rb.statusCode, 201);
+    assert.equal(rb.headers['x-idempotent-replay'], undefined);
+    assert.notEqual(ra.json().id, rb.json().id);
+  });
+
+  itOnEachDatabase('answers 409 while the first request with the key is still in flight', async ({ newTenant, context }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    const body = JSON.stringify(recordBody(categoryId));
+    // Claim the key exactly as a request being processed elsewhere would.
+    const { requestFingerprint } = await import('../../src/http/idempotency.js');
+    const fingerprint = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body } as never);
+    assert.deepEqual(await context.idempotency.claim(tenant.orgId, key, fingerprint), { kind: 'claimed' });
+    const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
+    assert.equal(response.statusCode, 409);
+    assert.equal(response.json().code, 'idempotency_key_in_use');
+    assert.equal(response.headers['retry-after'], '1');
+  });
+
+  itOnEachDatabase('rejects keys longer than 255 characters with 400 and accepts exactly 255', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const tooLong = await tenant.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': 'k'.repeat(256) }, payload: { name: 'A' } });
+    assert.equal(tooLong.statusCode, 400);
+    assert.equal(tooLong.json().code, 'invalid_idempotency_key');
+    const longest = await tenant.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': 'k'.repeat(255) }, payload: { name: 'B' } });
+    assert.equal(longest.statusCode, 201);
+  });
+
+  itOnEachDatabase('does not store a 5xx: the retry runs again and succeeds', async ({ newTenant, context }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    // Break the write path for real: the records table disappears for the first attempt.
+    await sql`ALTER TABLE records RENAME TO records_hidden`.execute(context.database.db);
+    const failed = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
+    assert.equal(failed.statusCode, 500);
+    assert.equal(failed.json().code, 'internal_error');
+    assert.ok(!/no such table|does not exist|SQLITE|stack|at /i.test(failed.json().detail), 'the database error does not reach the client');
+    await sql`ALTER TABLE records_hidden RENAME TO records`.execute(context.database.db);
+
+    const retried = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
+    assert.equal(retried.statusCode, 201);
+    assert.equal(retried.headers['x-idempotent-replay'], undefined);
+  });
+
+  itOnEachDatabase('frees a key after 24 hours', async ({ newTenant, context }) => {
+    const clock = context.clock as TestClock;
+    const tenant = await newTenant();
+    const key = randomUUID();
+    const first = await tenant.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': key }, payload: { name: 'Roofing' } });
+    clock.advance(23 * 3_600_000);
+    const replay = await tenant.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': key }, payload: { name: 'Roofing' } });
+    assert.equal(replay.headers['x-idempotent-replay'], 'true');
+    assert.equal(replay.json().id, first.json().id);
+    clock.advance(1 * 3_600_000 + 1);
+    const fresh = await tenant.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': key }, payload: { name: 'Roofing' } });
+    assert.equal(fresh.headers['x-idempotent-replay'], undefined);
+    assert.equal(fresh.statusCode, 409, 'executed again: the name is now taken');
+    assert.equal(await context.idempotency.purgeExpired(), 0, 'the re-executed key is fresh and kept');
+  }, { clock: new TestClock() });
+
+  itOnEachDatabase('50 concurrent requests with one key create exactly one work order', async ({ newTenant, app }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address() as { port: number };
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        fetch(`http://127.0.0.1:${address.port}/api/v1/records`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json', 'idempotency-key': key },
+          body: JSON.stringify(recordBody(categoryId)),
+        }).then(async (r) => ({ status: r.status, replay: r.headers.get('x-idempotent-replay'), body: await r.json() })),
+      ),
+    );
+    const created = responses.filter((r) => r.status === 201);
+    assert.ok(created.length >= 1);
+    assert.ok(responses.every((r) => r.status === 201 || (r.status === 409 && r.body.code === 'idempotency_key_in_use')), JSON.stringify(responses.map((r) => r.status)));
+    assert.equal(new Set(created.map((r) => r.body.id)).size, 1, 'every success names the same work order');
+    assert.equal(created.filter((r) => r.replay === null).length, 1, 'exactly one response is the original');
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).json().total, 1);
+  });
+});
