@@ -6,7 +6,7 @@ export const RECORD_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'C
 export type RecordStatus = (typeof RECORD_STATUSES)[number];
 export const RecordStatusSchema = Type.Union(
   RECORD_STATUSES.map((s) => Type.Literal(s)),
-  { description: 'Lifecycle status. See docs/lifecycle.md.' },
+  { description: 'Lifecycle status. See docs/api.md, Lifecycle.' },
 );
 
 export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;

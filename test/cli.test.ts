@@ -1,0 +1,109 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { waitFor } from './helpers/test-app.js';
+
+const run = promisify(execFile);
+const MAIN = path.resolve('src/main.ts');
+
+function cli(dataDir: string, args: string[], input?: string) {
+  const child = run(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { ...process.env, WO_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '' } });
+  if (input !== undefined) {
+    child.child.stdin?.end(input);
+  }
+  return child;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('the wo CLI and the service as a user runs them', () => {
+  it('creates an organization and a key whose --json output is exactly {id, key, scopes, orgId}, then the quickstart works end to end', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cli-'));
+    const port = await freePort();
+    const server = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
+      env: { ...process.env, WO_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let logs = '';
+    server.stdout.on('data', (chunk) => (logs += chunk));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.ok, 20_000, 'the server to be ready');
+
+      const org = JSON.parse((await cli(dataDir, ['orgs', 'create', 'Acme Property', '--json'])).stdout);
+      assert.match(org.id, /^org_/);
+      assert.equal(org.name, 'Acme Property');
+
+      const created = JSON.parse((await cli(dataDir, ['keys', 'create', '--org', 'Acme Property', '--scopes', 'records:read,records:write,categories:write', '--name', 'erp', '--json'])).stdout);
+      assert.deepEqual(Object.keys(created).sort(), ['id', 'key', 'orgId', 'scopes']);
+      assert.match(created.key, /^wo_[0-9A-Za-z]{44}$/);
+      assert.deepEqual(created.scopes, ['categories:write', 'records:read', 'records:write']);
+      assert.equal(created.orgId, org.id);
+
+      const headers = { authorization: `Bearer ${created.key}`, 'content-type': 'application/json' };
+      const category = await (await fetch(`${base}/api/v1/categories`, { method: 'POST', headers, body: JSON.stringify({ name: 'Plumbing' }) })).json();
+      const record = await fetch(`${base}/api/v1/records`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': 'quickstart-1' },
+        body: JSON.stringify({ categoryId: category.id, address: '12 Harbour Road', requesterName: 'Ann', description: 'Leak' }),
+      });
+      assert.equal(record.status, 201);
+
+      const listed = JSON.parse((await cli(dataDir, ['keys', 'list', '--json'])).stdout);
+      assert.equal(listed.length, 1);
+      assert.equal(listed[0].id, created.id);
+      assert.ok(!JSON.stringify(listed).includes(created.key.slice(11)), 'the list never shows the key');
+      assert.ok(!logs.includes(created.key), 'the logs never contain the key');
+
+      await cli(dataDir, ['keys', 'revoke', created.id]);
+      const afterRevoke = await fetch(`${base}/api/v1/records`, { headers });
+      assert.equal(afterRevoke.status, 401);
+
+      server.kill('SIGTERM');
+      const code = await new Promise((resolve) => server.on('exit', resolve));
+      assert.equal(code, 0, 'graceful shutdown exits 0');
+    } finally {
+      server.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('explains usage errors and unknown scopes with a non-zero exit and no stack trace', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cli-'));
+    try {
+      await cli(dataDir, ['orgs', 'create', 'Beta']);
+      const unknownScope = await cli(dataDir, ['keys', 'create', '--org', 'Beta', '--scopes', 'records:delete']).then(
+        () => assert.fail('should fail'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(unknownScope.code, 1);
+      assert.match(unknownScope.stderr, /unknown scope\(s\): records:delete/);
+      assert.ok(!/\n\s+at /.test(unknownScope.stderr));
+
+      const missingOrg = await cli(dataDir, ['keys', 'create', '--scopes', 'records:read']).then(
+        () => assert.fail('should fail'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(missingOrg.code, 2);
+      assert.match(missingOrg.stderr, /--org is required/);
+
+      const applied = await cli(dataDir, ['migrate']);
+      assert.match(applied.stdout, /schema already up to date/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,39 @@
+import { describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { itOnEachDatabase } from '../helpers/test-app.js';
+
+describe('operational endpoints', () => {
+  itOnEachDatabase('answers liveness, readiness with the database, and Prometheus metrics without a key', async ({ app, context }) => {
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/readyz' })).json(), { status: 'ready', database: context.database.dialect });
+    await app.inject({ method: 'GET', url: '/api/v1/records' });
+    const metrics = await app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(metrics.statusCode, 200);
+    assert.match(metrics.body, /wo_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/records",status="401"\} 1/);
+    assert.match(metrics.body, /process_resident_memory_bytes/);
+  });
+
+  itOnEachDatabase('serves a valid OpenAPI 3.1 document with the bearer scheme and each operation’s scope', async ({ app }) => {
+    const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    const document = response.json();
+    assert.equal(document.openapi, '3.1.0');
+    const result = await new Validator().validate(document);
+    assert.equal(result.valid, true, JSON.stringify(result.errors));
+    assert.deepEqual(document.components.securitySchemes.bearerAuth, { ...document.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
+    assert.deepEqual(document.paths['/api/v1/records'].post.security, [{ bearerAuth: ['records:write'] }]);
+    assert.deepEqual(document.paths['/api/v1/records'].get.security, [{ bearerAuth: ['records:read'] }]);
+    assert.ok(document.paths['/api/v1/records'].get.parameters.some((p: { name: string }) => p.name === 'limit'));
+    assert.ok(document.webhooks['record.status_changed'], 'webhook payloads are documented');
+  });
+
+  itOnEachDatabase('renders the API reference at /docs from local assets', async ({ app }) => {
+    const index = await app.inject({ method: 'GET', url: '/docs' });
+    assert.equal(index.statusCode, 200);
+    assert.match(index.body, /swagger/i);
+    assert.ok(!/https?:\/\/(?!127\.0\.0\.1|localhost)[a-z0-9.-]+\/[^"']*\.(js|css)/i.test(index.body), 'no assets from the internet');
+    const bundle = await app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
+    assert.equal(bundle.statusCode, 200);
+  });
+});
