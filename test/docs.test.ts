@@ -1,0 +1,20 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { ERROR_CODES } from '../src/http/errors.js';
+import { EVENT_TYPES } from '../src/events/catalogue.js';
+
+describe('reference documentation', () => {
+  it('docs/errors.md lists exactly the error codes the API can answer with, with their status', () => {
+    const page = readFileSync('docs/errors.md', 'utf8');
+    const documented = [...page.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]);
+    assert.deepEqual(documented.map(([code]) => code).sort(), Object.keys(ERROR_CODES).sort());
+    for (const [code, status] of documented) assert.equal(ERROR_CODES[code as keyof typeof ERROR_CODES].status, status, String(code));
+  });
+
+  it('docs/events.md lists exactly the events of the catalogue', () => {
+    const page = readFileSync('docs/events.md', 'utf8');
+    const documented = [...page.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \|/gm)].map((m) => m[1]);
+    assert.deepEqual(documented.sort(), [...EVENT_TYPES].sort());
+  });
+});
