@@ -5,6 +5,7 @@ import { TEST_DIALECTS } from '../helpers/databases.js';
 import { recordBody, seedCategory, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 type Json = Record<string, unknown> & { id: string; version: number };
+type AssetEventPayload = { assetId: string; changes?: Record<string, { from: unknown; to: unknown }>; asset: Record<string, unknown> };
 
 async function createAsset(tenant: Tenant, body: Record<string, unknown>): Promise<Json> {
   const response = await tenant.request({ method: 'POST', url: '/api/v1/assets', payload: body });
@@ -41,7 +42,7 @@ for (const dialect of TEST_DIALECTS) {
         .$if(type !== undefined, (q) => q.where('type', '=', type!))
         .orderBy('seq', 'asc')
         .execute();
-      return rows.map((row) => ({ ...row, payload: JSON.parse(row.payload) as Record<string, any> }));
+      return rows.map((row) => ({ ...row, payload: JSON.parse(row.payload) as AssetEventPayload }));
     }
 
     it('creates an asset with defaults, reads it back and announces it with asset.created', async () => {

@@ -145,6 +145,38 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(toTop.json().parentId, null);
     });
 
+    it('lets only one of two concurrent opposite moves through, so no cycle forms', async () => {
+      const tenant = await t.newTenant();
+      for (let round = 0; round < 5; round++) {
+        const a = await createLocation(tenant, { name: `A${round}` });
+        const b = await createLocation(tenant, { name: `B${round}` });
+        const [aUnderB, bUnderA] = await Promise.all([
+          tenant.request({ method: 'PATCH', url: `/api/v1/locations/${a.id}`, payload: { parentId: b.id } }),
+          tenant.request({ method: 'PATCH', url: `/api/v1/locations/${b.id}`, payload: { parentId: a.id } }),
+        ]);
+        assert.deepEqual([aUnderB.statusCode, bUnderA.statusCode].sort(), [200, 422], `round ${round}`);
+        const parents = await Promise.all([a, b].map(async (l) => (await tenant.request({ method: 'GET', url: `/api/v1/locations/${l.id}` })).json().parentId));
+        assert.ok(parents.includes(null), `round ${round}: one of them stays at the top`);
+      }
+    });
+
+    it('never leaves a work order pointing at a location deleted at the same moment', async () => {
+      const tenant = await t.newTenant();
+      const categoryId = await seedCategory(tenant);
+      for (let round = 0; round < 5; round++) {
+        const location = await createLocation(tenant, { name: `Kiosk ${round}` });
+        const [created, deleted] = await Promise.all([
+          tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { locationId: location.id }) }),
+          tenant.request({ method: 'DELETE', url: `/api/v1/locations/${location.id}` }),
+        ]);
+        const outcome = [created.statusCode, deleted.statusCode];
+        assert.ok(
+          (outcome[0] === 201 && outcome[1] === 409) || (outcome[0] === 422 && outcome[1] === 204),
+          `round ${round}: record ${created.statusCode}, delete ${deleted.statusCode}`,
+        );
+      }
+    });
+
     it('answers 412 to a stale If-Match and keeps the version when nothing changes', async () => {
       const tenant = await t.newTenant();
       const location = await createLocation(tenant, { name: 'Depot' });
