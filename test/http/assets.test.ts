@@ -273,6 +273,23 @@ for (const dialect of TEST_DIALECTS) {
       await createAsset(tenant, { name: 'Right', tag: 'TYPO' });
     });
 
+    it('never leaves a work order pointing at an asset deleted at the same moment', async () => {
+      const tenant = await t.newTenant();
+      const categoryId = await seedCategory(tenant);
+      for (let round = 0; round < 5; round++) {
+        const asset = await createAsset(tenant, { name: `Meter ${round}`, tag: `M-${round}` });
+        const [created, deleted] = await Promise.all([
+          tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assetId: asset.id }) }),
+          tenant.request({ method: 'DELETE', url: `/api/v1/assets/${asset.id}` }),
+        ]);
+        const outcome = [created.statusCode, deleted.statusCode];
+        assert.ok(
+          (outcome[0] === 201 && outcome[1] === 409) || (outcome[0] === 422 && outcome[1] === 204),
+          `round ${round}: record ${created.statusCode}, delete ${deleted.statusCode}`,
+        );
+      }
+    });
+
     it('pages through every asset exactly once and validates limit and offset strictly', async () => {
       const tenant = await t.newTenant();
       const ids = new Set<string>();
