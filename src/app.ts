@@ -14,6 +14,10 @@ import { RecordEventSchema, RecordSchema } from './records/schemas.js';
 import { CategorySchema } from './categories/schemas.js';
 import { recordRoutes } from './records/routes.js';
 import { categoryRoutes } from './categories/routes.js';
+import { AssetSchema } from './assets/schemas.js';
+import { LocationSchema } from './locations/schemas.js';
+import { assetRoutes } from './assets/routes.js';
+import { locationRoutes } from './locations/routes.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -47,6 +51,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });
 
   for (const schema of [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema]) app.addSchema(schema);
+  for (const schema of [AssetSchema, LocationSchema]) app.addSchema(schema);
 
   installAuthentication(app, context.apiKeys);
   installIdempotency(app, context.idempotency);
@@ -56,6 +61,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     async (api) => {
       await api.register(categoryRoutes(context.categories));
       await api.register(recordRoutes(context.records));
+      await api.register(locationRoutes(context.locations));
+      await api.register(assetRoutes(context.assets));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

@@ -10,6 +10,8 @@ import { ApiKeyService } from './keys/api-keys.js';
 import { CategoryService } from './categories/service.js';
 import { RecordService } from './records/service.js';
 import { checkRecordReferences } from './records/references.js';
+import { LocationService } from './locations/service.js';
+import { AssetService } from './assets/service.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { intervalJob, type BackgroundJob } from './jobs.js';
 
@@ -24,6 +26,8 @@ export interface AppContext {
   readonly apiKeys: ApiKeyService;
   readonly categories: CategoryService;
   readonly records: RecordService;
+  readonly locations: LocationService;
+  readonly assets: AssetService;
   readonly idempotency: IdempotencyStore;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
@@ -84,6 +88,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     apiKeys: new ApiKeyService(db, clock),
     categories: new CategoryService(db, clock),
     records,
+    locations: new LocationService(db, clock),
+    assets: new AssetService(db, clock, records),
     idempotency,
     backgroundJobs,
     async close() {

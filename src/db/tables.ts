@@ -111,6 +111,48 @@ export interface IdempotencyKeysTable {
   locked_until: string;
 }
 
+/** A place: site, building, floor, room… `parent_id` makes the hierarchy, never a cycle. */
+export interface LocationsTable {
+  id: string;
+  org_id: string;
+  parent_id: string | null;
+  name: string;
+  /** `name` lower-cased by the application: the column text search runs on. */
+  name_search: string;
+  address: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  external_ref: string | null;
+  /** JSON object. */
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+/** A piece of equipment work orders are raised against. `tag` is unique within the organization. */
+export interface AssetsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  name_search: string;
+  tag: string;
+  tag_search: string;
+  serial_number: string | null;
+  manufacturer: string | null;
+  model: string | null;
+  /** ACTIVE, INACTIVE or RETIRED. */
+  status: string;
+  location_id: string | null;
+  external_ref: string | null;
+  /** JSON object. */
+  metadata: string;
+  retired_at: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
 export interface Tables {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -120,4 +162,6 @@ export interface Tables {
   record_counters: RecordCountersTable;
   outbox_events: OutboxEventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  locations: LocationsTable;
+  assets: AssetsTable;
 }

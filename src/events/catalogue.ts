@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { RecordSchema, RecordStatusSchema } from '../records/schemas.js';
+import { AssetSchema } from '../assets/schemas.js';
 
 /**
  * Every event the service emits, with its payload schema: the single source for validation of
@@ -55,20 +56,21 @@ export const EVENT_CATALOGUE = {
     }),
   },
   'asset.created': {
-    description: 'An asset was created.',
-    payload: Type.Object({ assetId: Type.String(), asset: Type.Record(Type.String(), Type.Unknown()) }),
+    description: 'An asset was created (POST /assets).',
+    payload: Type.Object({ assetId: Type.String(), asset: AssetSchema }),
   },
   'asset.updated': {
-    description: 'An asset changed; `changes` holds each changed field with its previous and new value.',
+    description:
+      'An asset changed (PATCH /assets/{id}, POST /assets/{id}/retire). `changes` holds each changed field with its previous (`from`) and new (`to`) value.',
     payload: Type.Object({
       assetId: Type.String(),
       changes: Type.Record(Type.String(), Type.Object({ from: Type.Unknown(), to: Type.Unknown() })),
-      asset: Type.Record(Type.String(), Type.Unknown()),
+      asset: AssetSchema,
     }),
   },
   'asset.deleted': {
-    description: 'An asset was deleted.',
-    payload: Type.Object({ assetId: Type.String() }),
+    description: 'An asset no work order referred to was deleted (DELETE /assets/{id}); `asset` is its last state.',
+    payload: Type.Object({ assetId: Type.String(), asset: AssetSchema }),
   },
 } as const satisfies Record<string, { description: string; payload: TSchema }>;
 

@@ -35,6 +35,8 @@ export function openApiOptions(config: Config): SwaggerOptions {
       tags: [
         { name: 'Work orders', description: 'The work-order resource, `record` in paths and events.' },
         { name: 'Categories' },
+        { name: 'Assets', description: 'Equipment work orders are raised against; tags are unique per organization.' },
+        { name: 'Locations', description: 'Places, nested site → building → floor → room.' },
         { name: 'Operations', description: 'Health and metadata; no authentication.' },
       ],
       webhooks: webhookDocs() as never,

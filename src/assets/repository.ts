@@ -1,0 +1,100 @@
+import type { Executor } from '../db/database.js';
+import type { AssetsTable } from '../db/tables.js';
+import { takesRowLocks } from '../db/row-locks.js';
+import { containsText } from '../db/text-search.js';
+import type { Page } from '../http/pagination.js';
+import type { Asset, AssetListQuery, AssetStatus } from './schemas.js';
+
+export type AssetFilter = Omit<AssetListQuery, 'limit' | 'offset'>;
+
+export function toAsset(row: AssetsTable): Asset {
+  return {
+    id: row.id,
+    name: row.name,
+    tag: row.tag,
+    serialNumber: row.serial_number,
+    manufacturer: row.manufacturer,
+    model: row.model,
+    status: row.status as AssetStatus,
+    locationId: row.location_id,
+    externalRef: row.external_ref,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    retiredAt: row.retired_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+  };
+}
+
+/**
+ * An asset of the organization, or undefined. With `lockForShare`, PostgreSQL keeps the row from
+ * being deleted until the caller's transaction ends (used by a work order about to point at it).
+ */
+export async function findAsset(db: Executor, orgId: string, id: string, lockForShare = false): Promise<AssetsTable | undefined> {
+  return db
+    .selectFrom('assets')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
+    .executeTakeFirst();
+}
+
+export async function insertAsset(db: Executor, row: AssetsTable): Promise<void> {
+  await db.insertInto('assets').values(row).execute();
+}
+
+/** Writes a new version if nobody else did since `expectedVersion`; false when they did. */
+export async function updateAssetIfVersion(
+  db: Executor,
+  orgId: string,
+  id: string,
+  expectedVersion: number,
+  changes: Partial<Omit<AssetsTable, 'id' | 'org_id'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('assets')
+    .set(changes)
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function deleteAssetIfVersion(db: Executor, orgId: string, id: string, expectedVersion: number): Promise<boolean> {
+  const result = await db.deleteFrom('assets').where('id', '=', id).where('org_id', '=', orgId).where('version', '=', expectedVersion).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/** How many work orders (any status) point at the asset. */
+export async function countAssetRecords(db: Executor, orgId: string, id: string): Promise<number> {
+  const row = await db
+    .selectFrom('records')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('asset_id', '=', id)
+    .where('org_id', '=', orgId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** One page of an organization's assets, newest first (ties broken by id), and the exact total. */
+export async function listAssets(db: Executor, orgId: string, filter: AssetFilter, page: Page): Promise<{ rows: AssetsTable[]; total: number }> {
+  let rows = db.selectFrom('assets').selectAll().where('org_id', '=', orgId);
+  let count = db.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId);
+  const narrow = <T extends typeof rows | typeof count>(q: T): T => {
+    let query = q as typeof rows;
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.locationId !== undefined) query = query.where('location_id', '=', filter.locationId);
+    const text = filter.q;
+    if (text !== undefined) query = query.where((eb) => eb.or([containsText('name_search', text), containsText('tag_search', text)]));
+    return query as T;
+  };
+  rows = narrow(rows);
+  count = narrow(count);
+  const [pageRows, total] = await Promise.all([
+    rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
+  return { rows: pageRows, total: Number(total.n) };
+}

@@ -1,0 +1,146 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { principalOf } from '../http/auth.js';
+import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { IdParams } from '../http/schema-types.js';
+import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { RecordList, RecordListQuery } from '../records/schemas.js';
+import type { AssetService } from './service.js';
+import { AssetList, AssetListQuery, CreateAssetBody, UpdateAssetBody } from './schemas.js';
+
+const AssetRef = Type.Ref('Asset');
+const tags = ['Assets'];
+const AssetRecordsQuery = Type.Omit(RecordListQuery, ['assetId']);
+
+export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/assets',
+      {
+        config: { scope: 'assets:write' },
+        schema: {
+          tags,
+          summary: 'Create an asset',
+          description: 'The tag must be unique within your organization (409 `already_exists`). Send `Idempotency-Key` to retry safely.',
+          ...requiresScope('assets:write'),
+          body: CreateAssetBody,
+          response: { 201: { ...AssetRef, headers: ETagHeader }, ...problems(400, 409, 413, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        const asset = await assets.create(principalOf(request).orgId, request.body);
+        setEtag(reply, asset.version);
+        reply.header('location', `/api/v1/assets/${asset.id}`);
+        return reply.code(201).send(asset);
+      },
+    );
+
+    app.get(
+      '/assets',
+      {
+        config: { scope: 'assets:read' },
+        schema: { tags, summary: 'List assets, newest first', ...requiresScope('assets:read'), querystring: AssetListQuery, response: { 200: AssetList, ...problems(400) } },
+      },
+      async (request) => {
+        const { limit, offset, ...filter } = request.query;
+        const { assets: page, total } = await assets.list(principalOf(request).orgId, filter, { limit, offset });
+        return { assets: page, total, limit, offset };
+      },
+    );
+
+    app.get(
+      '/assets/:id',
+      {
+        config: { scope: 'assets:read' },
+        schema: { tags, summary: 'Get an asset', ...requiresScope('assets:read'), params: IdParams, response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404) } },
+      },
+      async (request, reply) => {
+        const asset = await assets.get(principalOf(request).orgId, request.params.id);
+        setEtag(reply, asset.version);
+        return asset;
+      },
+    );
+
+    app.get(
+      '/assets/:id/records',
+      {
+        // @NOTE: the answer is work orders, so it takes the work-order scope; a key without it learns nothing about them.
+        config: { scope: 'records:read' },
+        schema: {
+          tags,
+          summary: 'List the work orders raised against an asset, newest first',
+          description: 'Same filters and envelope as GET /api/v1/records, restricted to this asset. Requires `records:read`.',
+          ...requiresScope('records:read'),
+          params: IdParams,
+          querystring: AssetRecordsQuery,
+          response: { 200: RecordList, ...problems(400, 404) },
+        },
+      },
+      async (request) => {
+        const { limit, offset, ...filter } = request.query;
+        const { records, total } = await assets.workOrders(principalOf(request).orgId, request.params.id, filter, { limit, offset });
+        return { records, total, limit, offset };
+      },
+    );
+
+    app.patch(
+      '/assets/:id',
+      {
+        config: { scope: 'assets:write' },
+        schema: {
+          tags,
+          summary: 'Edit an asset',
+          description: 'Emits `asset.updated` with each changed field’s previous and new value. Send `If-Match` with the ETag you read (412 when it moved on).',
+          ...requiresScope('assets:write'),
+          params: IdParams,
+          body: UpdateAssetBody,
+          response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 413, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        const asset = await assets.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request));
+        setEtag(reply, asset.version);
+        return asset;
+      },
+    );
+
+    app.post(
+      '/assets/:id/retire',
+      {
+        config: { scope: 'assets:write' },
+        schema: {
+          tags,
+          summary: 'Retire an asset (status RETIRED)',
+          description: 'The usual end of an asset’s life: it keeps its work-order history. Retiring a RETIRED asset changes nothing. Emits `asset.updated`.',
+          ...requiresScope('assets:write'),
+          params: IdParams,
+          response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404, 409, 412) },
+        },
+      },
+      async (request, reply) => {
+        const asset = await assets.retire(principalOf(request).orgId, request.params.id, acceptedVersions(request));
+        setEtag(reply, asset.version);
+        return asset;
+      },
+    );
+
+    app.delete(
+      '/assets/:id',
+      {
+        config: { scope: 'assets:write' },
+        schema: {
+          tags,
+          summary: 'Delete an asset no work order refers to',
+          description: 'For mistakes. Refused with 409 `resource_in_use` while any work order refers to the asset: retire it instead. Emits `asset.deleted`.',
+          ...requiresScope('assets:write'),
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409, 412) },
+        },
+      },
+      async (request, reply) => {
+        await assets.delete(principalOf(request).orgId, request.params.id, acceptedVersions(request));
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

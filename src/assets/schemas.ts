@@ -1,0 +1,86 @@
+// @NOTE: the event catalogue imports this module, so it must not import events/ (no import cycle).
+import { Type, type Static } from '@sinclair/typebox';
+import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
+import { PaginationQuery, listEnvelope } from '../http/pagination.js';
+
+export const ASSET_STATUSES = ['ACTIVE', 'INACTIVE', 'RETIRED'] as const;
+export type AssetStatus = (typeof ASSET_STATUSES)[number];
+export const AssetStatusSchema = Type.Union(
+  ASSET_STATUSES.map((s) => Type.Literal(s)),
+  { description: 'ACTIVE in service; INACTIVE out of service for now (spare, stored, broken); RETIRED permanently decommissioned.' },
+);
+
+const fields = {
+  name: Text(200, 'What the asset is: “Rooftop AHU 2”, “Boiler B”.'),
+  tag: Text(100, 'Asset tag or code, unique within your organization (compared exactly, case-sensitive).'),
+  serialNumber: Nullable(Text(200)),
+  manufacturer: Nullable(Text(200)),
+  model: Nullable(Text(200)),
+  status: AssetStatusSchema,
+  locationId: Nullable(IdOf('loc', 'Where the asset is (`loc_…`).')),
+  externalRef: Nullable(Text(200, 'The client’s own identifier for this asset.')),
+  metadata: Metadata,
+};
+
+export const AssetSchema = Type.Object(
+  {
+    id: IdOf('ast', 'Asset identifier (`ast_…`).'),
+    name: Type.String(),
+    tag: Type.String(),
+    serialNumber: Nullable(Type.String()),
+    manufacturer: Nullable(Type.String()),
+    model: Nullable(Type.String()),
+    status: AssetStatusSchema,
+    locationId: Nullable(Type.String()),
+    externalRef: Nullable(Type.String()),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+    retiredAt: Nullable(Type.String({ description: 'When the asset last became RETIRED; null unless RETIRED.' })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    version: Type.Integer({ description: 'Increases with every change; the ETag is this number in quotes.' }),
+  },
+  { $id: 'Asset', description: 'A piece of equipment work orders are raised against.' },
+);
+export type Asset = Static<typeof AssetSchema>;
+
+export const CreateAssetBody = Type.Object(
+  {
+    name: fields.name,
+    tag: fields.tag,
+    serialNumber: Type.Optional(fields.serialNumber),
+    manufacturer: Type.Optional(fields.manufacturer),
+    model: Type.Optional(fields.model),
+    status: Type.Optional(Type.Union(ASSET_STATUSES.map((s) => Type.Literal(s)), { default: 'ACTIVE', description: 'ACTIVE unless given.' })),
+    locationId: Type.Optional(fields.locationId),
+    externalRef: Type.Optional(fields.externalRef),
+    metadata: Type.Optional(fields.metadata),
+  },
+  { additionalProperties: false },
+);
+export type CreateAssetInput = Static<typeof CreateAssetBody>;
+
+export const UpdateAssetBody = Type.Object(
+  {
+    name: Type.Optional(fields.name),
+    tag: Type.Optional(fields.tag),
+    serialNumber: Type.Optional(fields.serialNumber),
+    manufacturer: Type.Optional(fields.manufacturer),
+    model: Type.Optional(fields.model),
+    status: Type.Optional(fields.status),
+    locationId: Type.Optional(fields.locationId),
+    externalRef: Type.Optional(fields.externalRef),
+    metadata: Type.Optional(fields.metadata),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'Fields to change; null clears an optional field.' },
+);
+export type UpdateAssetInput = Static<typeof UpdateAssetBody>;
+
+export const AssetListQuery = Type.Object({
+  ...PaginationQuery,
+  status: Type.Optional(AssetStatusSchema),
+  locationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only assets directly at this location.' })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text contained in the name or the tag.' })),
+});
+export type AssetListQuery = Static<typeof AssetListQuery>;
+
+export const AssetList = listEnvelope('assets', Type.Ref('Asset'));

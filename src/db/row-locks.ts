@@ -1,0 +1,23 @@
+import { SqliteAdapter, sql } from 'kysely';
+import type { Executor } from './database.js';
+
+/**
+ * Whether the executor's database takes row locks. PostgreSQL runs several API processes under
+ * READ COMMITTED, so a row read to make a decision must be locked until commit; SQLite serializes
+ * every write transaction of the embedded process on one connection, and has no FOR SHARE anyway.
+ */
+export function takesRowLocks(db: Executor): boolean {
+  return !(db.getExecutor().adapter instanceof SqliteAdapter);
+}
+
+/** Arbitrary class id for our transaction-scoped advisory locks (two-integer key space). */
+const ADVISORY_LOCK_CLASS = 0x574f; // "WO"
+
+/**
+ * Serializes, per organization, the transactions that take `name` until they commit (PostgreSQL
+ * advisory lock). On SQLite, write transactions are already serialized, so this is a no-op.
+ */
+export async function lockForOrganization(db: Executor, name: string, orgId: string): Promise<void> {
+  if (!takesRowLocks(db)) return;
+  await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_CLASS}, hashtext(${`${name}:${orgId}`}))`.execute(db);
+}

@@ -1,0 +1,120 @@
+import type { Executor } from '../db/database.js';
+import type { LocationsTable } from '../db/tables.js';
+import { takesRowLocks } from '../db/row-locks.js';
+import { containsText } from '../db/text-search.js';
+import type { Page } from '../http/pagination.js';
+import { TOP_LEVEL, type Location, type LocationListQuery } from './schemas.js';
+
+/** Work orders in these states no longer need their location; any other state keeps it in use. */
+export const FINISHED_RECORD_STATUSES = ['COMPLETED', 'CLOSED', 'CANCELLED'];
+
+export type LocationFilter = Omit<LocationListQuery, 'limit' | 'offset'>;
+
+export function toLocation(row: LocationsTable): Location {
+  return {
+    id: row.id,
+    name: row.name,
+    address: row.address,
+    parentId: row.parent_id,
+    latitude: row.latitude === null ? null : Number(row.latitude),
+    longitude: row.longitude === null ? null : Number(row.longitude),
+    externalRef: row.external_ref,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+  };
+}
+
+/**
+ * A location of the organization, or undefined. With `lockForShare`, PostgreSQL keeps the row from
+ * being deleted until the caller's transaction ends (used by whatever is about to point at it).
+ */
+export async function findLocation(db: Executor, orgId: string, id: string, lockForShare = false): Promise<LocationsTable | undefined> {
+  return db
+    .selectFrom('locations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
+    .executeTakeFirst();
+}
+
+export async function insertLocation(db: Executor, row: LocationsTable): Promise<void> {
+  await db.insertInto('locations').values(row).execute();
+}
+
+/** Writes a new version if nobody else did since `expectedVersion`; false when they did. */
+export async function updateLocationIfVersion(
+  db: Executor,
+  orgId: string,
+  id: string,
+  expectedVersion: number,
+  changes: Partial<Omit<LocationsTable, 'id' | 'org_id'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('locations')
+    .set(changes)
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function deleteLocationIfVersion(db: Executor, orgId: string, id: string, expectedVersion: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('locations')
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/** The parent of a location, or null at the top; one step of an ancestor walk. */
+export async function parentOf(db: Executor, orgId: string, id: string): Promise<string | null | undefined> {
+  const row = await db.selectFrom('locations').select('parent_id').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return row?.parent_id;
+}
+
+/** What still depends on a location: child locations, assets, and work orders not yet finished. */
+export async function locationDependents(db: Executor, orgId: string, id: string): Promise<{ children: number; assets: number; openRecords: number }> {
+  const [children, assets, openRecords] = await Promise.all([
+    db
+      .selectFrom('locations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('org_id', '=', orgId)
+      .where('parent_id', '=', id)
+      .executeTakeFirstOrThrow(),
+    db.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).where('location_id', '=', id).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('records')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('location_id', '=', id)
+      .where('org_id', '=', orgId)
+      .where('status', 'not in', FINISHED_RECORD_STATUSES)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { children: Number(children.n), assets: Number(assets.n), openRecords: Number(openRecords.n) };
+}
+
+/** One page of an organization's locations, newest first (ties broken by id), and the exact total. */
+export async function listLocations(db: Executor, orgId: string, filter: LocationFilter, page: Page): Promise<{ rows: LocationsTable[]; total: number }> {
+  let rows = db.selectFrom('locations').selectAll().where('org_id', '=', orgId);
+  let count = db.selectFrom('locations').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId);
+  const narrow = <T extends typeof rows | typeof count>(q: T): T => {
+    let query = q as typeof rows;
+    if (filter.parentId === TOP_LEVEL) query = query.where('parent_id', 'is', null);
+    else if (filter.parentId !== undefined) query = query.where('parent_id', '=', filter.parentId);
+    if (filter.q !== undefined) query = query.where(containsText('name_search', filter.q));
+    return query as T;
+  };
+  rows = narrow(rows);
+  count = narrow(count);
+  const [pageRows, total] = await Promise.all([
+    rows.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
+  return { rows: pageRows, total: Number(total.n) };
+}

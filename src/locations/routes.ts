@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { principalOf } from '../http/auth.js';
+import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { IdParams } from '../http/schema-types.js';
+import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import type { LocationService } from './service.js';
+import { CreateLocationBody, LocationList, LocationListQuery, UpdateLocationBody } from './schemas.js';
+
+const LocationRef = Type.Ref('Location');
+const tags = ['Locations'];
+
+export function locationRoutes(locations: LocationService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/locations',
+      {
+        config: { scope: 'locations:write' },
+        schema: {
+          tags,
+          summary: 'Create a location',
+          description: 'Give `parentId` to place it inside another location. Send `Idempotency-Key` to retry safely.',
+          ...requiresScope('locations:write'),
+          body: CreateLocationBody,
+          response: { 201: { ...LocationRef, headers: ETagHeader }, ...problems(400, 409, 413, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        const location = await locations.create(principalOf(request).orgId, request.body);
+        setEtag(reply, location.version);
+        reply.header('location', `/api/v1/locations/${location.id}`);
+        return reply.code(201).send(location);
+      },
+    );
+
+    app.get(
+      '/locations',
+      {
+        config: { scope: 'locations:read' },
+        schema: {
+          tags,
+          summary: 'List locations, newest first',
+          ...requiresScope('locations:read'),
+          querystring: LocationListQuery,
+          response: { 200: LocationList, ...problems(400) },
+        },
+      },
+      async (request) => {
+        const { limit, offset, ...filter } = request.query;
+        const { locations: page, total } = await locations.list(principalOf(request).orgId, filter, { limit, offset });
+        return { locations: page, total, limit, offset };
+      },
+    );
+
+    app.get(
+      '/locations/:id',
+      {
+        config: { scope: 'locations:read' },
+        schema: { tags, summary: 'Get a location', ...requiresScope('locations:read'), params: IdParams, response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(404) } },
+      },
+      async (request, reply) => {
+        const location = await locations.get(principalOf(request).orgId, request.params.id);
+        setEtag(reply, location.version);
+        return location;
+      },
+    );
+
+    app.patch(
+      '/locations/:id',
+      {
+        config: { scope: 'locations:write' },
+        schema: {
+          tags,
+          summary: 'Edit or move a location',
+          description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on).',
+          ...requiresScope('locations:write'),
+          params: IdParams,
+          body: UpdateLocationBody,
+          response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 413, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        const location = await locations.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request));
+        setEtag(reply, location.version);
+        return location;
+      },
+    );
+
+    app.delete(
+      '/locations/:id',
+      {
+        config: { scope: 'locations:write' },
+        schema: {
+          tags,
+          summary: 'Delete a location nothing depends on',
+          description:
+            'Refused with 409 `resource_in_use` while the location has child locations, assets (of any status) or work orders that are not COMPLETED, CLOSED or CANCELLED.',
+          ...requiresScope('locations:write'),
+          params: IdParams,
+          response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409, 412) },
+        },
+      },
+      async (request, reply) => {
+        await locations.delete(principalOf(request).orgId, request.params.id, acceptedVersions(request));
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

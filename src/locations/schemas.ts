@@ -1,0 +1,77 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
+import { PaginationQuery, listEnvelope } from '../http/pagination.js';
+
+const fields = {
+  name: Text(200, 'What people call the place: “Harbour Road site”, “Building B”, “Plant room 2”.'),
+  address: Nullable(Text(500, 'Postal or descriptive address.')),
+  parentId: Nullable(IdOf('loc', 'The enclosing location (`loc_…`): site → building → floor → room. Null for a top-level location.')),
+  latitude: Nullable(Type.Number({ minimum: -90, maximum: 90, description: 'WGS 84 latitude in degrees; given together with longitude.' })),
+  longitude: Nullable(Type.Number({ minimum: -180, maximum: 180, description: 'WGS 84 longitude in degrees; given together with latitude.' })),
+  externalRef: Nullable(Text(200, 'The client’s own identifier for this location.')),
+  metadata: Metadata,
+};
+
+export const LocationSchema = Type.Object(
+  {
+    id: IdOf('loc', 'Location identifier (`loc_…`).'),
+    name: Type.String(),
+    address: Nullable(Type.String()),
+    parentId: Nullable(Type.String()),
+    latitude: Nullable(Type.Number()),
+    longitude: Nullable(Type.Number()),
+    externalRef: Nullable(Type.String()),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    version: Type.Integer({ description: 'Increases with every change; the ETag is this number in quotes.' }),
+  },
+  { $id: 'Location', description: 'A place where assets sit and work happens; locations nest (site → building → floor → room).' },
+);
+export type Location = Static<typeof LocationSchema>;
+
+export const CreateLocationBody = Type.Object(
+  {
+    name: fields.name,
+    address: Type.Optional(fields.address),
+    parentId: Type.Optional(fields.parentId),
+    latitude: Type.Optional(fields.latitude),
+    longitude: Type.Optional(fields.longitude),
+    externalRef: Type.Optional(fields.externalRef),
+    metadata: Type.Optional(fields.metadata),
+  },
+  { additionalProperties: false },
+);
+export type CreateLocationInput = Static<typeof CreateLocationBody>;
+
+export const UpdateLocationBody = Type.Object(
+  {
+    name: Type.Optional(fields.name),
+    address: Type.Optional(fields.address),
+    parentId: Type.Optional(fields.parentId),
+    latitude: Type.Optional(fields.latitude),
+    longitude: Type.Optional(fields.longitude),
+    externalRef: Type.Optional(fields.externalRef),
+    metadata: Type.Optional(fields.metadata),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'Fields to change; null clears an optional field. Moving a location under itself or one of its descendants is refused (422).',
+  },
+);
+export type UpdateLocationInput = Static<typeof UpdateLocationBody>;
+
+/** The `parentId` filter value that selects top-level locations. */
+export const TOP_LEVEL = 'none';
+
+export const LocationListQuery = Type.Object({
+  ...PaginationQuery,
+  parentId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'Only the direct children of this location; `none` for top-level locations.' }),
+  ),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text contained in the name.' })),
+});
+export type LocationListQuery = Static<typeof LocationListQuery>;
+
+export const LocationList = listEnvelope('locations', Type.Ref('Location'));
