@@ -33,7 +33,7 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export interface FieldError {
-  /** JSON pointer-ish location: `body.address`, `query.limit`, `header.idempotency-key`. */
+  /** Where the problem is: `body.address`, `querystring.limit`, `path`, `header.idempotency-key`. */
   field: string;
   message: string;
 }
