@@ -14,6 +14,7 @@ import { RecordEventSchema, RecordSchema } from './records/schemas.js';
 import { CategorySchema } from './categories/schemas.js';
 import { recordRoutes } from './records/routes.js';
 import { categoryRoutes } from './categories/routes.js';
+import { ADMIN_PREFIX, adminRoutes } from './admin/routes.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -55,6 +56,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  await app.register(adminRoutes(context), { prefix: ADMIN_PREFIX });
   return app;
 }
 

@@ -12,6 +12,7 @@ import { RecordService } from './records/service.js';
 import { checkRecordReferences } from './records/references.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { intervalJob, type BackgroundJob } from './jobs.js';
+import { AdminService } from './admin/service.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -25,6 +26,7 @@ export interface AppContext {
   readonly categories: CategoryService;
   readonly records: RecordService;
   readonly idempotency: IdempotencyStore;
+  readonly admin: AdminService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -69,9 +71,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const { db } = database;
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
   const records = new RecordService(db, clock, checkRecordReferences);
+  const admin = new AdminService(db, clock);
 
   const backgroundJobs: BackgroundJob[] = [
     intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
+    intervalJob('admin-purge', 10 * 60_000, () => admin.purgeExpired(), (error) => logger.error({ err: error }, 'admin session purge failed')),
   ];
 
   const context: AppContext = {
@@ -85,6 +89,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     categories: new CategoryService(db, clock),
     records,
     idempotency,
+    admin,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));
