@@ -334,6 +334,22 @@ for (const dialect of TEST_DIALECTS) {
       assert.ok(entries.some((e) => e.action === 'admin_user.created' && e.actorEmail === 'setup-link' && e.details.email === 'first@example.com'));
     });
   });
+
+  // Its own app: two live PostgreSQL test schemas at once trip Kysely's migration-table check.
+  describe(`setup link versus the CLI (${dialect})`, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(dialect);
+    });
+    after(() => t.close());
+
+    it('dies when an administrator is created another way, such as wo admin create-user', async () => {
+      const token = new URL((await announceAdminSetupLink(t.context))!).searchParams.get('token')!;
+      assert.equal((await new AdminBrowser(t).get(`/admin/setup?token=${token}`)).statusCode, 200);
+      await createAdmin(t);
+      assert.equal((await new AdminBrowser(t).get(`/admin/setup?token=${token}`)).statusCode, 404);
+    });
+  });
 }
 
 describe('session cookie over https', () => {
