@@ -1,79 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError, toAppError } from '../http/errors.js';
-import { expiryFromDuration } from '../keys/api-keys.js';
-import { isScope } from '../keys/scopes.js';
 import type { Organization } from '../orgs/organizations.js';
 import type { SafeHtml } from './html.js';
-import {
-  CSRF_FIELD,
-  EXPIRY_CHOICES,
-  auditPage,
-  errorPage,
-  keysPage,
-  organizationsPage,
-  revokeConfirmPage,
-  setupPage,
-  signInPage,
-  type ExpiryChoice,
-  type FieldErrors,
-  type KeyFormState,
-  type KeysPageInput,
-} from './pages.js';
-import { SESSION_MAX_AGE_MS, newSecretToken, sha256Hex, type AdminSession } from './service.js';
+import { TOKEN_PATTERN, emptyKeyForm, formOf, readKeyForm, resolveKeyExpiry, text } from './forms.js';
+import { auditPage, errorPage, keysPage, organizationsPage, revokeConfirmPage, setupPage, signInPage, type KeysPageInput } from './pages.js';
+import { ADMIN_PREFIX, installAdminSecurity } from './security.js';
 
-export const ADMIN_PREFIX = '/admin';
-export const SESSION_COOKIE = 'wo_admin_session';
-/** Double-submit token for the forms shown before a session exists (sign-in, setup). */
-export const PRE_SESSION_COOKIE = 'wo_admin_presession';
-const FORM_BODY_LIMIT_BYTES = 64 * 1024;
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    adminSession?: AdminSession | undefined;
-  }
-  interface FastifyContextConfig {
-    /** `session` (default): signed-in operators only; `public`: sign-in and setup; `asset`: CSS/JS. */
-    adminAccess?: 'session' | 'public' | 'asset';
-  }
-}
-
-type Form = Record<string, string | string[] | undefined>;
-
-/** A single text field of a parsed form; repeated fields and non-strings read as empty. */
-function text(form: Form, name: string): string {
-  const value = form[name];
-  return typeof value === 'string' ? value : '';
-}
-
-function list(form: Form, name: string): string[] {
-  const value = form[name];
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
-}
-
-function formOf(request: FastifyRequest): Form {
-  const body = request.body;
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Form) : {};
-}
-
-/** @NOTE: compares SHA-256 digests so the comparison is constant-time whatever the lengths. */
-function tokensEqual(expected: string, presented: string): boolean {
-  return timingSafeEqual(Buffer.from(sha256Hex(expected), 'hex'), Buffer.from(sha256Hex(presented), 'hex'));
-}
+export { ADMIN_PREFIX } from './security.js';
 
 function send(reply: FastifyReply, status: number, page: SafeHtml): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(page.value);
 }
 
-/** Serves the stylesheet and the copy script from memory; resolves the source folder from a build too. */
+/** Serves the stylesheet and the copy script from memory; finds the source folder from a build too. */
 function readAsset(name: string): string {
   for (const folder of ['./public/', '../../src/admin/public/']) {
     try {
@@ -101,65 +43,7 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
     app.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
     });
-    await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT_BYTES });
-    await app.register(cookie);
-    const secureOrigin = config.publicUrl.startsWith('https:');
-    await app.register(helmet, {
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:'],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          baseUri: ["'none'"],
-          objectSrc: ["'none'"],
-          ...(secureOrigin ? { upgradeInsecureRequests: [] } : {}),
-        },
-      },
-      frameguard: { action: 'deny' },
-      referrerPolicy: { policy: 'no-referrer' },
-      // HSTS only means something on https; on plain http browsers ignore it, so send it only there.
-      strictTransportSecurity: secureOrigin ? { maxAge: 15_552_000, includeSubDomains: false } : false,
-    });
-    app.decorateRequest('adminSession', undefined);
-
-    const isSecure = (request: FastifyRequest) => secureOrigin || request.protocol === 'https';
-    const cookieOptions = (request: FastifyRequest) =>
-      ({ httpOnly: true, sameSite: 'strict', path: ADMIN_PREFIX, secure: isSecure(request) }) as const;
-
-    app.addHook('onRequest', async (_request, reply) => {
-      // Pages can carry a one-time key or a CSRF token: never keep them in any cache.
-      reply.header('cache-control', 'no-store');
-    });
-
-    app.addHook('preHandler', async (request, reply) => {
-      const access = request.routeOptions.config?.adminAccess ?? 'session';
-      if (access === 'asset') return;
-      const token = request.cookies[SESSION_COOKIE];
-      request.adminSession = token ? await admin.resolveSession(token) : undefined;
-      const isWrite = request.method !== 'GET' && request.method !== 'HEAD';
-
-      if (access === 'public') {
-        if (!isWrite) return;
-        // @NOTE: sign-in and setup have no session yet; a double-submit cookie stops login CSRF.
-        const expected = request.cookies[PRE_SESSION_COOKIE];
-        if (!expected || !tokensEqual(expected, text(formOf(request), CSRF_FIELD))) {
-          throw new AppError('forbidden', 'The form was missing its security token or it has expired. Reload the page and try again.');
-        }
-        return;
-      }
-      if (!request.adminSession) {
-        if (!isWrite) return reply.redirect(`${ADMIN_PREFIX}/login`, 303);
-        throw new AppError('unauthenticated', 'You are not signed in, or your session has ended. Sign in and try again.');
-      }
-      // @NOTE: synchronizer token: each session has its own CSRF token, rendered into every form.
-      if (isWrite && !tokensEqual(request.adminSession.csrfToken, text(formOf(request), CSRF_FIELD))) {
-        throw new AppError('forbidden', 'The form was missing its security token or it did not match your session. Reload the page and try again.');
-      }
-    });
+    const cookies = await installAdminSecurity(app, config, admin);
 
     app.setErrorHandler((error, request, reply) => {
       const appError = toAppError(error);
@@ -169,7 +53,8 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
         if (name !== 'www-authenticate') reply.header(name, value);
       }
       const title = status === 401 ? 'Sign-in required' : status === 403 ? 'Request refused' : status === 404 ? 'Not found' : status === 500 ? 'Something went wrong' : 'Request not accepted';
-      const message = appError && status < 500 ? appError.detail : 'An unexpected error occurred. It has been logged.';
+      const message =
+        status === 413 ? 'The form is larger than the admin area accepts (64 KiB).' : appError && status < 500 ? appError.detail : 'An unexpected error occurred. It has been logged.';
       return send(reply, status, errorPage({ session: request.adminSession, status, title, message, signInLink: status === 401 }));
     });
 
@@ -188,20 +73,11 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
 
     // --- sign-in, sign-out, first-run setup -----------------------------------------------------------
 
-    /** The pre-session token for a sign-in or setup form, reusing the browser's if it has one. */
-    const preSessionToken = (request: FastifyRequest, reply: FastifyReply): string => {
-      const existing = request.cookies[PRE_SESSION_COOKIE];
-      if (existing && TOKEN_PATTERN.test(existing)) return existing;
-      const token = newSecretToken();
-      reply.setCookie(PRE_SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: 3600 });
-      return token;
-    };
-
     app.get('/', async (request, reply) => reply.redirect(`${ADMIN_PREFIX}/organizations`, 303));
 
     app.get('/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
       if (request.adminSession) return reply.redirect(`${ADMIN_PREFIX}/organizations`, 303);
-      return send(reply, 200, signInPage({ csrfToken: preSessionToken(request, reply) }));
+      return send(reply, 200, signInPage({ csrfToken: cookies.preSessionToken(request, reply) }));
     });
 
     app.post('/login', { config: { adminAccess: 'public' } }, async (request, reply) => {
@@ -210,18 +86,18 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
       try {
         const { token } = await admin.signIn(email, text(form, 'password'), request.ip);
         if (request.adminSession) await admin.signOut(request.adminSession);
-        reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: SESSION_MAX_AGE_MS / 1000 });
+        cookies.setSession(request, reply, token);
         return reply.redirect(`${ADMIN_PREFIX}/organizations`, 303);
       } catch (error) {
         if (!(error instanceof AppError) || (error.status !== 401 && error.status !== 429)) throw error;
         for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
-        return send(reply, error.status, signInPage({ csrfToken: preSessionToken(request, reply), email, error: error.detail }));
+        return send(reply, error.status, signInPage({ csrfToken: cookies.preSessionToken(request, reply), email, error: error.detail }));
       }
     });
 
     app.post('/logout', async (request, reply) => {
       await admin.signOut(request.adminSession!);
-      reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+      cookies.clearSession(request, reply);
       return reply.redirect(`${ADMIN_PREFIX}/login`, 303);
     });
 
@@ -231,7 +107,7 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
     app.get<{ Querystring: { token?: string } }>('/setup', { config: { adminAccess: 'public' } }, async (request, reply) => {
       const token = typeof request.query.token === 'string' ? request.query.token : '';
       if (!(await admin.isSetupTokenValid(token))) throw invalidSetupLink();
-      return send(reply, 200, setupPage({ csrfToken: preSessionToken(request, reply), token }));
+      return send(reply, 200, setupPage({ csrfToken: cookies.preSessionToken(request, reply), token }));
     });
 
     app.post('/setup', { config: { adminAccess: 'public' } }, async (request, reply) => {
@@ -244,13 +120,13 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
       } catch (error) {
         if (error instanceof AppError && error.code === 'validation_failed') {
           const errors = Object.fromEntries((error.extra.errors ?? []).map((e) => [e.field, e.message]));
-          return send(reply, 400, setupPage({ csrfToken: preSessionToken(request, reply), token, email, errors }));
+          return send(reply, 400, setupPage({ csrfToken: cookies.preSessionToken(request, reply), token, email, errors }));
         }
         if (error instanceof AppError && error.code === 'not_found') throw invalidSetupLink();
         throw error;
       }
       const { token: sessionToken } = await admin.signIn(email, text(form, 'password'), request.ip);
-      reply.setCookie(SESSION_COOKIE, sessionToken, { ...cookieOptions(request), maxAge: SESSION_MAX_AGE_MS / 1000 });
+      cookies.setSession(request, reply, sessionToken);
       return reply.redirect(`${ADMIN_PREFIX}/organizations`, 303);
     });
 
@@ -285,8 +161,6 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
       if (org.id !== orgId) throw new AppError('not_found', `Organization "${orgId}" was not found.`);
       return org;
     };
-
-    const emptyKeyForm = (): KeyFormState => ({ name: '', scopes: [], expiry: 'never', expiresOn: '', submissionId: newSecretToken(), errors: {} });
 
     const renderKeys = async (
       reply: FastifyReply,
@@ -326,7 +200,7 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
         body: 'This form was already submitted, and the key it created was shown once then. Nothing new was created. If that key was not copied, revoke it and create another.',
       };
 
-      const expiresAt = resolveExpiry(form, context);
+      const expiresAt = resolveKeyExpiry(form, context.clock);
       if (Object.keys(form.errors).length > 0) return renderKeys(reply, 400, request, org, { form });
       if (submissionId && (await admin.findSubmission(submissionId))) return renderKeys(reply, 409, request, org, { message: alreadySubmitted });
 
@@ -381,45 +255,4 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
       return send(reply, 200, auditPage({ session: request.adminSession!, entries, total, limit, offset, organization }));
     });
   };
-}
-
-function readKeyForm(form: Form): KeyFormState & { errors: FieldErrors } {
-  const expiryRaw = text(form, 'expiry') || 'never';
-  const state: KeyFormState = {
-    name: text(form, 'name').slice(0, 500),
-    scopes: list(form, 'scopes'),
-    expiry: (EXPIRY_CHOICES.some((c) => c.value === expiryRaw) ? expiryRaw : 'never') as ExpiryChoice,
-    expiresOn: text(form, 'expiresOn').slice(0, 20),
-    submissionId: text(form, 'submission'),
-    errors: {},
-  };
-  if (state.name.trim() === '') state.errors.name = 'Give the key a name.';
-  const unknown = state.scopes.filter((s) => !isScope(s));
-  if (state.scopes.length === 0) state.errors.scopes = 'Choose at least one scope.';
-  else if (unknown.length > 0) state.errors.scopes = `Unknown scope: ${unknown.join(', ')}.`;
-  if (!TOKEN_PATTERN.test(state.submissionId)) state.submissionId = newSecretToken();
-  return state;
-}
-
-/** The absolute expiry the form asks for (null for never); problems land in `form.errors`. */
-function resolveExpiry(form: KeyFormState, context: AppContext): string | null {
-  switch (form.expiry) {
-    case 'never':
-      return null;
-    case 'date': {
-      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(form.expiresOn);
-      const end = match ? new Date(`${form.expiresOn}T23:59:59.999Z`) : undefined;
-      if (!end || Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== form.expiresOn) {
-        form.errors.expiresOn = 'Choose a date, or another expiry option.';
-        return null;
-      }
-      if (end.getTime() <= context.clock.now().getTime()) {
-        form.errors.expiresOn = 'The date must be today or later.';
-        return null;
-      }
-      return end.toISOString();
-    }
-    default:
-      return expiryFromDuration(form.expiry, context.clock);
-  }
 }

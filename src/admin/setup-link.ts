@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ADMIN_PREFIX } from './routes.js';
+import { ADMIN_PREFIX } from './security.js';
 
 /**
  * At start, when no administrator exists yet, prints a one-time link that creates the first one.
