@@ -18,6 +18,7 @@ import { AssetSchema } from './assets/schemas.js';
 import { LocationSchema } from './locations/schemas.js';
 import { assetRoutes } from './assets/routes.js';
 import { locationRoutes } from './locations/routes.js';
+import { ADMIN_PREFIX, adminRoutes } from './admin/routes.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -67,6 +68,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  await app.register(adminRoutes(context), { prefix: ADMIN_PREFIX });
   return app;
 }
 

@@ -14,6 +14,7 @@ import { LocationService } from './locations/service.js';
 import { AssetService } from './assets/service.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { intervalJob, type BackgroundJob } from './jobs.js';
+import { AdminService } from './admin/service.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -29,6 +30,7 @@ export interface AppContext {
   readonly locations: LocationService;
   readonly assets: AssetService;
   readonly idempotency: IdempotencyStore;
+  readonly admin: AdminService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -73,9 +75,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const { db } = database;
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
   const records = new RecordService(db, clock, checkRecordReferences);
+  const admin = new AdminService(db, clock);
 
   const backgroundJobs: BackgroundJob[] = [
     intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
+    intervalJob('admin-purge', 10 * 60_000, () => admin.purgeExpired(), (error) => logger.error({ err: error }, 'admin session purge failed')),
   ];
 
   const context: AppContext = {
@@ -91,6 +95,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     locations: new LocationService(db, clock),
     assets: new AssetService(db, clock, records),
     idempotency,
+    admin,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));

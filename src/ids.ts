@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   proof: 'prf',
   adminUser: 'usr',
+  adminAuditEntry: 'aud',
+  adminLoginAttempt: 'lga',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { buildApp } from '../app.js';
 import { createContext, type AppContext } from '../context.js';
+import { announceAdminSetupLink } from '../admin/setup-link.js';
 
 /**
  * Runs the API and/or the background jobs until SIGTERM or SIGINT, then shuts down gracefully:
@@ -14,6 +15,7 @@ export async function runService(config: Config, roles: { api: boolean; worker: 
   if (roles.api) {
     app = await buildApp(context);
     await app.listen({ port: config.port, host: config.host });
+    await announceAdminSetupLink(context);
   }
   if (roles.worker) {
     for (const job of context.backgroundJobs) job.start();
