@@ -108,14 +108,26 @@ describe('scopes', () => {
 });
 
 describe('organization isolation', () => {
-  itOnEachDatabase('another organization’s work orders and categories answer 404 on every route and never appear in lists', async ({ newTenant }) => {
+  itOnEachDatabase('another organization’s work orders, categories, locations and assets answer 404 on every route and never appear in lists', async ({ newTenant }) => {
     const owner = await newTenant();
     const intruder = await newTenant();
     const categoryId = await seedCategory(owner);
     const record = (await owner.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId) })).json();
     await seedCategory(intruder);
 
+    const location = (await owner.request({ method: 'POST', url: '/api/v1/locations', payload: { name: 'Harbour House' } })).json();
+    const asset = (await owner.request({ method: 'POST', url: '/api/v1/assets', payload: { name: 'Boiler', tag: 'B-1', locationId: location.id } })).json();
+    assert.match(asset.id, /^ast_/);
+
     const attempts: [string, string, Record<string, unknown>?][] = [
+      ['GET', `/api/v1/locations/${location.id}`],
+      ['PATCH', `/api/v1/locations/${location.id}`, { name: 'hijacked' }],
+      ['DELETE', `/api/v1/locations/${location.id}`],
+      ['GET', `/api/v1/assets/${asset.id}`],
+      ['GET', `/api/v1/assets/${asset.id}/records`],
+      ['PATCH', `/api/v1/assets/${asset.id}`, { name: 'hijacked' }],
+      ['POST', `/api/v1/assets/${asset.id}/retire`, {}],
+      ['DELETE', `/api/v1/assets/${asset.id}`],
       ['GET', `/api/v1/records/${record.id}`],
       ['PATCH', `/api/v1/records/${record.id}`, { description: 'hijacked' }],
       ['GET', `/api/v1/records/${record.id}/events`],
@@ -136,6 +148,10 @@ describe('organization isolation', () => {
     assert.equal(categories.total, 1);
     assert.ok(!categories.categories.some((c: { id: string }) => c.id === categoryId));
 
+    for (const collection of ['assets', 'locations']) {
+      const list = (await intruder.request({ method: 'GET', url: `/api/v1/${collection}` })).json();
+      assert.deepEqual([list.total, list[collection].length], [0, 0], collection);
+    }
     const untouched = (await owner.request({ method: 'GET', url: `/api/v1/records/${record.id}` })).json();
     assert.deepEqual(untouched, record);
   });
