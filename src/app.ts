@@ -6,8 +6,10 @@ import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import { AppError, ProblemSchema, installErrorHandling, sendProblem, toAppError } from './http/errors.js';
 import { installAuthentication } from './http/auth.js';
+import { installStrictPaging } from './http/pagination.js';
+import { documentStandardHeaders } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency.js';
-import { installNulGuard, installValidation } from './http/validation.js';
+import { installInputGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthRoutes } from './http/health.js';
 import { RecordEventSchema, RecordSchema } from './records/schemas.js';
@@ -37,6 +39,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   const routeMethods = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
+    documentStandardHeaders(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const set = routeMethods.get(route.url) ?? new Set<string>();
     for (const method of methods) if (method !== 'HEAD') set.add(method);
@@ -45,14 +48,15 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installErrorHandling(app, () => routeMethods);
   installJsonParser(app);
   installValidation(app);
-  installNulGuard(app);
+  installInputGuard(app);
+  installStrictPaging(app);
   installRequestMetrics(app, context);
 
   await app.register(swagger, openApiOptions(context.config));
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });
 
-  for (const schema of [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema]) app.addSchema(schema);
-  for (const schema of [AssetSchema, LocationSchema]) app.addSchema(schema);
+  // Named schemas: referenced by routes, and emitted once as OpenAPI components.
+  for (const schema of [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema, AssetSchema, LocationSchema]) app.addSchema(schema);
 
   installAuthentication(app, context.apiKeys);
   installIdempotency(app, context.idempotency);

@@ -1,3 +1,5 @@
+import { errors } from './http/errors.js';
+
 /** The source of "now". Injected so tests can move time (idempotency windows, key expiry). */
 export interface Clock {
   now(): Date;
@@ -8,4 +10,18 @@ export const systemClock: Clock = { now: () => new Date() };
 /** ISO 8601 UTC with milliseconds, the only timestamp format we store and answer with. */
 export function isoNow(clock: Clock): string {
   return clock.now().toISOString();
+}
+
+/**
+ * A client's RFC 3339 instant in our stored form (`YYYY-MM-DDTHH:MM:SS.sssZ`), or a 400 naming the
+ * field. Leap seconds (`:60`) and instants outside years 0000–9999 pass the schema's date-time
+ * format but cannot be stored in a form that sorts as text, so they are refused here.
+ */
+export function canonicalInstant(value: string, field: string): string {
+  const parsed = new Date(value);
+  const iso = Number.isNaN(parsed.getTime()) ? '' : parsed.toISOString();
+  if (!/^\d{4}-/.test(iso)) {
+    throw errors.validation([{ field, message: 'must be a date-time between 0000-01-01 and 9999-12-31 (UTC), without leap seconds' }]);
+  }
+  return iso;
 }

@@ -1,7 +1,7 @@
 // @NOTE: the event catalogue imports this module, so it must not import events/ (no import cycle).
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
-import { PaginationQuery, listEnvelope } from '../http/pagination.js';
+import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const ASSET_STATUSES = ['ACTIVE', 'INACTIVE', 'RETIRED'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];
@@ -75,8 +75,7 @@ export const UpdateAssetBody = Type.Object(
 );
 export type UpdateAssetInput = Static<typeof UpdateAssetBody>;
 
-export const AssetListQuery = Type.Object({
-  ...PaginationQuery,
+export const AssetListQuery = ListQuery({
   status: Type.Optional(AssetStatusSchema),
   locationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only assets directly at this location.' })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text contained in the name or the tag.' })),

@@ -1,4 +1,5 @@
 import type { Executor } from '../db/database.js';
+import { takesRowLocks } from '../db/row-locks.js';
 import type { CategoriesTable } from '../db/tables.js';
 import type { Page } from '../http/pagination.js';
 import type { Category } from './schemas.js';
@@ -7,8 +8,15 @@ export function toCategory(row: CategoriesTable): Category {
   return { id: row.id, name: row.name, description: row.description, createdAt: row.created_at, updatedAt: row.updated_at, version: row.version };
 }
 
-export async function findCategory(db: Executor, orgId: string, id: string): Promise<CategoriesTable | undefined> {
-  return db.selectFrom('categories').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+/** With `lockForShare`, PostgreSQL keeps the category from being deleted until the caller commits. */
+export async function findCategory(db: Executor, orgId: string, id: string, lockForShare = false): Promise<CategoriesTable | undefined> {
+  return db
+    .selectFrom('categories')
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
+    .executeTakeFirst();
 }
 
 export async function listCategories(db: Executor, orgId: string, page: Page): Promise<{ rows: CategoriesTable[]; total: number }> {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, Nullable, Text } from '../http/schema-types.js';
-import { PaginationQuery, listEnvelope } from '../http/pagination.js';
+import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const CategorySchema = Type.Object(
   {
@@ -26,5 +26,5 @@ export const UpdateCategoryBody = Type.Object(
 export type CreateCategoryInput = Static<typeof CreateCategoryBody>;
 export type UpdateCategoryInput = Static<typeof UpdateCategoryBody>;
 
-export const CategoryListQuery = Type.Object({ ...PaginationQuery });
+export const CategoryListQuery = ListQuery({});
 export const CategoryList = listEnvelope('categories', Type.Ref('Category'));

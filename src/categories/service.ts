@@ -54,14 +54,22 @@ export class CategoryService {
         updated_at: isoNow(this.clock),
         version: current.version + 1,
       };
-      await this.translateDuplicate(next.name, () =>
-        tx
+      if (next.name === current.name && next.description === current.description) return toCategory(current);
+      let updated = 0;
+      await this.translateDuplicate(next.name, async () => {
+        // Written only if nobody else wrote since we read: a concurrent PATCH cannot be lost.
+        const result = await tx
           .updateTable('categories')
           .set({ name: next.name, description: next.description, updated_at: next.updated_at, version: next.version })
           .where('id', '=', id)
           .where('org_id', '=', orgId)
-          .execute(),
-      );
+          .where('version', '=', current.version)
+          .executeTakeFirst();
+        updated = Number(result.numUpdatedRows);
+      });
+      if (updated !== 1) {
+        throw acceptedVersions ? errors.preconditionFailed('The category has changed since you read it. Fetch it again and retry.') : errors.conflict('The category was changed by another request meanwhile; retry.');
+      }
       return toCategory(next);
     });
   }

@@ -9,7 +9,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The exact body bytes as text, kept for idempotency fingerprints. */
     rawBody?: string;
-    idempotencyClaim?: { orgId: string; key: string };
+    idempotencyClaim?: { orgId: string; key: string; lease: string };
   }
 }
 
@@ -27,7 +27,7 @@ export interface StoredResponse {
 }
 
 export type ClaimOutcome =
-  | { kind: 'claimed' }
+  | { kind: 'claimed'; lease: string }
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'mismatch' }
   | { kind: 'in_flight' };
@@ -46,6 +46,7 @@ export class IdempotencyStore {
   async claim(orgId: string, key: string, fingerprint: string): Promise<ClaimOutcome> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.clock.now();
+      const lease = new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
       try {
         await this.db
           .insertInto('idempotency_keys')
@@ -58,10 +59,10 @@ export class IdempotencyStore {
             response_headers: null,
             response_body: null,
             created_at: now.toISOString(),
-            locked_until: new Date(now.getTime() + CLAIM_LEASE_MS).toISOString(),
+            locked_until: lease,
           })
           .execute();
-        return { kind: 'claimed' };
+        return { kind: 'claimed', lease };
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
       }
@@ -98,18 +99,19 @@ export class IdempotencyStore {
       // The process holding the claim died: take the claim over, unless another request just did.
       const taken = await this.db
         .updateTable('idempotency_keys')
-        .set({ locked_until: new Date(now.getTime() + CLAIM_LEASE_MS).toISOString() })
+        .set({ locked_until: lease })
         .where('org_id', '=', orgId)
         .where('key', '=', key)
         .where('locked_until', '=', existing.locked_until)
         .where('state', '=', 'in_flight')
         .executeTakeFirst();
-      return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed' } : { kind: 'in_flight' };
+      return Number(taken.numUpdatedRows) === 1 ? { kind: 'claimed', lease } : { kind: 'in_flight' };
     }
     return { kind: 'in_flight' };
   }
 
-  async complete(orgId: string, key: string, response: StoredResponse): Promise<void> {
+  /** Stores the answer, unless the claim was taken over meanwhile (its lease no longer ours). */
+  async complete(orgId: string, key: string, lease: string, response: StoredResponse): Promise<void> {
     await this.db
       .updateTable('idempotency_keys')
       .set({
@@ -120,12 +122,20 @@ export class IdempotencyStore {
       })
       .where('org_id', '=', orgId)
       .where('key', '=', key)
+      .where('state', '=', 'in_flight')
+      .where('locked_until', '=', lease)
       .execute();
   }
 
   /** Forgets a claim whose request failed on our side, so the client's retry runs again. */
-  async release(orgId: string, key: string): Promise<void> {
-    await this.db.deleteFrom('idempotency_keys').where('org_id', '=', orgId).where('key', '=', key).where('state', '=', 'in_flight').execute();
+  async release(orgId: string, key: string, lease: string): Promise<void> {
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('org_id', '=', orgId)
+      .where('key', '=', key)
+      .where('state', '=', 'in_flight')
+      .where('locked_until', '=', lease)
+      .execute();
   }
 
   async purgeExpired(): Promise<number> {
@@ -161,7 +171,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     const outcome = await store.claim(orgId, key, requestFingerprint(request));
     switch (outcome.kind) {
       case 'claimed':
-        request.idempotencyClaim = { orgId, key };
+        request.idempotencyClaim = { orgId, key, lease: outcome.lease };
         return;
       case 'mismatch':
         throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.');
@@ -179,9 +189,10 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     const claim = request.idempotencyClaim;
     if (!claim) return payload;
     request.idempotencyClaim = undefined;
-    // @NOTE: server errors are not stored, so a retry gets a fresh chance instead of the same failure.
-    if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      await store.release(claim.orgId, claim.key);
+    // @NOTE: server errors and transient refusals are not stored, so a retry gets a fresh chance
+    // instead of the same failure for 24 hours.
+    if (typeof payload !== 'string' || isTransientFailure(reply.statusCode, payload)) {
+      await store.release(claim.orgId, claim.key, claim.lease);
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -189,8 +200,19 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    await store.complete(claim.orgId, claim.key, { status: reply.statusCode, headers, body: payload });
+    await store.complete(claim.orgId, claim.key, claim.lease, { status: reply.statusCode, headers, body: payload });
     return payload;
   });
 
+}
+
+/** 5xx, 429, and a 409 `conflict` (a concurrent write won) say "try again", not "this was the outcome". */
+function isTransientFailure(status: number, payload: string): boolean {
+  if (status >= 500 || status === 429) return true;
+  if (status !== 409) return false;
+  try {
+    return (JSON.parse(payload) as { code?: string }).code === 'conflict';
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,6 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { errors } from './errors.js';
 
 export const MAX_OFFSET = 2_147_483_647;
 
@@ -7,6 +9,31 @@ export const PaginationQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1 to 100.' }),
   offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Items to skip.' }),
 };
+
+/**
+ * The query string of a list: paging plus the list's own filters. Unknown parameters are refused
+ * (a misspelt filter such as `stauts` must not silently return everything).
+ */
+export function ListQuery<P extends TProperties>(filters: P) {
+  return Type.Object({ ...PaginationQuery, ...filters }, { additionalProperties: false });
+}
+
+/**
+ * `limit` and `offset` must be written as plain decimal integers: the query-string coercion would
+ * otherwise read `0x10`, `1e1` or ` 5` as numbers.
+ */
+export function installStrictPaging(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (!query) return;
+    for (const name of ['limit', 'offset'] as const) {
+      const value = query[name];
+      if (value !== undefined && (typeof value !== 'string' || !/^\d{1,15}$/.test(value))) {
+        throw errors.validation([{ field: `querystring.${name}`, message: name === 'limit' ? 'must be an integer from 1 to 100' : 'must be an integer of 0 or more' }]);
+      }
+    }
+  });
+}
 
 export interface Page {
   limit: number;

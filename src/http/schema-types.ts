@@ -16,8 +16,10 @@ export function IdOf(prefix: string, description?: string) {
 }
 
 /** Free-form key/value data kept for the client (ERP ids, tags). At most 50 keys, 16 KiB serialized. */
-export const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.Unknown(), {
+// `propertyNames` states the key limits: TypeBox turns a Record's key schema into a catch-all pattern.
+export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   maxProperties: 50,
+  propertyNames: { minLength: 1, maxLength: 40 },
   description: 'Free-form JSON object for the client’s own data: at most 50 keys of up to 40 characters, 16 KiB in all.',
 });
 

@@ -24,24 +24,40 @@ export function installValidation(app: FastifyInstance): void {
   });
 }
 
-/** True when a string anywhere in `value` (keys included) holds U+0000, which PostgreSQL text cannot store. */
-export function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNul(item));
+/** Deepest nesting a request may carry; deeper JSON is refused before anything recurses into it. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Scans `value` without recursion: 'nul' when a string or key holds U+0000 (PostgreSQL text cannot
+ * store it), 'too_deep' past MAX_JSON_DEPTH levels, undefined when it is fine.
+ */
+export function inspectInput(value: unknown): 'nul' | 'too_deep' | undefined {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return 'nul';
+    } else if (item !== null && typeof item === 'object') {
+      if (depth >= MAX_JSON_DEPTH) return 'too_deep';
+      for (const [key, child] of Object.entries(item)) {
+        if (key.includes('\u0000')) return 'nul';
+        stack.push([child, depth + 1]);
+      }
+    }
   }
-  return false;
+  return undefined;
 }
 
 /**
- * @NOTE: NUL characters are refused up front, in every part of the request, so that both databases
- * see the same input and none of them can turn it into a 500.
+ * @NOTE: NUL characters and absurdly deep JSON are refused up front, in every part of the request,
+ * so both databases see the same input and nothing downstream can overflow the stack on it.
  */
-export function installNulGuard(app: FastifyInstance): void {
+export function installInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     for (const [part, value] of [['path', request.params], ['querystring', request.query], ['body', request.body]] as const) {
-      if (containsNul(value)) throw errors.validation([{ field: part, message: 'must not contain NUL (U+0000) characters' }]);
+      const problem = inspectInput(value);
+      if (problem === 'nul') throw errors.validation([{ field: part, message: 'must not contain NUL (U+0000) characters' }]);
+      if (problem === 'too_deep') throw errors.validation([{ field: part, message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` }]);
     }
   });
 }

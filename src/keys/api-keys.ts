@@ -136,6 +136,8 @@ export class ApiKeyService {
   }
 }
 
+const MAX_KEY_LIFETIME_MS = 10 * 366 * 86_400_000;
+
 /** Parses a relative lifetime such as `90d`, `12h` or `30m` into an absolute expiry. */
 export function expiryFromDuration(duration: string, clock: Clock): string {
   const match = /^(\d{1,6})([mhdw])$/.exec(duration.trim());
@@ -143,5 +145,6 @@ export function expiryFromDuration(duration: string, clock: Clock): string {
   const unitMs = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 'm' | 'h' | 'd' | 'w'];
   const amount = Number(match[1]);
   if (amount === 0) throw errors.validation([{ field: 'expiresIn', message: 'must be greater than zero' }]);
+  if (amount * unitMs > MAX_KEY_LIFETIME_MS) throw errors.validation([{ field: 'expiresIn', message: 'must be at most 10 years' }]);
   return new Date(clock.now().getTime() + amount * unitMs).toISOString();
 }

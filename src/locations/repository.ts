@@ -1,12 +1,11 @@
 import type { Executor } from '../db/database.js';
+import { FINAL_STATUSES } from '../records/lifecycle.js';
 import type { LocationsTable } from '../db/tables.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import { containsText } from '../db/text-search.js';
 import type { Page } from '../http/pagination.js';
 import { TOP_LEVEL, type Location, type LocationListQuery } from './schemas.js';
 
-/** Work orders in these states no longer need their location; any other state keeps it in use. */
-export const FINISHED_RECORD_STATUSES = ['COMPLETED', 'CLOSED', 'CANCELLED'];
 
 export type LocationFilter = Omit<LocationListQuery, 'limit' | 'offset'>;
 
@@ -93,7 +92,7 @@ export async function locationDependents(db: Executor, orgId: string, id: string
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('location_id', '=', id)
       .where('org_id', '=', orgId)
-      .where('status', 'not in', FINISHED_RECORD_STATUSES)
+      .where('status', 'not in', FINAL_STATUSES)
       .executeTakeFirstOrThrow(),
   ]);
   return { children: Number(children.n), assets: Number(assets.n), openRecords: Number(openRecords.n) };

@@ -94,7 +94,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           tags,
           summary: 'Delete a location nothing depends on',
           description:
-            'Refused with 409 `resource_in_use` while the location has child locations, assets (of any status) or work orders that are not COMPLETED, CLOSED or CANCELLED.',
+            'Refused with 409 `resource_in_use` while the location has child locations, assets (of any status) or work orders that are not CLOSED or CANCELLED (a COMPLETED one can still be reopened).',
           ...requiresScope('locations:write'),
           params: IdParams,
           response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409, 412) },

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
-import { PaginationQuery, listEnvelope } from '../http/pagination.js';
+import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 const fields = {
   name: Text(200, 'What people call the place: “Harbour Road site”, “Building B”, “Plant room 2”.'),
@@ -65,8 +65,7 @@ export type UpdateLocationInput = Static<typeof UpdateLocationBody>;
 /** The `parentId` filter value that selects top-level locations. */
 export const TOP_LEVEL = 'none';
 
-export const LocationListQuery = Type.Object({
-  ...PaginationQuery,
+export const LocationListQuery = ListQuery({
   parentId: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: 'Only the direct children of this location; `none` for top-level locations.' }),
   ),

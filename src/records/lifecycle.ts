@@ -1,5 +1,5 @@
 import { errors } from '../http/errors.js';
-import type { RecordStatus } from './schemas.js';
+import { RECORD_STATUSES, type RecordStatus } from './schemas.js';
 
 /**
  * The one state machine of a work order.
@@ -41,3 +41,6 @@ export function nextStatus(status: RecordStatus, action: LifecycleAction): Recor
   }
   return transition.to(status);
 }
+
+/** Statuses no action leaves: a work order there no longer needs its location, asset or category. */
+export const FINAL_STATUSES: RecordStatus[] = RECORD_STATUSES.filter((status) => allowedActions(status).length === 0);

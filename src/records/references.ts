@@ -12,7 +12,7 @@ import type { ReferenceCheck } from './service.js';
  */
 export const checkRecordReferences: ReferenceCheck = async (tx, orgId, refs) => {
   const problems: FieldError[] = [];
-  if (refs.categoryId !== undefined && !(await findCategory(tx, orgId, refs.categoryId))) {
+  if (refs.categoryId !== undefined && !(await findCategory(tx, orgId, refs.categoryId, true))) {
     problems.push({ field: 'body.categoryId', message: `no category "${refs.categoryId}" exists in your organization` });
   }
   if (refs.assetId && !(await findAsset(tx, orgId, refs.assetId, true))) {

@@ -116,9 +116,10 @@ export async function listRecords(
     if (filter.assetId) query = query.where('asset_id', '=', filter.assetId);
     if (filter.locationId) query = query.where('location_id', '=', filter.locationId);
     if (filter.assignee) query = query.where('assignee', '=', filter.assignee);
-    if (filter.createdAfter) query = query.where('created_at', '>=', normalizeInstant(filter.createdAfter));
-    if (filter.createdBefore) query = query.where('created_at', '<', normalizeInstant(filter.createdBefore));
-    if (filter.updatedAfter) query = query.where('updated_at', '>=', normalizeInstant(filter.updatedAfter));
+    // Instants arrive canonical (RecordService.list), so they compare as text with the stored ones.
+    if (filter.createdAfter) query = query.where('created_at', '>=', filter.createdAfter);
+    if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
+    if (filter.updatedAfter) query = query.where('updated_at', '>=', filter.updatedAfter);
     return query as T;
   };
   ids = narrow(ids);
@@ -143,9 +144,4 @@ async function countFromCounters(db: Executor, orgId: string, status: string | u
   if (status) query = query.where('status', '=', status);
   const row = await query.executeTakeFirst();
   return Number(row?.n ?? 0);
-}
-
-/** Timestamps are stored as `…T…:…:….sssZ`; comparing as text needs the client's instant in that same form. */
-export function normalizeInstant(value: string): string {
-  return new Date(value).toISOString();
 }

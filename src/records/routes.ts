@@ -78,7 +78,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
       '/records/:id',
       {
         config: { scope: 'records:read' },
-        schema: { tags, summary: 'Get a work order', ...requiresScope('records:read'), params: IdParams, response: { 200: RecordRef, ...problems(404) } },
+        schema: { tags, summary: 'Get a work order', ...requiresScope('records:read'), params: IdParams, response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const record = await records.get(principalOf(request).orgId, request.params.id);

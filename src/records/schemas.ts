@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
-import { PaginationQuery, listEnvelope } from '../http/pagination.js';
+import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const RECORD_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CLOSED', 'CANCELLED'] as const;
 export type RecordStatus = (typeof RECORD_STATUSES)[number];
@@ -94,8 +94,7 @@ export const RecordSchema = Type.Object(
 );
 export type WorkOrder = Static<typeof RecordSchema>;
 
-export const RecordListQuery = Type.Object({
-  ...PaginationQuery,
+export const RecordListQuery = ListQuery({
   status: Type.Optional(RecordStatusSchema),
   categoryId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   assetId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

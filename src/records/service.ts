@@ -1,14 +1,15 @@
 import type { Db, Tx } from '../db/database.js';
+import { isForeignKeyViolation, isTransientConflict } from '../db/errors.js';
 import type { RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../http/errors.js';
 import { assertVersion } from '../http/conditional.js';
-import { MAX_METADATA_BYTES } from '../http/schema-types.js';
+import { assertMetadataSize } from '../http/metadata.js';
 import type { Page } from '../http/pagination.js';
 import { emitEvent } from '../events/outbox.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';
 import { newId } from '../ids.js';
-import { isoNow, type Clock } from '../clock.js';
+import { canonicalInstant, isoNow, type Clock } from '../clock.js';
 import { nextStatus, type LifecycleAction } from './lifecycle.js';
 import type { CreateRecordInput, RecordHistoryEntry, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
 import {
@@ -18,7 +19,6 @@ import {
   insertRecord,
   listHistory,
   listRecords,
-  normalizeInstant,
   toHistoryEntry,
   toWorkOrder,
   updateRecordIfVersion,
@@ -75,7 +75,7 @@ export class RecordService {
   }
 
   async create(principal: Principal, input: CreateRecordInput): Promise<WorkOrder> {
-    checkMetadataSize(input.metadata);
+    assertMetadataSize(input.metadata);
     return this.db.transaction().execute(async (tx) => {
       const problems = await this.checkReferences(tx, principal.orgId, input);
       if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
@@ -91,7 +91,7 @@ export class RecordService {
         requester_name: input.requesterName,
         description: input.description,
         priority: input.priority ?? 'MEDIUM',
-        due_at: input.dueAt ? normalizeInstant(input.dueAt) : null,
+        due_at: input.dueAt ? canonicalInstant(input.dueAt, 'body.dueAt') : null,
         assignee: input.assignee ?? null,
         asset_id: input.assetId ?? null,
         location_id: input.locationId ?? null,
@@ -114,6 +114,8 @@ export class RecordService {
         await this.emit(tx, row.org_id, 'record.assigned', { recordId: row.id, assignee: input.assignee, previousAssignee: null, record }, now);
       }
       return record;
+    }).catch((error: unknown) => {
+      throw translateReferenceError(error);
     });
   }
 
@@ -124,7 +126,12 @@ export class RecordService {
   }
 
   async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
-    const { rows, total } = await listRecords(this.db, orgId, filter, page);
+    const canonical: RecordFilter = { ...filter };
+    for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
+      const value = filter[key];
+      if (value !== undefined) canonical[key] = canonicalInstant(value, `querystring.${key}`);
+    }
+    const { rows, total } = await listRecords(this.db, orgId, canonical, page);
     return { records: rows.map(toWorkOrder), total };
   }
 
@@ -135,7 +142,7 @@ export class RecordService {
 
   async update(principal: Principal, id: string, input: UpdateRecordInput, acceptedVersions?: number[]): Promise<WorkOrder> {
     requireSomeField(input);
-    checkMetadataSize(input.metadata);
+    assertMetadataSize(input.metadata);
     return this.writeWithRetry(principal.orgId, id, acceptedVersions, async (tx, current) => {
       const problems = await this.checkReferences(tx, principal.orgId, {
         ...(input.categoryId !== undefined ? { categoryId: input.categoryId } : {}),
@@ -150,7 +157,7 @@ export class RecordService {
       for (const [field, column] of Object.entries(EDITABLE_FIELDS) as [keyof UpdateRecordInput, keyof RecordsTable][]) {
         const value = input[field];
         if (value === undefined) continue;
-        const stored = field === 'metadata' ? JSON.stringify(value) : field === 'dueAt' && value ? normalizeInstant(value as string) : value;
+        const stored = field === 'metadata' ? JSON.stringify(value) : field === 'dueAt' && value ? canonicalInstant(value as string, 'body.dueAt') : value;
         if (stored === current[column]) continue;
         (changes as Record<string, unknown>)[column] = stored;
         changed[field] = { from: before[field], to: field === 'metadata' ? value : stored };
@@ -206,8 +213,10 @@ export class RecordService {
         after: async () => {
           await this.recordHistory(tx, next, principal, action, from, to, data, now);
           if (from !== to) {
-            await adjustStatusCount(tx, next.org_id, from, -1);
-            await adjustStatusCount(tx, next.org_id, to, 1);
+            // Counter rows are always locked in the same (alphabetical) order: two transitions in
+            // opposite directions (hold and resume) would otherwise deadlock on PostgreSQL.
+            const deltas: [RecordStatus, number][] = [[from, -1], [to, 1]];
+            for (const [status, delta] of deltas.sort(([a], [b]) => a.localeCompare(b))) await adjustStatusCount(tx, next.org_id, status, delta);
           }
           const record = toWorkOrder(next);
           if (action === 'assign') {
@@ -248,6 +257,9 @@ export class RecordService {
         if (!(await updateRecordIfVersion(tx, orgId, id, current.version, columns))) return undefined;
         await after();
         return toWorkOrder(row);
+      }).catch((error: unknown) => {
+        if (isTransientConflict(error) && attempt < MAX_WRITE_ATTEMPTS) return undefined;
+        throw translateReferenceError(error);
       });
       if (result) return result;
       if (attempt >= MAX_WRITE_ATTEMPTS) throw errors.conflict('The work order is being changed by other requests; retry shortly.');
@@ -286,8 +298,10 @@ function requireSomeField(input: object): void {
   if (Object.keys(input).length === 0) throw errors.validation([{ field: 'body', message: 'must change at least one field' }]);
 }
 
-function checkMetadataSize(metadata: Record<string, unknown> | undefined): void {
-  if (metadata && Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
-    throw errors.validation([{ field: 'body.metadata', message: `must serialize to at most ${MAX_METADATA_BYTES} bytes` }]);
+/** A referenced category, asset or location deleted concurrently: the foreign key refused the write. */
+function translateReferenceError(error: unknown): unknown {
+  if (isForeignKeyViolation(error)) {
+    return errors.unprocessable('The work order refers to something that was deleted meanwhile; check its category, asset and location.');
   }
+  return error;
 }

@@ -67,7 +67,7 @@ describe('Idempotency-Key on POST', () => {
     // Claim the key exactly as a request being processed elsewhere would.
     const { requestFingerprint } = await import('../../src/http/idempotency.js');
     const fingerprint = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body } as never);
-    assert.deepEqual(await context.idempotency.claim(tenant.orgId, key, fingerprint), { kind: 'claimed' });
+    assert.equal((await context.idempotency.claim(tenant.orgId, key, fingerprint)).kind, 'claimed');
     const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
     assert.equal(response.statusCode, 409);
     assert.equal(response.json().code, 'idempotency_key_in_use');

@@ -1,0 +1,81 @@
+import { describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { itOnEachDatabase, recordBody, seedCategory } from '../helpers/test-app.js';
+
+describe('edge-case input', () => {
+  itOnEachDatabase('refuses JSON nested deeper than 64 levels with 400, not a crash', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const response = await tenant.request({
+      method: 'POST',
+      url: '/api/v1/records',
+      headers: { 'content-type': 'application/json' },
+      payload: `{"categoryId":"${categoryId}","address":"a","requesterName":"b","description":"c","metadata":{"a":${deep}}}`,
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assert.match(response.json().errors[0].message, /deeper than 64/);
+    const fine = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { metadata: { a: [[[[1]]]] } }) });
+    assert.equal(fine.statusCode, 201);
+  });
+
+  itOnEachDatabase('refuses instants that cannot be stored sortably: leap seconds and years beyond 0000–9999', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    for (const instant of ['2016-12-31T23:59:60Z', '9999-12-31T23:59:59-23:59', '0000-01-01T00:00:00+01:00']) {
+      const list = await tenant.request({ method: 'GET', url: `/api/v1/records?createdAfter=${encodeURIComponent(instant)}` });
+      assert.equal(list.statusCode, 400, `${instant}: ${list.body}`);
+      assert.equal(list.json().errors[0].field, 'querystring.createdAfter');
+      const create = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { dueAt: instant }) });
+      assert.equal(create.statusCode, 400, `${instant}: ${create.body}`);
+    }
+    const offset = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { dueAt: '2030-06-01T12:00:00+02:00' }) });
+    assert.equal(offset.json().dueAt, '2030-06-01T10:00:00.000Z');
+  });
+
+  itOnEachDatabase('reads limit and offset only as plain decimal integers and refuses unknown list parameters', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    for (const query of ['limit=0x10', 'limit=1e1', 'limit=%205', 'limit=5.0', 'offset=0x1', 'limit=1&limit=2', 'stauts=OPEN', 'offset=1e3']) {
+      const response = await tenant.request({ method: 'GET', url: `/api/v1/records?${query}` });
+      assert.equal(response.statusCode, 400, `${query}: ${response.body}`);
+    }
+    for (const collection of ['categories', 'assets', 'locations']) {
+      assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/${collection}?limit=0x10` })).statusCode, 400, collection);
+      assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/${collection}?colour=red` })).statusCode, 400, collection);
+    }
+  });
+
+  itOnEachDatabase('enforces metadata key lengths', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    for (const metadata of [{ '': 1 }, { ['k'.repeat(41)]: 1 }]) {
+      const response = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { metadata }) });
+      assert.equal(response.statusCode, 400, JSON.stringify(metadata));
+    }
+    assert.equal((await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { metadata: { ['k'.repeat(40)]: 1 } }) })).statusCode, 201);
+  });
+
+  itOnEachDatabase('runs opposite transitions concurrently without deadlocks and keeps the counters exact', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const id = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Bob' }) })).json().id;
+      await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start` });
+      if (i % 2 === 1) await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/hold` });
+      ids.push(id);
+    }
+    // Half go IN_PROGRESS → ON_HOLD while the other half go ON_HOLD → IN_PROGRESS, all at once, twice over.
+    for (let round = 0; round < 2; round++) {
+      const responses = await Promise.all(
+        ids.map((id, i) => tenant.request({ method: 'POST', url: `/api/v1/records/${id}/${(i + round) % 2 === 0 ? 'hold' : 'resume'}` })),
+      );
+      assert.deepEqual(responses.map((r) => r.statusCode), ids.map(() => 200), responses.map((r) => r.body).join('\n'));
+    }
+    const onHold = (await tenant.request({ method: 'GET', url: '/api/v1/records?status=ON_HOLD' })).json();
+    const inProgress = (await tenant.request({ method: 'GET', url: '/api/v1/records?status=IN_PROGRESS' })).json();
+    assert.equal(onHold.total, onHold.records.length);
+    assert.equal(inProgress.total, inProgress.records.length);
+    assert.equal(onHold.total + inProgress.total, 10);
+  });
+});
