@@ -31,6 +31,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    trustProxy: typeof context.config.trustProxy === 'number' ? trustHops(context.config.trustProxy) : context.config.trustProxy,
     // Errors Fastify raises before routing (a URL that is not valid percent-encoding) also become problems.
     frameworkErrors: (error, request, reply) => {
       sendProblem(reply, toAppError(error) ?? new AppError('validation_failed', 'The request URL is not valid.'), request.url.split('?')[0]);
@@ -109,4 +110,9 @@ function installRequestMetrics(app: FastifyInstance, context: AppContext): void 
       reply.elapsedTime / 1000,
     );
   });
+}
+
+/** Trust the nearest `hops` proxies (Fastify's own "trust the nth hop" semantics). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
 }

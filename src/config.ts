@@ -15,6 +15,8 @@ export interface Config {
   /** Absolute base URL clients use to reach us (links in events and proofs). */
   readonly publicUrl: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Behind a load balancer: trust X-Forwarded-For (true, or the number of proxy hops) for client addresses. */
+  readonly trustProxy: boolean | number;
   /** Directory holding the signing keys and the secret-encryption key, apart from the database. */
   readonly keysDir: string;
   readonly webhooks: {
@@ -93,6 +95,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const trustProxyRaw = env.WO_TRUST_PROXY?.trim().toLowerCase() ?? '';
+  const trustProxy = /^\d{1,2}$/.test(trustProxyRaw) ? Number(trustProxyRaw) : readBoolean(env, 'WO_TRUST_PROXY', false);
+
   const config: Config = {
     port,
     host,
@@ -101,6 +106,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl,
     publicUrl,
     logLevel,
+    trustProxy,
     keysDir: path.resolve(env.WO_KEYS_DIR?.trim() || path.join(dataDir, 'keys')),
     webhooks: {
       allowPrivateUrls: readBoolean(env, 'WO_WEBHOOK_ALLOW_PRIVATE_URLS', false),

@@ -75,7 +75,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const { db } = database;
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
   const records = new RecordService(db, clock, checkRecordReferences);
-  const admin = new AdminService(db, clock);
+  const apiKeys = new ApiKeyService(db, clock);
+  const admin = new AdminService(db, clock, apiKeys);
 
   const backgroundJobs: BackgroundJob[] = [
     intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
@@ -89,7 +90,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     logger,
     metrics,
     organizations: new OrganizationService(db, clock),
-    apiKeys: new ApiKeyService(db, clock),
+    apiKeys,
     categories: new CategoryService(db, clock),
     records,
     locations: new LocationService(db, clock),

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { isUniqueViolation } from '../db/errors.js';
 import { AppError, toAppError } from '../http/errors.js';
 import type { Organization } from '../orgs/organizations.js';
 import type { SafeHtml } from './html.js';
@@ -206,25 +205,18 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
 
       let created;
       try {
-        created = await apiKeys.create({ orgId: org.id, name: form.name, scopes: form.scopes, expiresAt, createdBy: `admin:${request.adminSession!.userId}` });
+        created = await admin.createApiKey(
+          actorOf(request),
+          { orgId: org.id, name: form.name, scopes: form.scopes, expiresAt, createdBy: `admin:${request.adminSession!.userId}` },
+          submissionId,
+        );
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
         for (const e of error.extra.errors ?? []) form.errors[e.field === 'expiresAt' ? 'expiresOn' : e.field] = e.message;
         return renderKeys(reply, 400, request, org, { form });
       }
-      try {
-        await admin.audit(actorOf(request), 'api_key.created', {
-          target: created.apiKey.id,
-          orgId: org.id,
-          submissionId,
-          details: { name: created.apiKey.name, prefix: created.apiKey.prefix, scopes: created.apiKey.scopes, expiresAt: created.apiKey.expiresAt ?? 'never' },
-        });
-      } catch (error) {
-        // The same form submitted twice at once: keep the first key, withdraw this one.
-        if (!isUniqueViolation(error)) throw error;
-        await apiKeys.revoke(created.apiKey.id, org.id);
-        return renderKeys(reply, 409, request, org, { message: alreadySubmitted });
-      }
+      // The same form submitted twice at once: the first key stands, this submission created nothing.
+      if (!created) return renderKeys(reply, 409, request, org, { message: alreadySubmitted });
       // @NOTE: the only place the key value is ever rendered: this response, never a URL or a redirect.
       return renderKeys(reply, 201, request, org, { createdKey: created });
     });

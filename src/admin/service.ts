@@ -8,6 +8,7 @@ import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import { hashPassword, passwordProblems, verifyPassword } from './password-hash.js';
 import * as repo from './repository.js';
+import type { ApiKey, ApiKeyService, CreateApiKeyInput } from '../keys/api-keys.js';
 
 /** A session ends after this long without a request… */
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -20,6 +21,8 @@ export const MAX_FAILURES_PER_EMAIL = 5;
 export const MAX_FAILURES_PER_IP = 20;
 /** How long a first-run setup link printed in the log stays valid (a restart prints a new one). */
 export const SETUP_LINK_TTL_MS = 60 * 60_000;
+/** Sign-in attempts being checked at once in this process; more are refused with 429. */
+const MAX_CONCURRENT_SIGN_INS = 8;
 // last_seen_at is written at most this often, so browsing does not write on every request.
 const SESSION_TOUCH_RESOLUTION_MS = 60_000;
 
@@ -103,9 +106,13 @@ export class AdminService {
   /** A hash to verify against when the email is unknown, so both failures cost the same time. */
   private decoyHash: Promise<string> | undefined;
 
+  private signInsInFlight = 0;
+  private readonly signInsByEmail = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly apiKeys: ApiKeyService,
   ) {}
 
   // --- users -----------------------------------------------------------------------------------
@@ -146,6 +153,25 @@ export class AdminService {
    */
   async signIn(emailInput: string, password: string, ip: string): Promise<{ token: string; session: AdminSession }> {
     const email = normalizeEmail(emailInput).slice(0, 254);
+    // @NOTE: attempts run one at a time per email, and only a few at once in all: parallel guesses
+    // would otherwise all pass the throttle check before any failure is recorded, and each scrypt
+    // check holds 32 MiB.
+    if (this.signInsInFlight >= MAX_CONCURRENT_SIGN_INS) {
+      throw new AppError('rate_limited', 'Too many sign-in attempts at once; try again in a moment.', { headers: { 'retry-after': '1' } });
+    }
+    this.signInsInFlight++;
+    const previous = this.signInsByEmail.get(email) ?? Promise.resolve();
+    const current = previous.catch(() => {}).then(() => this.signInNow(email, password, ip));
+    this.signInsByEmail.set(email, current);
+    try {
+      return await current;
+    } finally {
+      this.signInsInFlight--;
+      if (this.signInsByEmail.get(email) === current) this.signInsByEmail.delete(email);
+    }
+  }
+
+  private async signInNow(email: string, password: string, ip: string): Promise<{ token: string; session: AdminSession }> {
     await this.refuseIfThrottled(email, ip);
 
     const user = await repo.findUserByEmail(this.db, email);
@@ -262,6 +288,29 @@ export class AdminService {
   }
 
   // --- audit log -------------------------------------------------------------------------------
+
+  /**
+   * Creates an API key and its audit entry in one transaction. The entry's unique submission id
+   * makes a form submitted twice create one key: the second transaction rolls back whole and
+   * answers undefined.
+   */
+  async createApiKey(actor: Actor, input: CreateApiKeyInput, submissionId: string | null): Promise<{ apiKey: ApiKey; key: string } | undefined> {
+    try {
+      return await this.db.transaction().execute(async (tx) => {
+        const created = await this.apiKeys.create(input, tx);
+        await this.audit(actor, 'api_key.created', {
+          target: created.apiKey.id,
+          orgId: input.orgId,
+          submissionId,
+          details: { name: created.apiKey.name, prefix: created.apiKey.prefix, scopes: created.apiKey.scopes, expiresAt: created.apiKey.expiresAt ?? 'never' },
+        }, tx);
+        return created;
+      });
+    } catch (error) {
+      if (submissionId && isUniqueViolation(error)) return undefined;
+      throw error;
+    }
+  }
 
   async audit(actor: Actor, action: string, input: AuditInput = {}, executor: Executor = this.db): Promise<void> {
     await repo.insertAuditEntry(executor, {

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import type { ApiKeysTable } from '../db/tables.js';
 import { errors } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -45,7 +45,7 @@ export class ApiKeyService {
   ) {}
 
   /** Creates a key and returns its value; the value is never retrievable again. */
-  async create(input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
+  async create(input: CreateApiKeyInput, executor: Executor = this.db): Promise<{ apiKey: ApiKey; key: string }> {
     const unknown = input.scopes.filter((s) => !isScope(s));
     if (unknown.length > 0) {
       throw errors.validation([{ field: 'scopes', message: `unknown scope(s): ${unknown.join(', ')}; known: ${ALL_SCOPES.join(', ')}` }]);
@@ -70,7 +70,7 @@ export class ApiKeyService {
       last_used_at: null,
       created_by: input.createdBy,
     };
-    await this.db.insertInto('api_keys').values(row).execute();
+    await executor.insertInto('api_keys').values(row).execute();
     return { apiKey: this.toApiKey(row), key };
   }
 
