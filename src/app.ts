@@ -14,6 +14,9 @@ import { RecordEventSchema, RecordSchema } from './records/schemas.js';
 import { CategorySchema } from './categories/schemas.js';
 import { recordRoutes } from './records/routes.js';
 import { categoryRoutes } from './categories/routes.js';
+import { proofRoutes, transparencyRoutes } from './proofs/routes.js';
+import { verifyPageRoutes } from './proofs/verify-page.js';
+import { PendingProofSchema, ProofBundleSchema } from './proofs/schemas.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -42,15 +45,19 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });
 
   for (const schema of [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema]) app.addSchema(schema);
+  for (const schema of [ProofBundleSchema, PendingProofSchema]) app.addSchema(schema);
 
   installAuthentication(app, context.apiKeys);
   installIdempotency(app, context.idempotency);
 
   await app.register(healthRoutes(context));
+  await app.register(verifyPageRoutes(context.proofs));
   await app.register(
     async (api) => {
       await api.register(categoryRoutes(context.categories));
       await api.register(recordRoutes(context.records));
+      await api.register(proofRoutes(context.proofs));
+      await api.register(transparencyRoutes(context.proofs));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

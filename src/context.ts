@@ -12,6 +12,9 @@ import { RecordService } from './records/service.js';
 import { checkRecordReferences } from './records/references.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { intervalJob, type BackgroundJob } from './jobs.js';
+import { ProofKeys } from './proofs/keys.js';
+import { ProofService } from './proofs/service.js';
+import { TransparencyLog } from './proofs/transparency-log.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -25,6 +28,7 @@ export interface AppContext {
   readonly categories: CategoryService;
   readonly records: RecordService;
   readonly idempotency: IdempotencyStore;
+  readonly proofs: ProofService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -70,8 +74,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
   const records = new RecordService(db, clock, checkRecordReferences);
 
+  const proofKeys = ProofKeys.loadOrCreate(config.keysDir, config.proofs.logOrigin, clock);
+  const transparencyLog = new TransparencyLog(database, proofKeys, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
+  const proofs = new ProofService(db, clock, proofKeys, transparencyLog);
+  records.onCompleted((tx, completion) => proofs.recordCompletion(tx, completion));
+
   const backgroundJobs: BackgroundJob[] = [
     intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
+    intervalJob('proof-sequencer', config.proofs.batchIntervalMs, () => transparencyLog.sealPending(), (error) => logger.error({ err: error }, 'proof sequencing failed')),
   ];
 
   const context: AppContext = {
@@ -85,6 +95,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     categories: new CategoryService(db, clock),
     records,
     idempotency,
+    proofs,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));

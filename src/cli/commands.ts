@@ -2,6 +2,7 @@ import type { CliCommand } from './command.js';
 import { migrateCommand, serveCommand, workerCommand } from './service-commands.js';
 import { orgsCreateCommand, orgsListCommand } from './org-commands.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './key-commands.js';
+import { proofJwksCommand, proofRotateKeyCommand, proofVerifyCommand } from './proof-commands.js';
 
 /** Every CLI command, in the order `wo help` lists them. */
 export const COMMANDS: CliCommand[] = [
@@ -13,4 +14,7 @@ export const COMMANDS: CliCommand[] = [
   keysCreateCommand,
   keysListCommand,
   keysRevokeCommand,
+  proofVerifyCommand,
+  proofRotateKeyCommand,
+  proofJwksCommand,
 ];

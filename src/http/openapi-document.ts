@@ -35,6 +35,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
       tags: [
         { name: 'Work orders', description: 'The work-order resource, `record` in paths and events.' },
         { name: 'Categories' },
+        { name: 'Proofs', description: 'Verifiable completion proofs and the public transparency log; see docs/proofs.md.' },
         { name: 'Operations', description: 'Health and metadata; no authentication.' },
       ],
       webhooks: webhookDocs() as never,
