@@ -60,9 +60,10 @@ export function formatVerifierKey(name: string, keyId: Uint8Array, publicKey: Ui
 }
 
 export function parseVerifierKey(text: string): { name: string; keyId: Uint8Array; publicKey: Uint8Array } | undefined {
-  const parts = text.trim().split('+');
-  if (parts.length !== 3) return undefined;
-  const [name, hexId, encoded] = parts as [string, string, string];
+  // The name and the hex id cannot contain '+'; the base64 key after them can.
+  const match = /^([^+]+)\+([^+]+)\+(.+)$/s.exec(text.trim());
+  if (!match) return undefined;
+  const [, name, hexId, encoded] = match as unknown as [string, string, string, string];
   if (!isValidKeyName(name) || !/^[0-9a-f]{8}$/.test(hexId)) return undefined;
   const key = fromBase64(encoded);
   if (!key || key.length !== 33 || key[0] !== ED25519_ALGORITHM) return undefined;

@@ -102,8 +102,8 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
       },
       async (request) => {
         const { leafIndex, treeSize } = request.query;
-        await atMostLatest('query.treeSize', treeSize);
-        if (leafIndex >= treeSize) throw errors.validation([{ field: 'query.leafIndex', message: 'must be smaller than treeSize' }]);
+        await atMostLatest('querystring.treeSize', treeSize);
+        if (leafIndex >= treeSize) throw errors.validation([{ field: 'querystring.leafIndex', message: 'must be smaller than treeSize' }]);
         const [leafHash, inclusionProof] = await Promise.all([log.leafHash(leafIndex), log.inclusionProof(leafIndex, treeSize)]);
         return { leafIndex, treeSize, leafHash: leafHash!, inclusionProof };
       },
@@ -121,8 +121,8 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
       },
       async (request) => {
         const { first, second } = request.query;
-        if (first > second) throw errors.validation([{ field: 'query.first', message: 'must be at most second' }]);
-        await atMostLatest('query.second', second);
+        if (first > second) throw errors.validation([{ field: 'querystring.first', message: 'must be at most second' }]);
+        await atMostLatest('querystring.second', second);
         return { first, second, consistencyProof: await log.consistencyProof(first, second) };
       },
     );
