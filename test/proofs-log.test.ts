@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { TEST_DIALECTS } from './helpers/databases.js';
 import { startTestApp, type TestApp } from './helpers/test-app.js';
 import { insertStatement, listCheckpoints } from '../src/proofs/repository.js';
@@ -52,5 +53,20 @@ for (const dialect of TEST_DIALECTS) {
         assert.deepEqual(await t.context.proofs.log.consistencyProof(first, size), consistencyProof(sha256Sync, source, first, size).map(b64), `consistency ${first}`);
       }
     });
+
+    if (dialect === 'postgres') {
+      it('lets only one sequencer append: another holder of the advisory lock makes it stand aside', async () => {
+        const { db } = t.context.database;
+        await insertStatement(db, {
+          id: 'prf_zzzzzzzzzzzzzzzzzzzzzzzzzz', org_id: 'org_x', record_id: 'rec_lock', jws: 'lock-test', statement_digest: '', supersedes: null,
+          status: 'pending', leaf_index: null, tree_size: null, created_at: new Date().toISOString(), sealed_at: null,
+        });
+        await db.transaction().execute(async (other) => {
+          await sql`SELECT pg_advisory_xact_lock(${0x776f_7066}::integer, hashtext(current_schema()))`.execute(other);
+          assert.equal(await t.context.proofs.log.sealPending(), undefined);
+        });
+        assert.equal((await t.context.proofs.log.sealPending())?.sealed, 1);
+      });
+    }
   });
 }

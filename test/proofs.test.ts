@@ -11,7 +11,7 @@ import { verifyBundle, BUNDLE_MEDIA_TYPE, type Jwks, type ProofBundle } from '..
 import { parseSignedCheckpoint, parseVerifierKey } from '../src/proofs/checkpoint.js';
 import { verifyConsistency } from '../src/proofs/merkle.js';
 import { listCheckpoints } from '../src/proofs/repository.js';
-import { sha256Sync } from '../src/proofs/keys.js';
+import { rotateStatementKey, sha256Sync } from '../src/proofs/keys.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
@@ -220,6 +220,17 @@ for (const dialect of TEST_DIALECTS) {
           assert.ok(await verifyConsistency(sha256Sync, a.treeSize, b.treeSize, a.rootHash, b.rootHash, proof), `${a.treeSize} → ${b.treeSize}`);
         }
       }
+    });
+
+    it('keeps publishing the old statement key after a rotation, so earlier proofs still verify', async () => {
+      const recordId = await completedRecord(tenant, categoryId);
+      await t.context.proofs.log.sealPending();
+      const bundle = await fetchBundle(`/api/v1/records/${recordId}/proof`);
+      const { kid } = rotateStatementKey(t.config.keysDir, { now: () => new Date(Date.now() + 60_000) });
+      const rotated: Jwks = (await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json();
+      const statementKids = rotated.keys.filter((k) => k['x-wo-role'] === 'statement').map((k) => k.kid);
+      assert.ok(statementKids.includes(kid) && statementKids.includes(bundle.keys.statementKid), JSON.stringify(statementKids));
+      assert.equal((await verifyBundle(bundle, rotated)).valid, true);
     });
 
     if (dialect === 'sqlite') {

@@ -106,7 +106,7 @@ describe('RFC 9162 Merkle tree', () => {
       const proof = inclusionProof(sha256, source, index, 23);
       for (let i = 0; i < proof.length; i++) {
         const bad = proof.map((h) => new Uint8Array(h));
-        bad[i]![0] ^= 1;
+        bad[i]![0]! ^= 1;
         assert.equal(await verifyInclusion(sha256, index, 23, hashes[index]!, bad, root), false);
       }
       assert.equal(await verifyInclusion(sha256, (index + 1) % 23, 23, hashes[index]!, proof, root), false);
@@ -125,7 +125,7 @@ describe('RFC 9162 Merkle tree', () => {
       const proof = consistencyProof(sha256, source, first, second);
       for (let i = 0; i < proof.length; i++) {
         const bad = proof.map((h) => new Uint8Array(h));
-        bad[i]![31] ^= 0x80;
+        bad[i]![31]! ^= 0x80;
         assert.equal(await verifyConsistency(sha256, first, second, roots[first]!, roots[second]!, bad), false);
       }
       assert.equal(await verifyConsistency(sha256, first, second, roots[first + 1]!, roots[second]!, proof), false);

@@ -33,13 +33,21 @@ export async function pendingStatements(db: Executor, limit: number): Promise<Pi
     .execute();
 }
 
-export async function markSealed(db: Executor, id: string, leafIndex: number, treeSize: number, sealedAt: string): Promise<void> {
-  await db
-    .updateTable('proof_statements')
-    .set({ status: 'sealed', leaf_index: leafIndex, tree_size: treeSize, sealed_at: sealedAt })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .execute();
+/** Marks statements sealed under the checkpoint of `treeSize`, taking each leaf index from tlog_leaves (one statement per chunk). */
+export async function markSealed(db: Executor, ids: string[], treeSize: number, sealedAt: string): Promise<void> {
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+    await db
+      .updateTable('proof_statements')
+      .set((eb) => ({
+        status: 'sealed',
+        tree_size: treeSize,
+        sealed_at: sealedAt,
+        leaf_index: eb.selectFrom('tlog_leaves').select('tlog_leaves.leaf_index').whereRef('tlog_leaves.proof_id', '=', 'proof_statements.id'),
+      }))
+      .where('id', 'in', ids.slice(i, i + INSERT_CHUNK))
+      .where('status', '=', 'pending')
+      .execute();
+  }
 }
 
 export async function latestCheckpoint(db: Executor): Promise<TlogCheckpointsTable | undefined> {

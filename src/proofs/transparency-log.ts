@@ -21,7 +21,8 @@ import {
 
 /** Largest batch one seal takes; the rest waits for the next tick (keeps one transaction bounded). */
 const MAX_BATCH = 10_000;
-// @NOTE: one fixed advisory-lock key makes the PostgreSQL sequencer a single writer across processes.
+// @NOTE: this advisory-lock key, paired with the schema's hash, makes the PostgreSQL sequencer a
+// single writer across processes; deployments in other schemas of the same database do not contend.
 const SEQUENCER_LOCK_KEY = 0x776f_7066; // "wopf"
 
 export interface SealResult {
@@ -67,7 +68,7 @@ export class TransparencyLog {
   async sealPending(): Promise<SealResult | undefined> {
     return this.database.db.transaction().execute(async (tx) => {
       if (this.database.dialect === 'postgres') {
-        const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK_KEY}) AS locked`.execute(tx);
+        const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK_KEY}::integer, hashtext(current_schema())) AS locked`.execute(tx);
         if (!rows[0]?.locked) return undefined;
       }
       const pending = await pendingStatements(tx, MAX_BATCH);
@@ -94,8 +95,8 @@ export class TransparencyLog {
       await insertNodes(tx, nodes);
       // The primary key on tree_size refuses a second, different checkpoint of the same size.
       await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(root), note, created_at: now });
+      await markSealed(tx, pending.map((p) => p.id), newSize, now);
       for (const [i, statement] of pending.entries()) {
-        await markSealed(tx, statement.id, oldSize + i, newSize, now);
         await emitEvent(tx, {
           orgId: statement.org_id,
           type: 'record.proof_delivered',
