@@ -148,6 +148,11 @@ function logKeyFrom(jwk: Ed25519Jwk, name: string): LogKey {
   return { name, keyId, publicKey, verifierKey: formatVerifierKey(name, keyId, publicKey), kid: jwkThumbprint(jwk) };
 }
 
+/**
+ * @NOTE: the log key is published in the same JWKS so one file is all a verifier trusts. It never
+ * signs a JWS, only checkpoint bodies, which contain newlines and so can never parse as a JWS
+ * signing input: a generic JOSE verifier cannot be tricked into accepting a log signature.
+ */
 function logJwk(log: LogKey, jwk: Ed25519Jwk): PublishedJwk {
   return {
     ...publicOnly(jwk),

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database, Executor, Tx } from '../db/database.js';
 import type { TlogNodesTable } from '../db/tables.js';
-import { emitEvent } from '../events/outbox.js';
+import { emitEvents } from '../events/outbox.js';
 import { isoNow, type Clock } from '../clock.js';
 import { formatCheckpointBody } from './checkpoint.js';
 import { fromHex, toBase64, toHex, utf8 } from './encoding.js';
@@ -96,14 +96,15 @@ export class TransparencyLog {
       // The primary key on tree_size refuses a second, different checkpoint of the same size.
       await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(root), note, created_at: now });
       await markSealed(tx, pending.map((p) => p.id), newSize, now);
-      for (const [i, statement] of pending.entries()) {
-        await emitEvent(tx, {
+      await emitEvents(
+        tx,
+        pending.map((statement, i) => ({
           orgId: statement.org_id,
-          type: 'record.proof_delivered',
+          type: 'record.proof_delivered' as const,
           payload: { recordId: statement.record_id, proofId: statement.id, proofUrl: this.proofUrl(statement.id), leafIndex: oldSize + i, treeSize: newSize },
           occurredAt: now,
-        });
-      }
+        })),
+      );
       return { treeSize: newSize, sealed: pending.length };
     });
   }
