@@ -234,7 +234,7 @@ for (const dialect of TEST_DIALECTS) {
     });
 
     if (dialect === 'sqlite') {
-      it('verifies a bundle offline with the CLI after the database is deleted', async () => {
+      it('verifies a bundle offline with the CLI after the database is deleted, also after a key rotation', async () => {
         const recordId = await completedRecord(tenant, categoryId);
         await t.context.proofs.log.sealPending();
         const bundle = await fetchBundle(`/api/v1/records/${recordId}/proof`);
@@ -247,16 +247,21 @@ for (const dialect of TEST_DIALECTS) {
           await t.close();
           rmSync(t.dataDir, { recursive: true, force: true });
 
-          const wo = (...args: string[]) =>
-            spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), 'proof', 'verify', ...args], {
+          const cli = (...args: string[]) =>
+            spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), ...args], {
               cwd: repoRoot,
               encoding: 'utf8',
               env: { ...process.env, WO_DATA_DIR: path.join(outside, 'no-data'), WO_KEYS_DIR: path.join(outside, 'keys'), LOG_LEVEL: 'silent' },
             });
+          const wo = (...args: string[]) => cli('proof', 'verify', ...args);
           const file = (name: string) => path.join(outside, name);
           const valid = wo(file('bundle.json'), '--keys', file('jwks.json'));
           assert.equal(valid.status, 0, valid.stdout + valid.stderr);
           assert.match(valid.stdout, /^valid: /);
+          const rotation = cli('proof', 'rotate-key');
+          assert.equal(rotation.status, 0, rotation.stdout + rotation.stderr);
+          assert.match(rotation.stdout, /^new statement key \S+; retired \(still published\): \S+/);
+          // After the rotation the local key directory still vouches for the old statement key.
           const withLocalKeys = wo(file('bundle.json'));
           assert.equal(withLocalKeys.status, 0, withLocalKeys.stdout + withLocalKeys.stderr);
           const tampered = wo(file('tampered.json'), '--keys', file('jwks.json'));
