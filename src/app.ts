@@ -21,6 +21,9 @@ import { LocationSchema } from './locations/schemas.js';
 import { assetRoutes } from './assets/routes.js';
 import { locationRoutes } from './locations/routes.js';
 import { ADMIN_PREFIX, adminRoutes } from './admin/routes.js';
+import { proofRoutes, transparencyRoutes } from './proofs/routes.js';
+import { verifyPageRoutes } from './proofs/verify-page.js';
+import { PendingProofSchema, ProofBundleSchema } from './proofs/schemas.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -57,18 +60,23 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });
 
   // Named schemas: referenced by routes, and emitted once as OpenAPI components.
-  for (const schema of [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema, AssetSchema, LocationSchema]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema, AssetSchema, LocationSchema, ProofBundleSchema, PendingProofSchema]) {
+    app.addSchema(schema);
+  }
 
   installAuthentication(app, context.apiKeys);
   installIdempotency(app, context.idempotency);
 
   await app.register(healthRoutes(context));
+  await app.register(verifyPageRoutes(context.proofs));
   await app.register(
     async (api) => {
       await api.register(categoryRoutes(context.categories));
       await api.register(recordRoutes(context.records));
       await api.register(locationRoutes(context.locations));
       await api.register(assetRoutes(context.assets));
+      await api.register(proofRoutes(context.proofs));
+      await api.register(transparencyRoutes(context.proofs));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

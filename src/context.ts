@@ -15,6 +15,9 @@ import { AssetService } from './assets/service.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { intervalJob, type BackgroundJob } from './jobs.js';
 import { AdminService } from './admin/service.js';
+import { ProofKeys } from './proofs/keys.js';
+import { ProofService } from './proofs/service.js';
+import { TransparencyLog } from './proofs/transparency-log.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -31,6 +34,7 @@ export interface AppContext {
   readonly assets: AssetService;
   readonly idempotency: IdempotencyStore;
   readonly admin: AdminService;
+  readonly proofs: ProofService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -78,9 +82,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const apiKeys = new ApiKeyService(db, clock);
   const admin = new AdminService(db, clock, apiKeys);
 
+  const proofKeys = ProofKeys.loadOrCreate(config.keysDir, config.proofs.logOrigin, clock);
+  const transparencyLog = new TransparencyLog(database, proofKeys, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
+  const proofs = new ProofService(db, clock, proofKeys, transparencyLog);
+  records.onCompleted((tx, completion) => proofs.recordCompletion(tx, completion));
+
   const backgroundJobs: BackgroundJob[] = [
     intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
     intervalJob('admin-purge', 10 * 60_000, () => admin.purgeExpired(), (error) => logger.error({ err: error }, 'admin session purge failed')),
+    intervalJob('proof-sequencer', config.proofs.batchIntervalMs, () => transparencyLog.sealPending(), (error) => logger.error({ err: error }, 'proof sequencing failed')),
   ];
 
   const context: AppContext = {
@@ -97,6 +107,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     assets: new AssetService(db, clock, records),
     idempotency,
     admin,
+    proofs,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));

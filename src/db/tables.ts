@@ -207,6 +207,48 @@ export interface AdminSetupTokensTable {
   expires_at: string;
 }
 
+/** A signed completion statement; `pending` until the sequencer seals it into the transparency log. */
+export interface ProofStatementsTable {
+  id: string;
+  org_id: string;
+  record_id: string;
+  /** The compact JWS; its exact ASCII bytes are the log leaf. */
+  jws: string;
+  /** Lowercase hex SHA-256 of the RFC 8785 statement bytes. */
+  statement_digest: string;
+  /** The proof of the previous completion of the same work order (reopened since). */
+  supersedes: string | null;
+  status: 'pending' | 'sealed';
+  leaf_index: number | null;
+  /** Size of the first signed checkpoint that includes the leaf. */
+  tree_size: number | null;
+  created_at: string;
+  sealed_at: string | null;
+}
+
+export interface TlogLeavesTable {
+  leaf_index: number;
+  proof_id: string;
+  /** Lowercase hex RFC 9162 leaf hash. */
+  leaf_hash: string;
+}
+
+/** Hash of the perfect subtree at (level, node_index) covering leaves [i·2^level, (i+1)·2^level); level ≥ 1. */
+export interface TlogNodesTable {
+  level: number;
+  node_index: number;
+  hash: string;
+}
+
+export interface TlogCheckpointsTable {
+  tree_size: number;
+  /** Lowercase hex root hash. */
+  root_hash: string;
+  /** The C2SP signed note, exactly as signed. */
+  note: string;
+  created_at: string;
+}
+
 export interface Tables {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -223,4 +265,8 @@ export interface Tables {
   admin_audit_log: AdminAuditLogTable;
   admin_login_attempts: AdminLoginAttemptsTable;
   admin_setup_tokens: AdminSetupTokensTable;
+  proof_statements: ProofStatementsTable;
+  tlog_leaves: TlogLeavesTable;
+  tlog_nodes: TlogNodesTable;
+  tlog_checkpoints: TlogCheckpointsTable;
 }

@@ -37,6 +37,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'Categories' },
         { name: 'Assets', description: 'Equipment work orders are raised against; tags are unique per organization.' },
         { name: 'Locations', description: 'Places, nested site → building → floor → room.' },
+        { name: 'Proofs', description: 'Verifiable completion proofs and the public transparency log; see docs/proofs.md.' },
         { name: 'Operations', description: 'Health and metadata; no authentication.' },
       ],
       webhooks: webhookDocs() as never,

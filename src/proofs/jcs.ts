@@ -1,0 +1,78 @@
+import canonicalizeModule from 'canonicalize';
+
+type Serialize = (input: unknown) => string | undefined;
+// The package is CommonJS with an ESM-style typing: depending on the loader (Node, tsx, esbuild)
+// the default import is the function itself or an object holding it as `default`.
+const canonicalize: Serialize =
+  typeof canonicalizeModule === 'function' ? (canonicalizeModule as Serialize) : (canonicalizeModule as unknown as { default: Serialize }).default;
+
+/**
+ * RFC 8785 JSON Canonicalization Scheme, restricted to I-JSON (RFC 7493) input.
+ *
+ * The `canonicalize` package does the serialization; this module refuses what RFC 8785 cannot
+ * represent faithfully across implementations:
+ * - numbers that are not finite (NaN, ±Infinity),
+ * - integers beyond ±(2^53 − 1), which other parsers may round differently,
+ * - strings (values or keys) holding lone UTF-16 surrogates, which have no UTF-8 form,
+ * - anything that is not plain JSON data (undefined, functions, symbols, bigint, Dates, class instances).
+ * Duplicate object keys cannot occur in a JavaScript object, so they need no check on this side;
+ * a verifier that parses a statement with duplicate keys gets different bytes on re-serialization
+ * and reports it as not canonical.
+ *
+ * Browser-safe: the verifier bundles it.
+ */
+
+export class NotIJsonError extends Error {
+  override name = 'NotIJsonError';
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+  }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function assertIJson(value: unknown, path: string): void {
+  switch (typeof value) {
+    case 'string':
+      if (LONE_SURROGATE.test(value)) throw new NotIJsonError(path, 'string holds a lone surrogate');
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) throw new NotIJsonError(path, 'number is not finite');
+      if (Number.isInteger(value) && !Number.isSafeInteger(value)) throw new NotIJsonError(path, 'integer is beyond ±(2^53 − 1)');
+      return;
+    case 'boolean':
+      return;
+    case 'object': {
+      if (value === null) return;
+      if (Array.isArray(value)) {
+        value.forEach((item, i) => assertIJson(item, `${path}[${i}]`));
+        return;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) throw new NotIJsonError(path, 'is not a plain JSON object');
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        if (LONE_SURROGATE.test(key)) throw new NotIJsonError(path, `key ${JSON.stringify(key)} holds a lone surrogate`);
+        assertIJson(item, `${path}.${key}`);
+      }
+      return;
+    }
+    default:
+      throw new NotIJsonError(path, `${typeof value} is not JSON`);
+  }
+}
+
+/** The RFC 8785 text of `value`; throws NotIJsonError for input outside I-JSON. */
+export function canonicalJson(value: unknown): string {
+  assertIJson(value, '$');
+  const text = canonicalize(value);
+  if (text === undefined) throw new NotIJsonError('$', 'has no JSON form');
+  return text;
+}
+
+/** The RFC 8785 bytes (UTF-8) of `value`. */
+export function canonicalBytes(value: unknown): Uint8Array {
+  return new TextEncoder().encode(canonicalJson(value));
+}

@@ -1,0 +1,130 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { principalOf } from '../http/auth.js';
+import { errors } from '../http/errors.js';
+import { IdParams } from '../http/schema-types.js';
+import { problems, requiresScope } from '../http/openapi.js';
+import type { ProofAnswer, ProofService } from './service.js';
+import { BUNDLE_MEDIA_TYPE } from './verify.js';
+import { CheckpointQuery, ConsistencyProofSchema, ConsistencyQuery, InclusionProofSchema, InclusionQuery, ProofIdParams } from './schemas.js';
+
+const tags = ['Proofs'];
+const ProblemRef = Type.Ref('Problem');
+const proofResponses = {
+  200: { ...Type.Ref('ProofBundle'), description: `The sealed proof bundle (\`Content-Type: ${BUNDLE_MEDIA_TYPE}\`).` },
+  202: { ...Type.Ref('PendingProof'), description: 'Signed, not yet sealed into the log; retry after `Retry-After` seconds.' },
+  ...problems(404),
+};
+
+function sendProof(reply: FastifyReply, answer: ProofAnswer) {
+  if (answer.status === 'pending') return reply.code(202).header('retry-after', '1').send(answer);
+  return reply.code(200).type(BUNDLE_MEDIA_TYPE).send(answer.bundle);
+}
+
+/** Authenticated proof retrieval under /api/v1 (scope proofs:read; other organizations' proofs are 404). */
+export function proofRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/records/:id/proof',
+      {
+        config: { scope: 'proofs:read' },
+        schema: {
+          tags,
+          summary: 'The latest completion proof of a work order',
+          description: 'After a reopen and a new completion this is the newer proof; its statement names the older one in `supersedes`.',
+          ...requiresScope('proofs:read'),
+          params: IdParams,
+          response: proofResponses,
+        },
+      },
+      async (request, reply) => sendProof(reply, await proofs.forRecord(principalOf(request).orgId, request.params.id)),
+    );
+
+    app.get(
+      '/proofs/:proofId',
+      {
+        config: { scope: 'proofs:read' },
+        schema: { tags, summary: 'A completion proof bundle by id', ...requiresScope('proofs:read'), params: ProofIdParams, response: proofResponses },
+      },
+      async (request, reply) => sendProof(reply, await proofs.byId(principalOf(request).orgId, request.params.proofId)),
+    );
+  };
+}
+
+/** Public, unauthenticated transparency-log endpoints under /api/v1/transparency. */
+export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
+  const log = proofs.log;
+  const latestSize = async () => (await log.latestCheckpoint())?.treeSize ?? 0;
+  const atMostLatest = async (field: string, size: number) => {
+    const latest = await latestSize();
+    if (size > latest) throw errors.validation([{ field, message: `must be at most ${latest}, the size of the latest signed checkpoint` }]);
+  };
+  return async (app) => {
+    app.get(
+      '/transparency/checkpoint',
+      {
+        schema: {
+          tags,
+          summary: 'A signed checkpoint of the transparency log (C2SP signed note, text/plain)',
+          querystring: CheckpointQuery,
+          response: { 200: Type.String({ description: 'The signed note.' }), 400: ProblemRef, 404: ProblemRef },
+        },
+      },
+      async (request, reply) => {
+        const note = request.query.treeSize === undefined ? (await log.latestCheckpoint())?.note : await log.checkpointAt(request.query.treeSize);
+        if (!note) throw errors.notFound(request.query.treeSize === undefined ? 'A checkpoint (nothing is sealed yet)' : `A checkpoint of size ${request.query.treeSize}`);
+        return reply.type('text/plain; charset=utf-8').send(note);
+      },
+    );
+
+    app.get(
+      '/transparency/verifier-key',
+      {
+        schema: {
+          tags,
+          summary: 'The log key as a signed-note verifier key: <name>+<hex key id>+<base64(0x01 ‖ public key)>',
+          response: { 200: Type.String() },
+        },
+      },
+      async (_request, reply) => reply.type('text/plain; charset=utf-8').send(`${proofs.verifierKey}\n`),
+    );
+
+    app.get(
+      '/transparency/inclusion',
+      {
+        schema: {
+          tags,
+          summary: 'RFC 9162 inclusion proof of a leaf in a tree size up to the latest checkpoint',
+          querystring: InclusionQuery,
+          response: { 200: InclusionProofSchema, 400: ProblemRef },
+        },
+      },
+      async (request) => {
+        const { leafIndex, treeSize } = request.query;
+        await atMostLatest('querystring.treeSize', treeSize);
+        if (leafIndex >= treeSize) throw errors.validation([{ field: 'querystring.leafIndex', message: 'must be smaller than treeSize' }]);
+        const [leafHash, inclusionProof] = await Promise.all([log.leafHash(leafIndex), log.inclusionProof(leafIndex, treeSize)]);
+        return { leafIndex, treeSize, leafHash: leafHash!, inclusionProof };
+      },
+    );
+
+    app.get(
+      '/transparency/consistency',
+      {
+        schema: {
+          tags,
+          summary: 'RFC 9162 consistency proof between two tree sizes up to the latest checkpoint',
+          querystring: ConsistencyQuery,
+          response: { 200: ConsistencyProofSchema, 400: ProblemRef },
+        },
+      },
+      async (request) => {
+        const { first, second } = request.query;
+        if (first > second) throw errors.validation([{ field: 'querystring.first', message: 'must be at most second' }]);
+        await atMostLatest('querystring.second', second);
+        return { first, second, consistencyProof: await log.consistencyProof(first, second) };
+      },
+    );
+  };
+}

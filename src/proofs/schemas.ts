@@ -1,0 +1,81 @@
+import { Type } from '@sinclair/typebox';
+import { BUNDLE_MEDIA_TYPE } from './verify.js';
+
+const Base64Hash = Type.String({ description: 'SHA-256 hash, standard base64.' });
+
+export const ProofBundleSchema = Type.Object(
+  {
+    version: Type.Literal(1),
+    mediaType: Type.Literal(BUNDLE_MEDIA_TYPE),
+    proofId: Type.String({ description: 'Proof id (`prf_…`); the signed statement names it too.' }),
+    recordId: Type.String(),
+    jws: Type.String({ description: 'Compact JWS (EdDSA/Ed25519) whose payload is the RFC 8785 bytes of the completion statement. Its ASCII bytes are the log leaf.' }),
+    leafIndex: Type.Integer({ minimum: 0 }),
+    treeSize: Type.Integer({ minimum: 1, description: 'Size of the tree of the checkpoint below.' }),
+    inclusionProof: Type.Array(Base64Hash, { description: 'RFC 9162 audit path of the leaf, bottom-up.' }),
+    checkpoint: Type.String({ description: 'C2SP tlog-checkpoint in a C2SP signed note, signed by the log key.' }),
+    keys: Type.Object({
+      statementKid: Type.String({ description: 'RFC 7638 thumbprint of the statement key (also the JWS `kid`).' }),
+      logKeyName: Type.String({ description: 'Signed-note key name of the log key (the log origin).' }),
+      logKeyId: Type.String({ description: 'Signed-note key id of the log key, hex.' }),
+    }),
+  },
+  {
+    $id: 'ProofBundle',
+    description: `Completion proof bundle, media type \`${BUNDLE_MEDIA_TYPE}\`. Verify it offline with the JWKS at /.well-known/jwks.json (docs/proofs.md).`,
+  },
+);
+
+export const PendingProofSchema = Type.Object(
+  {
+    status: Type.Literal('pending'),
+    proofId: Type.String(),
+    recordId: Type.String(),
+    createdAt: Type.String(),
+  },
+  { $id: 'PendingProof', description: 'The statement is signed but not yet sealed into the log (normally within one batch interval, 1 s). Retry after `Retry-After` seconds.' },
+);
+
+export const ProofIdParams = Type.Object({ proofId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const InclusionQuery = Type.Object({
+  leafIndex: Type.Integer({ minimum: 0, maximum: 2_147_483_647 }),
+  treeSize: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'At most the size of the latest signed checkpoint.' }),
+});
+
+export const ConsistencyQuery = Type.Object({
+  first: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+  second: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'At most the size of the latest signed checkpoint.' }),
+});
+
+export const CheckpointQuery = Type.Object({
+  treeSize: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'A signed checkpoint of exactly this size; latest when absent.' })),
+});
+
+export const InclusionProofSchema = Type.Object({
+  leafIndex: Type.Integer(),
+  treeSize: Type.Integer(),
+  leafHash: Base64Hash,
+  inclusionProof: Type.Array(Base64Hash),
+});
+
+export const ConsistencyProofSchema = Type.Object({
+  first: Type.Integer(),
+  second: Type.Integer(),
+  consistencyProof: Type.Array(Base64Hash),
+});
+
+const JwkSchema = Type.Object(
+  {
+    kty: Type.Literal('OKP'),
+    crv: Type.Literal('Ed25519'),
+    x: Type.String(),
+    kid: Type.String(),
+    use: Type.Literal('sig'),
+    alg: Type.Literal('EdDSA'),
+    'x-wo-role': Type.Union([Type.Literal('statement'), Type.Literal('transparency-log')]),
+  },
+  { additionalProperties: true },
+);
+
+export const JwksSchema = Type.Object({ keys: Type.Array(JwkSchema) });

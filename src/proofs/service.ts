@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import type { Db, Tx } from '../db/database.js';
+import { errors } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { isoNow, type Clock } from '../clock.js';
+import type { CompletionContext } from '../records/service.js';
+import { findRecord } from '../records/repository.js';
+import { canonicalBytes, NotIJsonError } from './jcs.js';
+import type { ProofKeys } from './keys.js';
+import { buildCompletionStatement } from './statement.js';
+import type { TransparencyLog } from './transparency-log.js';
+import { BUNDLE_MEDIA_TYPE, BUNDLE_VERSION, type Jwks, type ProofBundle } from './verify.js';
+import { findStatement, latestStatementOfRecord, insertStatement } from './repository.js';
+import type { ProofStatementsTable } from '../db/tables.js';
+import { toHex } from './encoding.js';
+
+export interface PendingProof {
+  status: 'pending';
+  proofId: string;
+  recordId: string;
+  createdAt: string;
+}
+
+export type ProofAnswer = { status: 'sealed'; bundle: ProofBundle } | PendingProof;
+
+/** Completion statements: signed when a work order completes, served as bundles once sealed. */
+export class ProofService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly keys: ProofKeys,
+    readonly log: TransparencyLog,
+  ) {}
+
+  /**
+   * The RecordService completion hook: builds, canonicalizes and signs the statement inside the
+   * completing transaction and queues it for the sequencer. The request never waits for sealing.
+   */
+  async recordCompletion(tx: Tx, completion: CompletionContext): Promise<void> {
+    const { record } = completion;
+    // WorkOrder carries no organization id; the row does.
+    const orgId = await this.orgOf(tx, record.id);
+    const previous = await latestStatementOfRecord(tx, orgId, record.id);
+    const proofId = newId('proof');
+    const statement = buildCompletionStatement({
+      proofId,
+      orgId,
+      record,
+      history: completion.history,
+      evidence: completion.evidence,
+      supersedes: previous?.id ?? null,
+    });
+    let payload: Uint8Array;
+    try {
+      payload = canonicalBytes(statement);
+    } catch (error) {
+      if (error instanceof NotIJsonError) {
+        throw errors.unprocessable(
+          `The work order holds data a completion proof cannot carry faithfully (${error.message}); correct it and complete again.`,
+        );
+      }
+      throw error;
+    }
+    await insertStatement(tx, {
+      id: proofId,
+      org_id: orgId,
+      record_id: record.id,
+      jws: this.keys.signJws(payload),
+      statement_digest: createHash('sha256').update(payload).digest('hex'),
+      supersedes: previous?.id ?? null,
+      status: 'pending',
+      leaf_index: null,
+      tree_size: null,
+      created_at: isoNow(this.clock),
+      sealed_at: null,
+    });
+  }
+
+  private async orgOf(tx: Tx, recordId: string): Promise<string> {
+    const row = await tx.selectFrom('records').select('org_id').where('id', '=', recordId).executeTakeFirstOrThrow();
+    return row.org_id;
+  }
+
+  async forRecord(orgId: string, recordId: string): Promise<ProofAnswer> {
+    if (!(await findRecord(this.db, orgId, recordId))) throw errors.notFound(`Work order "${recordId}"`);
+    const statement = await latestStatementOfRecord(this.db, orgId, recordId);
+    if (!statement) throw errors.notFound(`A completion proof of work order "${recordId}"`);
+    return this.answer(statement);
+  }
+
+  async byId(orgId: string, proofId: string): Promise<ProofAnswer> {
+    const statement = await findStatement(this.db, orgId, proofId);
+    if (!statement) throw errors.notFound(`Proof "${proofId}"`);
+    return this.answer(statement);
+  }
+
+  jwks(): Jwks {
+    return this.keys.jwks();
+  }
+
+  get verifierKey(): string {
+    return this.keys.log.verifierKey;
+  }
+
+  private async answer(statement: ProofStatementsTable): Promise<ProofAnswer> {
+    if (statement.status !== 'sealed' || statement.leaf_index === null || statement.tree_size === null) {
+      return { status: 'pending', proofId: statement.id, recordId: statement.record_id, createdAt: statement.created_at };
+    }
+    const leafIndex = Number(statement.leaf_index);
+    const treeSize = Number(statement.tree_size);
+    const [checkpoint, inclusionProof] = await Promise.all([this.log.checkpointAt(treeSize), this.log.inclusionProof(leafIndex, treeSize)]);
+    if (!checkpoint) throw new Error(`checkpoint ${treeSize} of sealed proof ${statement.id} is missing`);
+    const header = JSON.parse(Buffer.from(statement.jws.split('.')[0]!, 'base64url').toString('utf8')) as { kid: string };
+    return {
+      status: 'sealed',
+      bundle: {
+        version: BUNDLE_VERSION,
+        mediaType: BUNDLE_MEDIA_TYPE,
+        proofId: statement.id,
+        recordId: statement.record_id,
+        jws: statement.jws,
+        leafIndex,
+        treeSize,
+        inclusionProof,
+        checkpoint,
+        keys: { statementKid: header.kid, logKeyName: this.keys.log.name, logKeyId: toHex(this.keys.log.keyId) },
+      },
+    };
+  }
+}

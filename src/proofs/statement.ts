@@ -1,0 +1,107 @@
+import type { RecordHistoryEntry, WorkOrder } from '../records/schemas.js';
+
+/**
+ * The completion statement: what the service asserts when a work order reaches COMPLETED.
+ * Versioned (`v`) so verifiers can refuse shapes they do not understand; serialized with
+ * RFC 8785 (jcs.ts) and signed as a compact JWS whose payload is exactly those bytes.
+ */
+export const STATEMENT_VERSION = 1;
+export const STATEMENT_TYPE = 'wo.completion';
+/** JWS protected header `cty`: the payload's media type. */
+export const STATEMENT_CONTENT_TYPE = 'application/vnd.wo.completion-statement+json;version=1';
+
+export interface StatementHistoryEntry {
+  action: string;
+  from: string | null;
+  to: string | null;
+  /** `api_key:<key id>` of whoever made the change, or null for system changes. */
+  actor: string | null;
+  at: string;
+  /** What the action carried: assignee, reason, resolution notes, changed fields. */
+  data: Record<string, unknown>;
+}
+
+export interface EvidenceDigest {
+  name: string;
+  sha256: string;
+  mediaType: string | null;
+}
+
+export interface CompletionStatement {
+  v: typeof STATEMENT_VERSION;
+  type: typeof STATEMENT_TYPE;
+  proofId: string;
+  org: { id: string };
+  record: {
+    id: string;
+    status: string;
+    categoryId: string;
+    address: string;
+    requesterName: string;
+    description: string;
+    priority: string;
+    dueAt: string | null;
+    assetId: string | null;
+    locationId: string | null;
+    externalRef: string | null;
+    metadata: Record<string, unknown>;
+    createdAt: string;
+    version: number;
+  };
+  resolutionNotes: string | null;
+  assignee: string | null;
+  history: StatementHistoryEntry[];
+  completedAt: string;
+  evidence: EvidenceDigest[];
+  /** The proof of this work order's previous completion (it was reopened since), or null. */
+  supersedes: string | null;
+}
+
+export interface StatementInput {
+  proofId: string;
+  orgId: string;
+  record: WorkOrder;
+  history: RecordHistoryEntry[];
+  evidence: Array<{ name: string; sha256: string; mediaType?: string }>;
+  supersedes: string | null;
+}
+
+export function buildCompletionStatement(input: StatementInput): CompletionStatement {
+  const { record } = input;
+  if (!record.completedAt) throw new Error('a completion statement needs a completed work order');
+  return {
+    v: STATEMENT_VERSION,
+    type: STATEMENT_TYPE,
+    proofId: input.proofId,
+    org: { id: input.orgId },
+    record: {
+      id: record.id,
+      status: record.status,
+      categoryId: record.categoryId,
+      address: record.address,
+      requesterName: record.requesterName,
+      description: record.description,
+      priority: record.priority,
+      dueAt: record.dueAt,
+      assetId: record.assetId,
+      locationId: record.locationId,
+      externalRef: record.externalRef,
+      metadata: record.metadata,
+      createdAt: record.createdAt,
+      version: record.version,
+    },
+    resolutionNotes: record.resolutionNotes,
+    assignee: record.assignee,
+    history: input.history.map((entry) => ({
+      action: entry.action,
+      from: entry.fromStatus,
+      to: entry.toStatus,
+      actor: entry.actor ? `${entry.actor.type}:${entry.actor.id}` : null,
+      at: entry.occurredAt,
+      data: entry.data,
+    })),
+    completedAt: record.completedAt,
+    evidence: input.evidence.map((e) => ({ name: e.name, sha256: e.sha256, mediaType: e.mediaType ?? null })),
+    supersedes: input.supersedes,
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Browser side of /verify: reads the pasted or dropped bundle and JWKS and runs the same
+ * verifyBundle() the CLI and the tests use, on the browser's WebCrypto. It makes no request:
+ * the page's CSP (connect-src 'none') would refuse one anyway.
+ */
+import { verifyBundle, VERIFY_REASONS } from './verify.js';
+
+function element<T extends HTMLElement>(id: string): T {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`#${id} is missing`);
+  return found as T;
+}
+
+function loadFileInto(file: File, target: HTMLTextAreaElement): void {
+  void file.text().then((text) => {
+    target.value = text;
+  });
+}
+
+/** A textarea that also accepts a dropped file, plus a file input feeding it. */
+function wireInput(textareaId: string, fileInputId: string): HTMLTextAreaElement {
+  const textarea = element<HTMLTextAreaElement>(textareaId);
+  const fileInput = element<HTMLInputElement>(fileInputId);
+  fileInput.addEventListener('change', () => {
+    const file = fileInput.files?.[0];
+    if (file) loadFileInto(file, textarea);
+  });
+  textarea.addEventListener('dragover', (event) => {
+    event.preventDefault();
+    textarea.classList.add('dragging');
+  });
+  textarea.addEventListener('dragleave', () => textarea.classList.remove('dragging'));
+  textarea.addEventListener('drop', (event) => {
+    event.preventDefault();
+    textarea.classList.remove('dragging');
+    const file = event.dataTransfer?.files[0];
+    if (file) loadFileInto(file, textarea);
+  });
+  return textarea;
+}
+
+function parse(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`The ${what} is not JSON.`);
+  }
+}
+
+function show(valid: boolean, headline: string, detail: string): void {
+  const result = element<HTMLElement>('result');
+  result.dataset.valid = String(valid);
+  result.dataset.state = 'done';
+  element<HTMLElement>('result-headline').textContent = headline;
+  element<HTMLElement>('result-detail').textContent = detail;
+}
+
+async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElement): Promise<void> {
+  let bundle: unknown;
+  let keys: unknown;
+  try {
+    bundle = parse(bundleInput.value, 'bundle');
+    keys = parse(keysInput.value, 'key set (JWKS)');
+  } catch (error) {
+    show(false, 'invalid: input_not_json', (error as Error).message);
+    return;
+  }
+  const result = await verifyBundle(bundle, keys);
+  if (result.valid) {
+    const s = result.statement;
+    show(
+      true,
+      'valid',
+      `Work order ${result.recordId} completed at ${s.completedAt} by ${s.assignee ?? 'an unnamed assignee'}; statement signed with key ${result.statementKid}; leaf ${result.leafIndex} of ${result.treeSize} in log ${result.logOrigin}.` +
+        (s.supersedes ? ` It supersedes proof ${s.supersedes}.` : ''),
+    );
+  } else {
+    show(false, `invalid: ${result.reason}`, result.detail);
+  }
+}
+
+function start(): void {
+  const bundleInput = wireInput('bundle', 'bundle-file');
+  const keysInput = wireInput('keys', 'keys-file');
+  element<HTMLButtonElement>('verify').addEventListener('click', () => {
+    element<HTMLElement>('result').dataset.state = 'running';
+    void run(bundleInput, keysInput).catch((error: unknown) => show(false, 'invalid: verifier_error', String(error)));
+  });
+  element<HTMLElement>('reasons').textContent = Object.keys(VERIFY_REASONS).join(', ');
+}
+
+start();

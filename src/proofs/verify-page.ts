@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import escapeHtml from 'escape-html';
+import type { ProofService } from './service.js';
+import { JwksSchema } from './schemas.js';
+
+/**
+ * Public pages at the root: the JWKS and the in-browser verifier at /verify.
+ *
+ * @NOTE: the verifier page runs only our own script (script-src 'self') and may not connect
+ * anywhere (connect-src 'none'): checking a proof never tells the server which proof was checked,
+ * and the browser itself enforces that.
+ */
+const VERIFY_PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'none'",
+  "img-src 'self'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
+textarea{width:100%;min-height:10rem;font-family:ui-monospace,monospace;font-size:.8rem;border:2px dashed #999;padding:.5rem;box-sizing:border-box}
+textarea.dragging{border-color:#2a6}
+button{font-size:1rem;padding:.5rem 1.5rem;margin:1rem 0}
+#result{padding:1rem;border-radius:.3rem;background:#eee}
+#result[data-valid=true]{background:#dfd}#result[data-valid=false]{background:#fdd}
+#result-headline{font-weight:bold;font-size:1.2rem}
+small{color:#555}`;
+
+/** Bundles verify-page-client.ts (and verify.ts with it) for the browser, once per process. */
+function browserBundle(): () => Promise<string> {
+  let built: Promise<string> | undefined;
+  return () => {
+    built ??= (async () => {
+      const { build } = await import('esbuild');
+      const ts = fileURLToPath(new URL('./verify-page-client.ts', import.meta.url));
+      const entry = existsSync(ts) ? ts : fileURLToPath(new URL('./verify-page-client.js', import.meta.url));
+      const result = await build({ entryPoints: [entry], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', minify: true, legalComments: 'none', logLevel: 'silent' });
+      return result.outputFiles[0]!.text;
+    })();
+    built.catch(() => {
+      built = undefined;
+    });
+    return built;
+  };
+}
+
+function page(jwks: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Verify a completion proof</title>
+<link rel="stylesheet" href="/verify/verifier.css">
+<script src="/verify/verifier.js" defer></script>
+</head>
+<body>
+<h1>Verify a completion proof</h1>
+<p>Paste or drop a proof bundle (from <code>GET /api/v1/proofs/{id}</code>) below. The check runs entirely in this browser,
+with WebCrypto: nothing is sent to any server. The key set is the one this service publishes at
+<code>/.well-known/jwks.json</code>, filled in when the page was served; replace it with a copy you trust if you prefer.</p>
+<h2><label for="bundle">Proof bundle</label></h2>
+<textarea id="bundle" spellcheck="false" placeholder="Paste the bundle JSON here, or drop the file"></textarea>
+<p><input type="file" id="bundle-file" accept="application/json,.json"></p>
+<h2><label for="keys">Trusted keys (JWKS)</label></h2>
+<textarea id="keys" spellcheck="false">${escapeHtml(jwks)}</textarea>
+<p><input type="file" id="keys-file" accept="application/json,.json"></p>
+<button type="button" id="verify">Verify</button>
+<div id="result" data-state="idle" role="status" aria-live="polite"><div id="result-headline">Not checked yet.</div><div id="result-detail"></div></div>
+<p><small>Possible failure reasons: <span id="reasons"></span>. See docs/proofs.md for what a valid proof establishes.</small></p>
+</body>
+</html>
+`;
+}
+
+export function verifyPageRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
+  const script = browserBundle();
+  return async (app) => {
+    app.get(
+      '/.well-known/jwks.json',
+      {
+        schema: {
+          tags: ['Proofs'],
+          summary: 'Every statement key ever used and the transparency-log key (public, no authentication)',
+          description: 'The only trust input a verifier needs. The log key is marked `"x-wo-role": "transparency-log"` and carries its signed-note verifier key in `x-wo-verifier-key`.',
+          response: { 200: JwksSchema },
+        },
+      },
+      async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(proofs.jwks()),
+    );
+
+    app.get('/verify', { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('content-security-policy', VERIFY_PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(page(JSON.stringify(proofs.jwks(), null, 2))),
+    );
+    app.get('/verify/verifier.js', { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(await script()),
+    );
+    app.get('/verify/verifier.css', { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLE),
+    );
+  };
+}

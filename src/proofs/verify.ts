@@ -1,0 +1,251 @@
+import { parseSignedCheckpoint, noteKeyId } from './checkpoint.js';
+import { bytesEqual, fromBase64, fromBase64Url, fromUtf8, toHex, utf8 } from './encoding.js';
+import { canonicalJson, NotIJsonError } from './jcs.js';
+import { leafHashAsync, rootFromInclusionProof, type Sha256 } from './merkle.js';
+import { STATEMENT_TYPE, STATEMENT_VERSION, type CompletionStatement } from './statement.js';
+
+/**
+ * THE verification of a proof bundle, shared by `wo proof verify`, the tests and the /verify page.
+ * It runs on WebCrypto (`globalThis.crypto.subtle`, Ed25519 and SHA-256), so it works in Node 20 and
+ * in browsers; nothing it imports may use Node-only APIs. Its only trust input is a JWKS.
+ *
+ * Checks, in order: bundle shape → trusted keys → JWS (alg, kid, Ed25519 signature) → payload is the
+ * RFC 8785 form of an understood statement that names the bundle's proof and record → checkpoint
+ * note (format, signature by a trusted log key, origin) → tree size → leaf inclusion under the root.
+ */
+
+export const BUNDLE_MEDIA_TYPE = 'application/vnd.wo.proof+json;version=1';
+export const BUNDLE_VERSION = 1;
+
+export interface PublishedJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  kid: string;
+  use: 'sig';
+  alg: 'EdDSA';
+  /** `statement` keys sign completion statements; the `transparency-log` key signs checkpoints. */
+  'x-wo-role': 'statement' | 'transparency-log';
+  'x-wo-created-at'?: string;
+  'x-wo-log-origin'?: string;
+  'x-wo-note-key-id'?: string;
+  'x-wo-verifier-key'?: string;
+}
+
+export interface Jwks {
+  keys: PublishedJwk[];
+}
+
+export interface ProofBundle {
+  version: number;
+  mediaType: string;
+  proofId: string;
+  recordId: string;
+  jws: string;
+  leafIndex: number;
+  treeSize: number;
+  /** Base64 SHA-256 hashes, bottom-up (RFC 9162 §2.1.3.1). */
+  inclusionProof: string[];
+  /** The C2SP signed note of the checkpoint at `treeSize`. */
+  checkpoint: string;
+  keys: { statementKid: string; logKeyName: string; logKeyId: string };
+}
+
+export const VERIFY_REASONS = {
+  bundle_malformed: 'The bundle is not a version 1 proof bundle.',
+  keys_malformed: 'The trusted keys are not a JWKS of Ed25519 keys.',
+  jws_malformed: 'The statement is not a compact JWS.',
+  unsupported_algorithm: 'The statement is signed with an algorithm other than EdDSA (Ed25519).',
+  unknown_key: 'The statement is signed by a key that is not among the trusted statement keys.',
+  bad_signature: 'The statement signature does not verify: the statement was altered or signed by someone else.',
+  statement_not_canonical: 'The signed payload is not the RFC 8785 canonical form of its JSON.',
+  unsupported_statement: 'The statement is not a version 1 wo.completion statement.',
+  bundle_mismatch: 'The bundle’s proof or record id differs from the signed statement.',
+  checkpoint_malformed: 'The checkpoint is not a C2SP signed note of a tlog checkpoint.',
+  unknown_log_key: 'No signature on the checkpoint comes from a trusted log key.',
+  checkpoint_signature_invalid: 'The checkpoint signature does not verify: the checkpoint was altered.',
+  checkpoint_origin_mismatch: 'The checkpoint names another log than the trusted log key.',
+  tree_size_mismatch: 'The bundle’s tree size differs from the checkpoint’s.',
+  leaf_not_in_tree: 'The inclusion proof does not lead from the statement to the checkpoint’s root hash.',
+} as const;
+
+export type VerifyReason = keyof typeof VERIFY_REASONS;
+
+export type VerifyResult =
+  | {
+      valid: true;
+      statement: CompletionStatement;
+      proofId: string;
+      recordId: string;
+      leafIndex: number;
+      treeSize: number;
+      statementKid: string;
+      logOrigin: string;
+    }
+  | { valid: false; reason: VerifyReason; detail: string };
+
+type Failure = Extract<VerifyResult, { valid: false }>;
+
+function fail(reason: VerifyReason, detail?: string): Failure {
+  return { valid: false, reason, detail: detail ? `${VERIFY_REASONS[reason]} ${detail}` : VERIFY_REASONS[reason] };
+}
+
+/** WebCrypto's typings want ArrayBuffer-backed views; ours always are. */
+const view = (bytes: Uint8Array) => bytes as Uint8Array<ArrayBuffer>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isIndex(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function readBundle(value: unknown): ProofBundle | Failure {
+  if (!isRecord(value)) return fail('bundle_malformed', 'Expected a JSON object.');
+  if (value.version !== BUNDLE_VERSION) return fail('bundle_malformed', `Unsupported version ${JSON.stringify(value.version)}.`);
+  for (const field of ['proofId', 'recordId', 'jws', 'checkpoint'] as const) {
+    if (typeof value[field] !== 'string') return fail('bundle_malformed', `"${field}" must be a string.`);
+  }
+  if (!isIndex(value.leafIndex)) return fail('bundle_malformed', '"leafIndex" must be a non-negative integer.');
+  if (!isIndex(value.treeSize)) return fail('bundle_malformed', '"treeSize" must be a non-negative integer.');
+  if (!Array.isArray(value.inclusionProof) || !value.inclusionProof.every((h) => typeof h === 'string')) {
+    return fail('bundle_malformed', '"inclusionProof" must be an array of base64 strings.');
+  }
+  return value as unknown as ProofBundle;
+}
+
+interface TrustedKeys {
+  statement: Map<string, CryptoKey>;
+  log: Array<{ origin: string; keyId: Uint8Array; key: CryptoKey }>;
+}
+
+async function importEd25519(subtle: SubtleCrypto, raw: Uint8Array): Promise<CryptoKey> {
+  return subtle.importKey('raw', view(raw), { name: 'Ed25519' }, false, ['verify']);
+}
+
+async function readKeys(subtle: SubtleCrypto, sha256: Sha256, value: unknown): Promise<TrustedKeys | Failure> {
+  if (!isRecord(value) || !Array.isArray(value.keys)) return fail('keys_malformed', 'Expected {"keys": [...]}.');
+  const trusted: TrustedKeys = { statement: new Map(), log: [] };
+  for (const jwk of value.keys as unknown[]) {
+    // Keys of other types may share a JWKS; they simply cannot verify our signatures.
+    if (!isRecord(jwk) || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') continue;
+    const raw = fromBase64Url(jwk.x);
+    if (!raw || raw.length !== 32) return fail('keys_malformed', `Key ${JSON.stringify(jwk.kid)} has an invalid "x".`);
+    let key: CryptoKey;
+    try {
+      key = await importEd25519(subtle, raw);
+    } catch {
+      return fail('keys_malformed', `Key ${JSON.stringify(jwk.kid)} is not a usable Ed25519 public key.`);
+    }
+    if (jwk['x-wo-role'] === 'transparency-log') {
+      const origin = jwk['x-wo-log-origin'];
+      if (typeof origin !== 'string') return fail('keys_malformed', 'The transparency-log key has no "x-wo-log-origin".');
+      trusted.log.push({ origin, keyId: await noteKeyId(sha256, origin, raw), key });
+    } else if (typeof jwk.kid === 'string') {
+      trusted.statement.set(jwk.kid, key);
+    }
+  }
+  if (trusted.log.length === 0) return fail('keys_malformed', 'The JWKS holds no transparency-log key.');
+  return trusted;
+}
+
+/** Verifies a proof bundle against trusted keys. Never throws for bad input: it answers why. */
+export async function verifyBundle(bundleInput: unknown, keysInput: unknown, webCrypto: Crypto = globalThis.crypto): Promise<VerifyResult> {
+  const subtle = webCrypto.subtle;
+  const sha256: Sha256 = async (data) => new Uint8Array(await subtle.digest('SHA-256', view(data)));
+
+  const bundle = readBundle(bundleInput);
+  if ('valid' in bundle) return bundle;
+  const keys = await readKeys(subtle, sha256, keysInput);
+  if ('valid' in keys) return keys;
+
+  // 1. The statement's signature.
+  const parts = bundle.jws.split('.');
+  if (parts.length !== 3) return fail('jws_malformed', 'Expected three dot-separated parts.');
+  const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
+  const headerBytes = fromBase64Url(headerPart);
+  const payload = fromBase64Url(payloadPart);
+  const signature = fromBase64Url(signaturePart);
+  if (!headerBytes || !payload || !signature) return fail('jws_malformed', 'A part is not base64url.');
+  let header: unknown;
+  try {
+    header = JSON.parse(fromUtf8(headerBytes) ?? '');
+  } catch {
+    return fail('jws_malformed', 'The protected header is not JSON.');
+  }
+  if (!isRecord(header)) return fail('jws_malformed', 'The protected header is not a JSON object.');
+  if (header.alg !== 'EdDSA' && header.alg !== 'Ed25519') return fail('unsupported_algorithm', `alg is ${JSON.stringify(header.alg)}.`);
+  if (typeof header.kid !== 'string') return fail('unknown_key', 'The header has no kid.');
+  if (Array.isArray(header.crit)) return fail('jws_malformed', 'The header lists critical extensions this verifier does not understand.');
+  const statementKey = keys.statement.get(header.kid);
+  if (!statementKey) return fail('unknown_key', `kid ${header.kid}.`);
+  const signatureValid = await subtle.verify({ name: 'Ed25519' }, statementKey, view(signature), view(utf8(`${headerPart}.${payloadPart}`)));
+  if (!signatureValid) return fail('bad_signature', `kid ${header.kid}.`);
+
+  // 2. The statement itself: canonical bytes of a statement we understand, naming this bundle.
+  const text = fromUtf8(payload);
+  if (text === undefined) return fail('statement_not_canonical', 'The payload is not UTF-8.');
+  let statement: unknown;
+  try {
+    statement = JSON.parse(text);
+  } catch {
+    return fail('statement_not_canonical', 'The payload is not JSON.');
+  }
+  let canonical: string;
+  try {
+    canonical = canonicalJson(statement);
+  } catch (error) {
+    return fail('statement_not_canonical', error instanceof NotIJsonError ? `Not I-JSON: ${error.message}.` : 'It cannot be canonicalized.');
+  }
+  if (canonical !== text) return fail('statement_not_canonical');
+  if (!isRecord(statement) || statement.v !== STATEMENT_VERSION || statement.type !== STATEMENT_TYPE) {
+    return fail('unsupported_statement', `v=${JSON.stringify(isRecord(statement) ? statement.v : undefined)}, type=${JSON.stringify(isRecord(statement) ? statement.type : undefined)}.`);
+  }
+  const record = statement.record;
+  if (statement.proofId !== bundle.proofId || !isRecord(record) || record.id !== bundle.recordId) {
+    return fail('bundle_mismatch', `The statement names proof ${JSON.stringify(statement.proofId)} of record ${JSON.stringify(isRecord(record) ? record.id : undefined)}.`);
+  }
+
+  // 3. The checkpoint: a note signed by a trusted log key.
+  const checkpoint = parseSignedCheckpoint(bundle.checkpoint);
+  if (typeof checkpoint === 'string') return fail('checkpoint_malformed', `${checkpoint[0]!.toUpperCase()}${checkpoint.slice(1)}.`);
+  let logOrigin: string | undefined;
+  let sawTrustedSignature = false;
+  for (const line of checkpoint.signatures) {
+    const logKey = keys.log.find((k) => k.origin === line.name && bytesEqual(k.keyId, line.keyId));
+    if (!logKey) continue;
+    sawTrustedSignature = true;
+    if (line.signature.length === 64 && (await subtle.verify({ name: 'Ed25519' }, logKey.key, view(line.signature), view(utf8(checkpoint.body))))) {
+      logOrigin = logKey.origin;
+      break;
+    }
+  }
+  if (!sawTrustedSignature) return fail('unknown_log_key', `Signed by ${checkpoint.signatures.map((s) => `${s.name}+${toHex(s.keyId)}`).join(', ')}.`);
+  if (!logOrigin) return fail('checkpoint_signature_invalid');
+  if (checkpoint.origin !== logOrigin) return fail('checkpoint_origin_mismatch', `Checkpoint origin ${JSON.stringify(checkpoint.origin)}, key of ${JSON.stringify(logOrigin)}.`);
+
+  // 4. The statement is a leaf of the tree the checkpoint commits to.
+  if (bundle.treeSize !== checkpoint.treeSize) return fail('tree_size_mismatch', `Bundle says ${bundle.treeSize}, checkpoint says ${checkpoint.treeSize}.`);
+  const proof: Uint8Array[] = [];
+  for (const encoded of bundle.inclusionProof) {
+    const hash = fromBase64(encoded);
+    if (!hash || hash.length !== 32) return fail('leaf_not_in_tree', 'An inclusion-proof hash is not 32 bytes of base64.');
+    proof.push(hash);
+  }
+  const leaf = await leafHashAsync(sha256, utf8(bundle.jws));
+  const root = await rootFromInclusionProof(sha256, bundle.leafIndex, bundle.treeSize, leaf, proof);
+  if (!root) return fail('leaf_not_in_tree', `The proof has the wrong length for leaf ${bundle.leafIndex} of ${bundle.treeSize}.`);
+  if (!bytesEqual(root, checkpoint.rootHash)) return fail('leaf_not_in_tree', `Leaf ${bundle.leafIndex} of ${bundle.treeSize}.`);
+
+  return {
+    valid: true,
+    statement: statement as unknown as CompletionStatement,
+    proofId: bundle.proofId,
+    recordId: bundle.recordId,
+    leafIndex: bundle.leafIndex,
+    treeSize: bundle.treeSize,
+    statementKid: header.kid,
+    logOrigin,
+  };
+}

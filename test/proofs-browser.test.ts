@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { TEST_DIALECTS } from './helpers/databases.js';
+import { recordBody, seedCategory, startTestApp, type TestApp } from './helpers/test-app.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+for (const dialect of TEST_DIALECTS) {
+  describe(`the /verify page (${dialect})`, () => {
+    let t: TestApp;
+    let browser: Browser;
+    let baseUrl: string;
+    let bundleText: string;
+
+    before(async () => {
+      t = await startTestApp(dialect);
+      baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const tenant = await t.newTenant();
+      const categoryId = await seedCategory(tenant);
+      const id = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Bob' }) })).json().id as string;
+      await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} });
+      await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'Fixed' } });
+      await t.context.proofs.log.sealPending();
+      bundleText = (await tenant.request({ method: 'GET', url: `/api/v1/records/${id}/proof` })).body;
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking'] });
+    });
+    after(async () => {
+      await browser?.close();
+      await t.close();
+    });
+
+    /** Pastes a bundle, clicks Verify and returns the verdict plus every request made meanwhile. */
+    async function verifyIn(page: Page, text: string): Promise<{ headline: string; requests: string[] }> {
+      const requests: string[] = [];
+      const onRequest = (request: { url(): string }) => requests.push(request.url());
+      page.on('request', onRequest);
+      await page.fill('#bundle', text);
+      await page.click('#verify');
+      await page.waitForSelector('#result[data-state="done"]');
+      const headline = (await page.textContent('#result-headline')) ?? '';
+      page.off('request', onRequest);
+      await page.evaluate(() => {
+        document.getElementById('result')!.dataset.state = 'idle';
+      });
+      return { headline, requests };
+    }
+
+    it('verifies a pasted bundle in the browser without any request to the server, and names the reason for a tampered one', async () => {
+      const page = await browser.newPage();
+      const response = await page.goto(`${baseUrl}/verify`);
+      assert.equal(response?.status(), 200);
+      assert.match(String(response?.headers()['content-security-policy']), /script-src 'self'.*connect-src 'none'/);
+      await page.waitForFunction(() => document.getElementById('reasons')!.textContent !== '');
+
+      const valid = await verifyIn(page, bundleText);
+      assert.equal(valid.headline, 'valid');
+      assert.deepEqual(valid.requests, []);
+
+      const bundle = JSON.parse(bundleText) as { leafIndex: number; treeSize: number; checkpoint: string };
+      const wrongSize = await verifyIn(page, JSON.stringify({ ...bundle, treeSize: bundle.treeSize + 1 }));
+      assert.equal(wrongSize.headline, 'invalid: tree_size_mismatch');
+      const alteredCheckpoint = await verifyIn(page, JSON.stringify({ ...bundle, checkpoint: bundle.checkpoint.replace(/\n(\d+)\n/, (_m, n: string) => `\n${Number(n) + 1}\n`) }));
+      assert.equal(alteredCheckpoint.headline, 'invalid: checkpoint_signature_invalid');
+      const notJson = await verifyIn(page, '{ nope');
+      assert.equal(notJson.headline, 'invalid: input_not_json');
+      assert.deepEqual([...wrongSize.requests, ...alteredCheckpoint.requests, ...notJson.requests], []);
+      await page.close();
+    });
+
+    it('checks a bundle dropped as a file the same way', async () => {
+      const page = await browser.newPage();
+      await page.goto(`${baseUrl}/verify`);
+      await page.setInputFiles('#bundle-file', { name: 'bundle.json', mimeType: 'application/json', buffer: Buffer.from(bundleText) });
+      await page.waitForFunction(() => (document.getElementById('bundle') as HTMLTextAreaElement).value.length > 0);
+      await page.click('#verify');
+      await page.waitForSelector('#result[data-state="done"]');
+      assert.equal(await page.textContent('#result-headline'), 'valid');
+      await page.close();
+    });
+  });
+}
