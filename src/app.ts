@@ -14,6 +14,8 @@ import { RecordEventSchema, RecordSchema } from './records/schemas.js';
 import { CategorySchema } from './categories/schemas.js';
 import { recordRoutes } from './records/routes.js';
 import { categoryRoutes } from './categories/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { DeliverySchema, WebhookSchema, WebhookWithSecretSchema } from './webhooks/schemas.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -42,6 +44,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });
 
   for (const schema of [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema]) app.addSchema(schema);
+  for (const schema of [WebhookSchema, WebhookWithSecretSchema, DeliverySchema]) app.addSchema(schema);
 
   installAuthentication(app, context.apiKeys);
   installIdempotency(app, context.idempotency);
@@ -51,6 +54,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     async (api) => {
       await api.register(categoryRoutes(context.categories));
       await api.register(recordRoutes(context.records));
+      await api.register(webhookRoutes(context.webhooks));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

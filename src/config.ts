@@ -27,6 +27,12 @@ export interface Config {
     readonly maxAttempts: number;
     /** Deliveries in flight at once per worker process. */
     readonly concurrency: number;
+    /** Deliveries in flight at once per subscription in one worker, so a slow receiver cannot take every slot. */
+    readonly perSubscriptionConcurrency: number;
+    /** How long the dispatcher and delivery loops wait before polling again when they found no work. */
+    readonly idlePollMs: number;
+    /** AES-256-GCM key (32 bytes, base64 or hex) for webhook secrets at rest; when unset, a key file in keysDir. */
+    readonly secretKey: string | undefined;
   };
   readonly proofs: {
     /** Longest time a completed job waits before the sequencer seals it into the log. */
@@ -108,6 +114,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       timeoutMs: readInteger(env, 'WO_WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
       maxAttempts: 4,
       concurrency: readInteger(env, 'WO_WEBHOOK_CONCURRENCY', 64, 1, 1024),
+      perSubscriptionConcurrency: readInteger(env, 'WO_WEBHOOK_PER_SUBSCRIPTION_CONCURRENCY', 16, 1, 1024),
+      idlePollMs: readInteger(env, 'WO_WEBHOOK_IDLE_POLL_MS', 50, 1, 60_000),
+      secretKey: env.WO_SECRET_KEY?.trim() || undefined,
     },
     proofs: {
       batchIntervalMs: readInteger(env, 'WO_PROOF_BATCH_INTERVAL_MS', 1000, 10, 60_000),

@@ -12,6 +12,8 @@ import { RecordService } from './records/service.js';
 import { checkRecordReferences } from './records/references.js';
 import { IdempotencyStore } from './http/idempotency.js';
 import { intervalJob, type BackgroundJob } from './jobs.js';
+import { createWebhooks } from './webhooks/wiring.js';
+import type { WebhookService } from './webhooks/service.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -25,6 +27,7 @@ export interface AppContext {
   readonly categories: CategoryService;
   readonly records: RecordService;
   readonly idempotency: IdempotencyStore;
+  readonly webhooks: WebhookService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -73,6 +76,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const backgroundJobs: BackgroundJob[] = [
     intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
   ];
+  const webhooks = createWebhooks({ config, database, clock, logger, metrics });
+  backgroundJobs.push(...webhooks.jobs);
 
   const context: AppContext = {
     config,
@@ -85,6 +90,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     categories: new CategoryService(db, clock),
     records,
     idempotency,
+    webhooks: webhooks.service,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));
