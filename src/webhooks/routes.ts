@@ -24,10 +24,15 @@ const scope = 'webhooks:manage' as const;
 
 export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypebox {
   return async (app) => {
+    // Route-level onSend runs after the idempotency layer stored the (sealed) response; see sealSecretForResponse.
+    const revealSecret = async (_request: unknown, _reply: unknown, payload: unknown) =>
+      typeof payload === 'string' ? webhooks.revealSealedSecret(payload) : payload;
+
     app.post(
       '/webhooks',
       {
         config: { scope },
+        onSend: revealSecret,
         schema: {
           tags,
           summary: 'Subscribe to events',
@@ -42,7 +47,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
         const webhook = await webhooks.create(principalOf(request).orgId, request.body);
         setEtag(reply, webhook.version);
         reply.header('location', `/api/v1/webhooks/${webhook.id}`);
-        return reply.code(201).send(webhook);
+        return reply.code(201).send(webhooks.sealSecretForResponse(webhook));
       },
     );
 
@@ -116,6 +121,11 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
       '/webhooks/:id/rotate-secret',
       {
         config: { scope },
+        onSend: revealSecret,
+        // The body is optional: no body means the default overlap.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
         schema: {
           tags,
           summary: 'Replace the signing secret',
@@ -123,14 +133,14 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
             'Answers the new secret, shown this once. Deliveries are signed with it at once; during `overlapSeconds` (default 24 h) they also carry `X-Webhook-Signature-Previous`, made with the old secret, so receivers switch without losing deliveries. See docs/webhooks.md.',
           ...requiresScope(scope),
           params: IdParams,
-          body: Type.Optional(RotateSecretBody),
+          body: RotateSecretBody,
           response: { 200: { ...WebhookWithSecretRef, headers: ETagHeader }, ...problems(400, 404, 415) },
         },
       },
       async (request, reply) => {
-        const webhook = await webhooks.rotateSecret(principalOf(request).orgId, request.params.id, request.body?.overlapSeconds);
+        const webhook = await webhooks.rotateSecret(principalOf(request).orgId, request.params.id, request.body.overlapSeconds);
         setEtag(reply, webhook.version);
-        return webhook;
+        return webhooks.sealSecretForResponse(webhook);
       },
     );
 

@@ -30,6 +30,8 @@ import {
 import { generateWebhookSecret, type SecretBox } from './secret-box.js';
 import { checkWebhookUrl, type UrlGuardOptions } from './url-guard.js';
 
+const SEALED_SECRET_PREFIX = 'wo-sealed-secret:';
+
 /** Subscriptions and their delivery log: the rules behind /api/v1/webhooks. */
 export class WebhookService {
   constructor(
@@ -193,6 +195,23 @@ export class WebhookService {
     await insertDelivery(this.db, row);
     this.onNewDelivery();
     return toDelivery(row, []);
+  }
+
+  /**
+   * @NOTE: responses that carry a secret are stored by the idempotency layer for replay. The
+   * handler answers with the secret sealed (as below) and `revealSealedSecret` opens it in the
+   * route's onSend hook, which runs after the idempotency store has kept its copy: the stored
+   * response, like the subscription row, holds only ciphertext, yet a replay shows the secret.
+   */
+  sealSecretForResponse(webhook: WebhookWithSecret): WebhookWithSecret {
+    return { ...webhook, secret: `${SEALED_SECRET_PREFIX}${this.secrets.seal(webhook.secret, `response:${webhook.id}`)}` };
+  }
+
+  revealSealedSecret(payload: string): string {
+    if (!payload.includes(SEALED_SECRET_PREFIX)) return payload;
+    const body = JSON.parse(payload) as { id: string; secret: string };
+    body.secret = this.secrets.open(body.secret.slice(SEALED_SECRET_PREFIX.length), `response:${body.id}`);
+    return JSON.stringify(body);
   }
 
   private async mustFind(db: Executor, orgId: string, id: string): Promise<WebhookSubscriptionsTable> {
