@@ -14,6 +14,8 @@ export type Executor = Db | Tx;
 export interface Database {
   readonly db: Db;
   readonly dialect: DialectName;
+  /** The PostgreSQL schema in use, when one was chosen (tests). */
+  readonly schema?: string;
   close(): Promise<void>;
 }
 
@@ -45,7 +47,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return { db, dialect: 'postgres', ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
   }
 
   const file = options.sqlitePath ?? ':memory:';

@@ -27,7 +27,12 @@ class ListedMigrations implements MigrationProvider {
 
 /** Brings the schema up to date. Safe to run from several processes: Kysely takes a lock. */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const migrator = new Migrator({ db: database.db, provider: new ListedMigrations(database.dialect) });
+  // Kysely looks for its bookkeeping tables in every schema; naming ours keeps parallel test schemas apart.
+  const migrator = new Migrator({
+    db: database.db,
+    provider: new ListedMigrations(database.dialect),
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
