@@ -18,6 +18,9 @@ export interface WebhookReceiver {
   /** Decides the answer to each request (`index` counts from 0); 200 by default. */
   answer: (request: ReceivedWebhook, index: number) => ReceiverAnswer;
   ofEvent(event: string): ReceivedWebhook[];
+  /** Requests open right now, and the most ever open at once. */
+  inFlight: number;
+  maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -29,12 +32,22 @@ export async function startReceiver(answer: WebhookReceiver['answer'] = () => ({
     received,
     answer,
     ofEvent: (event) => received.filter((r) => r.json.event === event),
+    inFlight: 0,
+    maxInFlight: 0,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
   const server = http.createServer((req, res) => {
+    receiver.inFlight++;
+    receiver.maxInFlight = Math.max(receiver.maxInFlight, receiver.inFlight);
+    let open = true;
+    const finished = () => {
+      if (open) receiver.inFlight--;
+      open = false;
+    };
+    res.on('close', finished);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
