@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { Agent, request } from 'undici';
+import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { Db, DialectName } from '../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/tables.js';
@@ -22,10 +23,17 @@ export const USER_AGENT = 'work-order-api-webhooks/1.0';
 
 type WorkerConfig = Config['webhooks'];
 
+/** How long the loop lets finished sends gather before recording them and claiming more. */
+const BATCH_WINDOW_MS = 2;
+
+/** The `WHERE` term of the `webhook_deliveries_due` partial index, word for word. */
+const DUE_STATUSES = sql<boolean>`status IN ('pending', 'delivering')`;
+
 interface Claimed {
   delivery: WebhookDeliveriesTable;
   /** The lease we set; our result is written only while it is still ours. */
   lease: string;
+  keys?: SigningKeys;
 }
 
 interface AttemptResult {
@@ -67,6 +75,10 @@ export interface DeliveryWorkerOptions {
  * Fairness: at most `concurrency` sends in flight, and at most `perSubscriptionConcurrency` of
  * them for one subscription; a saturated subscription is left out of the next claims, so a slow
  * or dead receiver holds only its own slots.
+ *
+ * Throughput: the worker claims up to one extra round of deliveries ahead (`ready`), so a slot
+ * freed by a finished send is refilled at once from memory, while recording results and
+ * claiming more happen in the background, batched. Sends never wait for the database.
  */
 export class DeliveryWorker implements BackgroundJob {
   readonly name = 'webhook-deliveries';
@@ -75,10 +87,16 @@ export class DeliveryWorker implements BackgroundJob {
   private agent: Agent | undefined;
   private readonly inFlightBySubscription = new Map<string, number>();
   private inFlight = 0;
+  /** Claimed (leased) deliveries waiting for a free slot, oldest first. */
+  private ready: Claimed[] = [];
+  private readonly readyBySubscription = new Map<string, number>();
   private readonly sends = new Set<Promise<void>>();
   private results: AttemptResult[] = [];
   private wakeSleeper: (() => void) | undefined;
   private wakeRequested = false;
+  /** Subscriptions whose last claim hit their in-flight cap: they likely have more due. */
+  private readonly backlogged = new Set<string>();
+  private discoverNeeded = true;
   private readonly keyCache = new Map<string, SigningKeys>();
   private readonly metrics;
   private readonly random: () => number;
@@ -135,16 +153,23 @@ export class DeliveryWorker implements BackgroundJob {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    this.wake();
+    this.nudge();
     await this.loopDone;
+    await this.releaseReady().catch((error: unknown) => this.options.logger.error({ err: error }, 'releasing claimed webhook deliveries failed at shutdown'));
     await Promise.allSettled([...this.sends]);
     await this.flush().catch((error: unknown) => this.options.logger.error({ err: error }, 'recording webhook results failed at shutdown'));
     await this.agent?.close();
     this.agent = undefined;
   }
 
-  /** New deliveries were written by this process: claim them now rather than at the next poll. */
+  /** New deliveries were written by this process: look for them now rather than at the next poll. */
   wake(): void {
+    this.discoverNeeded = true;
+    this.nudge();
+  }
+
+  /** Lets the loop run now (a send finished: record it, and refill that subscription). */
+  private nudge(): void {
     this.wakeRequested = true;
     this.wakeSleeper?.();
   }
@@ -152,6 +177,9 @@ export class DeliveryWorker implements BackgroundJob {
   private async loop(): Promise<void> {
     const { config, logger } = this.options;
     while (!this.stopped) {
+      // With sends in flight, let a few more finish first: one transaction then records them all
+      // and one claim refills their slots (a loop turn per finished send would be a turn per row).
+      if (this.inFlight > 0 && this.results.length < this.inFlight) await new Promise((resolve) => setTimeout(resolve, BATCH_WINDOW_MS));
       this.wakeRequested = false;
       let progressed = false;
       try {
@@ -159,63 +187,113 @@ export class DeliveryWorker implements BackgroundJob {
           await this.flush();
           progressed = true;
         }
-        const free = config.concurrency - this.inFlight;
+        // Room for a full round in flight plus one round waiting in `ready`.
+        const free = 2 * config.concurrency - this.inFlight - this.ready.length;
         if (free > 0 && !this.stopped) {
           const claimed = await this.claim(free);
           if (claimed.length > 0) {
             progressed = true;
-            await this.startSends(claimed);
+            await this.enqueue(claimed);
           }
         }
       } catch (error) {
         logger.error({ err: error }, 'webhook delivery loop failed; retrying');
         progressed = false;
       }
-      if (!progressed && !this.stopped) await this.sleep(config.idlePollMs);
+      if (!progressed && !this.stopped) {
+        const woken = await this.sleep(config.idlePollMs);
+        // A quiet interval passed: look again for retries that fell due and leases that expired.
+        if (!woken) this.discoverNeeded = true;
+      }
     }
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** Resolves true when woken early, false when the full interval passed. */
+  private sleep(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      if (this.wakeRequested) return resolve();
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      if (this.wakeRequested) return resolve(true);
+      const done = (woken: boolean) => {
         clearTimeout(timer);
-        self.wakeSleeper = undefined;
-        resolve();
-      }
-      this.wakeSleeper = done;
+        this.wakeSleeper = undefined;
+        resolve(woken);
+      };
+      const timer = setTimeout(() => done(false), ms);
+      this.wakeSleeper = () => done(true);
     });
   }
 
-  /** Leases up to `free` due deliveries, leaving out subscriptions already at their in-flight cap. */
+  /**
+   * Leases up to `free` due deliveries in two ways, both served by indexes:
+   *  - refill: a subscription whose last claim hit its in-flight cap (so it likely has more) gets
+   *    its next due deliveries as soon as a slot frees, by an index seek on that subscription;
+   *  - discover: a scan of all due deliveries in time order, leaving out saturated subscriptions.
+   *    It runs when new work was announced, after an idle interval, or while it keeps finding work,
+   *    not after every finished send, so a large backlog behind one receiver is not rescanned
+   *    thousands of times a second.
+   */
   private async claim(free: number): Promise<Claimed[]> {
-    const { db, dialect, clock, config } = this.options;
+    const { db, clock, config } = this.options;
+    // A subscription may hold its in-flight slots plus as many deliveries waiting in `ready`.
+    const cap = 2 * config.perSubscriptionConcurrency;
     const now = clock.now();
     const nowIso = now.toISOString();
-    const saturated = [...this.inFlightBySubscription].filter(([, n]) => n >= config.perSubscriptionConcurrency).map(([id]) => id);
-    const candidates = await db
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'subscription_id'])
-      .where('status', 'in', ['pending', 'delivering'])
-      .where('next_attempt_at', '<=', nowIso)
-      .$if(saturated.length > 0, (query) => query.where('subscription_id', 'not in', saturated))
-      .orderBy('next_attempt_at')
-      .limit(free * 4)
-      .execute();
-    if (candidates.length === 0) return [];
-
+    const load = new Map(this.inFlightBySubscription);
+    for (const [id, n] of this.readyBySubscription) load.set(id, (load.get(id) ?? 0) + n);
     const picked: string[] = [];
-    const taken = new Map<string, number>();
-    for (const candidate of candidates) {
-      if (picked.length >= free) break;
-      const load = (this.inFlightBySubscription.get(candidate.subscription_id) ?? 0) + (taken.get(candidate.subscription_id) ?? 0);
-      if (load >= config.perSubscriptionConcurrency) continue;
-      taken.set(candidate.subscription_id, (taken.get(candidate.subscription_id) ?? 0) + 1);
-      picked.push(candidate.id);
+
+    for (const subscriptionId of [...this.backlogged]) {
+      const spare = Math.min(cap - (load.get(subscriptionId) ?? 0), free - picked.length);
+      if (spare <= 0) continue;
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('subscription_id', '=', subscriptionId)
+        .where(DUE_STATUSES)
+        .where('next_attempt_at', '<=', nowIso)
+        .orderBy('next_attempt_at')
+        .limit(spare)
+        .execute();
+      if (rows.length < spare) this.backlogged.delete(subscriptionId);
+      for (const row of rows) picked.push(row.id);
+      load.set(subscriptionId, (load.get(subscriptionId) ?? 0) + rows.length);
     }
 
+    if (this.discoverNeeded && picked.length < free) {
+      this.discoverNeeded = false;
+      const saturated = [...load].filter(([, n]) => n >= cap).map(([id]) => id);
+      const limit = (free - picked.length) * 4;
+      const candidates = await db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'subscription_id'])
+        .where(DUE_STATUSES)
+        .where('next_attempt_at', '<=', nowIso)
+        .$if(saturated.length > 0, (query) => query.where('subscription_id', 'not in', saturated))
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .execute();
+      const already = new Set(picked);
+      for (const candidate of candidates) {
+        if (already.has(candidate.id)) continue;
+        const current = load.get(candidate.subscription_id) ?? 0;
+        if (current >= cap || picked.length >= free) {
+          this.backlogged.add(candidate.subscription_id);
+          continue;
+        }
+        load.set(candidate.subscription_id, current + 1);
+        picked.push(candidate.id);
+        if (current + 1 >= cap) this.backlogged.add(candidate.subscription_id);
+      }
+      // A full page means there may be more: keep discovering on the next turn.
+      if (candidates.length === limit) this.discoverNeeded = true;
+    }
+    if (picked.length === 0) return [];
+    return this.lease(picked, now);
+  }
+
+  /** Marks the picked deliveries as ours, unless another worker took them first. */
+  private async lease(ids: string[], now: Date): Promise<Claimed[]> {
+    const { db, dialect, config } = this.options;
+    const nowIso = now.toISOString();
     // The lease outlives the longest possible send (time-out) plus the time to record it.
     const lease = new Date(now.getTime() + 2 * config.timeoutMs + 1000).toISOString();
     const rows = await db
@@ -225,7 +303,7 @@ export class DeliveryWorker implements BackgroundJob {
         eb
           .selectFrom('webhook_deliveries')
           .select('id')
-          .where('id', 'in', picked)
+          .where('id', 'in', ids)
           // Re-checked under the row lock: another worker may have claimed it since we looked.
           .where('status', 'in', ['pending', 'delivering'])
           .where('next_attempt_at', '<=', nowIso)
@@ -236,7 +314,8 @@ export class DeliveryWorker implements BackgroundJob {
     return rows.map((delivery) => ({ delivery, lease }));
   }
 
-  private async startSends(claimed: Claimed[]): Promise<void> {
+  /** Attaches URL and secrets, drops what cannot be sent, queues the rest and fills free slots. */
+  private async enqueue(claimed: Claimed[]): Promise<void> {
     const keys = await this.signingKeys([...new Set(claimed.map((c) => c.delivery.subscription_id))]);
     for (const item of claimed) {
       const subscriptionId = item.delivery.subscription_id;
@@ -246,24 +325,71 @@ export class DeliveryWorker implements BackgroundJob {
         this.results.push({ claimed: item, outcome: { kind: 'permanent' }, statusCode: null, error });
         continue;
       }
-      this.inFlight++;
-      this.inFlightBySubscription.set(subscriptionId, (this.inFlightBySubscription.get(subscriptionId) ?? 0) + 1);
-      this.metrics.inFlight.set(this.inFlight);
-      const send = this.send(item, key)
-        .then((result) => {
-          this.results.push(result);
-        })
-        .finally(() => {
-          this.inFlight--;
-          const left = (this.inFlightBySubscription.get(subscriptionId) ?? 1) - 1;
-          if (left <= 0) this.inFlightBySubscription.delete(subscriptionId);
-          else this.inFlightBySubscription.set(subscriptionId, left);
-          this.metrics.inFlight.set(this.inFlight);
-          this.sends.delete(send);
-          this.wake();
-        });
-      this.sends.add(send);
+      item.keys = key;
+      this.ready.push(item);
+      this.readyBySubscription.set(subscriptionId, (this.readyBySubscription.get(subscriptionId) ?? 0) + 1);
     }
+    this.pump();
+  }
+
+  /** Starts queued deliveries while there are free slots, respecting each subscription's cap. */
+  private pump(): void {
+    const { config } = this.options;
+    if (this.stopped || this.ready.length === 0 || this.inFlight >= config.concurrency) return;
+    const waiting: Claimed[] = [];
+    for (const item of this.ready) {
+      const subscriptionId = item.delivery.subscription_id;
+      if (this.inFlight >= config.concurrency || (this.inFlightBySubscription.get(subscriptionId) ?? 0) >= config.perSubscriptionConcurrency) {
+        waiting.push(item);
+        continue;
+      }
+      const left = (this.readyBySubscription.get(subscriptionId) ?? 1) - 1;
+      if (left <= 0) this.readyBySubscription.delete(subscriptionId);
+      else this.readyBySubscription.set(subscriptionId, left);
+      this.startSend(item);
+    }
+    this.ready = waiting;
+  }
+
+  private startSend(item: Claimed): void {
+    const subscriptionId = item.delivery.subscription_id;
+    this.inFlight++;
+    this.inFlightBySubscription.set(subscriptionId, (this.inFlightBySubscription.get(subscriptionId) ?? 0) + 1);
+    this.metrics.inFlight.set(this.inFlight);
+    const send = this.send(item, item.keys!)
+      .then((result) => {
+        this.results.push(result);
+      })
+      .finally(() => {
+        this.inFlight--;
+        const left = (this.inFlightBySubscription.get(subscriptionId) ?? 1) - 1;
+        if (left <= 0) this.inFlightBySubscription.delete(subscriptionId);
+        else this.inFlightBySubscription.set(subscriptionId, left);
+        this.metrics.inFlight.set(this.inFlight);
+        this.sends.delete(send);
+        this.pump();
+        this.nudge();
+      });
+    this.sends.add(send);
+  }
+
+  /** At shutdown, hands deliveries claimed but not started back to the queue (rather than waiting out their lease). */
+  private async releaseReady(): Promise<void> {
+    const items = this.ready;
+    this.ready = [];
+    this.readyBySubscription.clear();
+    if (items.length === 0) return;
+    const nowIso = this.options.clock.now().toISOString();
+    await this.options.db.transaction().execute(async (tx) => {
+      for (const { delivery, lease } of items) {
+        await tx
+          .updateTable('webhook_deliveries')
+          .set({ status: 'pending', next_attempt_at: nowIso, locked_until: null, updated_at: nowIso })
+          .where('id', '=', delivery.id)
+          .where('locked_until', '=', lease)
+          .execute();
+      }
+    });
   }
 
   /** Current URL and secrets of these subscriptions; decrypted once per subscription version. */
@@ -359,34 +485,46 @@ export class DeliveryWorker implements BackgroundJob {
     const now = clock.now();
     const nowIso = now.toISOString();
     const finals: { outcome: 'succeeded' | 'failed'; result: AttemptResult }[] = [];
+    // Rows that get the same change (same lease, same outcome and code: the common case is a
+    // batch of successes) are written by one UPDATE … WHERE id IN (…).
+    const groups = new Map<string, { change: Partial<WebhookDeliveriesTable>; lease: string; final?: 'succeeded' | 'failed'; results: AttemptResult[] }>();
+    for (const result of batch) {
+      const { delivery, lease } = result.claimed;
+      const attemptCount = result.attempt ? result.attempt.attempt : delivery.attempt_count;
+      const common = { attempt_count: attemptCount, last_status_code: result.statusCode, last_error: result.error, updated_at: nowIso, locked_until: null };
+      let change: Partial<WebhookDeliveriesTable>;
+      let final: 'succeeded' | 'failed' | undefined;
+      if (result.outcome.kind === 'success') {
+        change = { ...common, status: 'succeeded', next_attempt_at: null, completed_at: nowIso };
+        final = 'succeeded';
+      } else if (result.outcome.kind === 'retryable' && attemptCount < config.maxAttempts) {
+        const delay = retryDelayMs(attemptCount, config.retryBaseMs, result.outcome.retryAfterMs, this.random);
+        change = { ...common, status: 'pending', next_attempt_at: new Date(now.getTime() + delay).toISOString() };
+      } else {
+        change = { ...common, status: 'failed', next_attempt_at: null, completed_at: nowIso };
+        final = 'failed';
+      }
+      const key = JSON.stringify([lease, change]);
+      const group = groups.get(key) ?? { change, lease, ...(final ? { final } : {}), results: [] };
+      group.results.push(result);
+      groups.set(key, group);
+    }
     try {
       await db.transaction().execute(async (tx) => {
         const attempts = batch.flatMap((result) => (result.attempt ? [result.attempt] : []));
         for (let i = 0; i < attempts.length; i += 500) await tx.insertInto('webhook_attempts').values(attempts.slice(i, i + 500)).execute();
-        for (const result of batch) {
-          const { delivery, lease } = result.claimed;
-          const attemptCount = result.attempt ? result.attempt.attempt : delivery.attempt_count;
-          const common = { attempt_count: attemptCount, last_status_code: result.statusCode, last_error: result.error, updated_at: nowIso, locked_until: null };
-          let change;
-          let final: 'succeeded' | 'failed' | undefined;
-          if (result.outcome.kind === 'success') {
-            change = { ...common, status: 'succeeded' as const, next_attempt_at: null, completed_at: nowIso };
-            final = 'succeeded';
-          } else if (result.outcome.kind === 'retryable' && attemptCount < config.maxAttempts) {
-            const delay = retryDelayMs(attemptCount, config.retryBaseMs, result.outcome.retryAfterMs, this.random);
-            change = { ...common, status: 'pending' as const, next_attempt_at: new Date(now.getTime() + delay).toISOString() };
-          } else {
-            change = { ...common, status: 'failed' as const, next_attempt_at: null, completed_at: nowIso };
-            final = 'failed';
-          }
+        for (const group of groups.values()) {
           // Only while the lease is still ours: past it, another worker owns the delivery.
           const written = await tx
             .updateTable('webhook_deliveries')
-            .set(change)
-            .where('id', '=', delivery.id)
-            .where('locked_until', '=', lease)
+            .set(group.change)
+            .where('id', 'in', group.results.map((r) => r.claimed.delivery.id))
+            .where('locked_until', '=', group.lease)
             .executeTakeFirst();
-          if (final && Number(written.numUpdatedRows) === 1) finals.push({ outcome: final, result });
+          // A lease lost in the group (rare) leaves the whole group out of the final-outcome metrics.
+          if (group.final && Number(written.numUpdatedRows) === group.results.length) {
+            for (const result of group.results) finals.push({ outcome: group.final, result });
+          }
         }
       });
     } catch (error) {

@@ -47,6 +47,8 @@ export const webhooks: VersionedMigration = {
       .execute();
     // the worker's claim: due rows in time order (a claimed row is due again when its lease expires)
     await sql`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, subscription_id) WHERE status IN ('pending', 'delivering')`.execute(db);
+    // the worker's refill: the next due rows of one subscription whose in-flight slots just freed
+    await sql`CREATE INDEX webhook_deliveries_due_by_subscription ON webhook_deliveries (subscription_id, next_attempt_at) WHERE status IN ('pending', 'delivering')`.execute(db);
     // a subscription's delivery log, newest first (optionally by status), and deleting it with the subscription
     await db.schema.createIndex('webhook_deliveries_subscription').on('webhook_deliveries').columns(['subscription_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('webhook_deliveries_subscription_status').on('webhook_deliveries').columns(['subscription_id', 'status', 'created_at', 'id']).execute();
