@@ -14,6 +14,7 @@ import type { SecretBox } from './secret-box.js';
 import { signWebhookBody } from './signature.js';
 import { ForbiddenAddressError, guardedLookup, literalAddressProblem } from './url-guard.js';
 import { PING_EVENT } from './schemas.js';
+import { BUSY_POLL_MS, BUSY_WINDOW_MS } from './polling-loop.js';
 
 /** Bytes of a response body the worker reads at most; the rest is discarded unread. */
 export const RESPONSE_READ_CAP_BYTES = 4096;
@@ -97,6 +98,7 @@ export class DeliveryWorker implements BackgroundJob {
   /** Subscriptions whose last claim hit their in-flight cap: they likely have more due. */
   private readonly backlogged = new Set<string>();
   private discoverNeeded = true;
+  private lastWorkAt = 0;
   private readonly keyCache = new Map<string, SigningKeys>();
   private readonly metrics;
   private readonly random: () => number;
@@ -200,8 +202,10 @@ export class DeliveryWorker implements BackgroundJob {
         logger.error({ err: error }, 'webhook delivery loop failed; retrying');
         progressed = false;
       }
+      if (progressed) this.lastWorkAt = Date.now();
       if (!progressed && !this.stopped) {
-        const woken = await this.sleep(config.idlePollMs);
+        const busy = Date.now() - this.lastWorkAt < BUSY_WINDOW_MS;
+        const woken = await this.sleep(busy ? Math.min(BUSY_POLL_MS, config.idlePollMs) : config.idlePollMs);
         // A quiet interval passed: look again for retries that fell due and leases that expired.
         if (!woken) this.discoverNeeded = true;
       }

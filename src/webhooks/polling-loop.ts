@@ -5,9 +5,14 @@ export interface PollingJob extends BackgroundJob {
   wake(): void;
 }
 
+/** While work was found within BUSY_WINDOW_MS, an empty poll waits only BUSY_POLL_MS before the next. */
+export const BUSY_POLL_MS = 2;
+export const BUSY_WINDOW_MS = 1000;
+
 /**
- * Runs `step` again at once while it finds work, and after `idleMs` once it finds none, so a
- * busy queue drains at full speed and an idle one costs one cheap query per interval.
+ * Runs `step` again at once while it finds work; once it finds none, polls every BUSY_POLL_MS
+ * for a second (events tend to come in streams, and each poll is one indexed query), then every
+ * `idleMs`. A busy queue drains at full speed and a quiet one costs one cheap query per interval.
  */
 export function pollingJob(name: string, idleMs: number, step: () => Promise<boolean>, onError: (error: unknown) => void): PollingJob {
   let stopped = true;
@@ -15,10 +20,11 @@ export function pollingJob(name: string, idleMs: number, step: () => Promise<boo
   let wakeSleeper: (() => void) | undefined;
   let wakeRequested = false;
 
+  let lastWorkAt = 0;
   const idle = () =>
     new Promise<void>((resolve) => {
       if (wakeRequested) return resolve();
-      const timer = setTimeout(done, idleMs);
+      const timer = setTimeout(done, Date.now() - lastWorkAt < BUSY_WINDOW_MS ? Math.min(BUSY_POLL_MS, idleMs) : idleMs);
       function done() {
         clearTimeout(timer);
         wakeSleeper = undefined;
@@ -33,6 +39,7 @@ export function pollingJob(name: string, idleMs: number, step: () => Promise<boo
       let foundWork = false;
       try {
         foundWork = await step();
+        if (foundWork) lastWorkAt = Date.now();
       } catch (error) {
         onError(error);
       }
