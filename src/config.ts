@@ -68,6 +68,14 @@ function readBoolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
+function readSecretKey(env: Env): string | undefined {
+  const raw = env.WO_SECRET_KEY?.trim();
+  if (!raw) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? 32 : /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64').length : 0;
+  if (bytes !== 32) throw new ConfigError('WO_SECRET_KEY must be 32 bytes, written as 64 hex digits or base64');
+  return raw;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -116,7 +124,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       concurrency: readInteger(env, 'WO_WEBHOOK_CONCURRENCY', 128, 1, 1024),
       perSubscriptionConcurrency: readInteger(env, 'WO_WEBHOOK_PER_SUBSCRIPTION_CONCURRENCY', 32, 1, 1024),
       idlePollMs: readInteger(env, 'WO_WEBHOOK_IDLE_POLL_MS', 50, 1, 60_000),
-      secretKey: env.WO_SECRET_KEY?.trim() || undefined,
+      secretKey: readSecretKey(env),
     },
     proofs: {
       batchIntervalMs: readInteger(env, 'WO_PROOF_BATCH_INTERVAL_MS', 1000, 10, 60_000),

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { verify } from '@octokit/webhooks-methods';
+import { ConfigError, loadConfig } from '../config.js';
 import { SecretBox, generateWebhookSecret } from './secret-box.js';
 import { signWebhookBody, verifyWebhookSignature } from './signature.js';
 
@@ -25,6 +26,13 @@ describe('webhook secrets and signatures', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('accepts WO_SECRET_KEY only as 32 bytes in hex or base64', () => {
+    assert.equal(loadConfig({ WO_SECRET_KEY: 'ab'.repeat(32) }).webhooks.secretKey, 'ab'.repeat(32));
+    assert.ok(loadConfig({ WO_SECRET_KEY: Buffer.alloc(32, 1).toString('base64') }).webhooks.secretKey);
+    assert.throws(() => loadConfig({ WO_SECRET_KEY: 'short' }), ConfigError);
+    assert.throws(() => loadConfig({ WO_SECRET_KEY: Buffer.alloc(16).toString('base64') }), ConfigError);
   });
 
   it('makes whsec_ secrets of 32 random bytes', () => {
