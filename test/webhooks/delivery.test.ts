@@ -6,6 +6,8 @@ import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Ten
 import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { USER_AGENT } from '../../src/webhooks/delivery-worker.js';
+import { createContext } from '../../src/context.js';
+import { pino } from 'pino';
 
 // Generous for a loaded CI machine: an answer slower than this is retried, which some tests must not see.
 const TIMEOUT_MS = 1500;
@@ -386,6 +388,28 @@ for (const dialect of TEST_DIALECTS) {
       assert.ok(slow.maxInFlight <= 2, `slow receiver had ${slow.maxInFlight} requests open at once`);
       await tenant.request({ method: 'DELETE', url: `/api/v1/webhooks/${slowSub.id}` });
     });
+
+    if (dialect === 'postgres') {
+      it('lets a second worker process share the outbox and the deliveries without sending any event twice', async () => {
+        const second = await createContext(t.config, { logger: pino({ level: 'silent' }), databaseSchema: t.context.database.schema!, migrate: false });
+        for (const job of second.backgroundJobs) job.start();
+        try {
+          const tenant = await t.newTenant();
+          const hook = await receiver();
+          const { id } = await subscribe(tenant, hook.url, ['record.created']);
+          const categoryId = await seedCategory(tenant);
+          const records = 30;
+          for (let i = 0; i < records; i++) await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId) });
+          const list = await settled(tenant, id, records);
+          assert.ok(list.every((d) => d.status === 'succeeded' && d.attemptCount === 1));
+          // SKIP LOCKED: each event fanned out once, each delivery sent by one worker.
+          assert.equal(new Set(list.map((d) => d.eventId)).size, records);
+          assert.equal(hook.received.length, records);
+        } finally {
+          await second.close();
+        }
+      });
+    }
 
     it('counts deliveries by outcome and attempt latency in the Prometheus metrics', async () => {
       const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
