@@ -33,6 +33,8 @@ export interface Config {
     readonly idlePollMs: number;
     /** AES-256-GCM key (32 bytes, base64 or hex) for webhook secrets at rest; when unset, a key file in keysDir. */
     readonly secretKey: string | undefined;
+    /** Finished deliveries (and their attempts) older than this are deleted. */
+    readonly retentionDays: number;
   };
   readonly proofs: {
     /** Longest time a completed job waits before the sequencer seals it into the log. */
@@ -125,6 +127,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       perSubscriptionConcurrency: readInteger(env, 'WO_WEBHOOK_PER_SUBSCRIPTION_CONCURRENCY', 32, 1, 1024),
       idlePollMs: readInteger(env, 'WO_WEBHOOK_IDLE_POLL_MS', 50, 1, 60_000),
       secretKey: readSecretKey(env),
+      retentionDays: readInteger(env, 'WO_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     },
     proofs: {
       batchIntervalMs: readInteger(env, 'WO_PROOF_BATCH_INTERVAL_MS', 1000, 10, 60_000),

@@ -1,4 +1,5 @@
-import type { Executor } from '../db/database.js';
+import { sql } from 'kysely';
+import type { Db, Executor } from '../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
 import { newId } from '../ids.js';
 import type { Page } from '../http/pagination.js';
@@ -139,4 +140,24 @@ export function newDeliveryRow(
     updated_at: delivery.now,
     completed_at: null,
   };
+}
+
+/** Deletes up to `limit` deliveries that finished before `cutoff`, with their attempts; returns how many. */
+export async function purgeFinishedDeliveries(db: Db, cutoff: string, limit: number): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const ids = (
+      await tx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where(sql<boolean>`completed_at IS NOT NULL`)
+        .where('completed_at', '<', cutoff)
+        .orderBy('completed_at')
+        .limit(limit)
+        .execute()
+    ).map((row) => row.id);
+    if (ids.length === 0) return 0;
+    await tx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+    await tx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+    return ids.length;
+  });
 }

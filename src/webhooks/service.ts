@@ -13,6 +13,7 @@ import {
   findSubscription,
   insertDelivery,
   newDeliveryRow,
+  purgeFinishedDeliveries,
   listDeliveries,
   listSubscriptions,
   toDelivery,
@@ -195,6 +196,17 @@ export class WebhookService {
     await insertDelivery(this.db, row);
     this.onNewDelivery();
     return toDelivery(row, []);
+  }
+
+  /** Deletes finished deliveries older than `retentionDays`, in batches; returns how many. */
+  async purgeOldDeliveries(retentionDays: number): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - retentionDays * 86_400_000).toISOString();
+    let total = 0;
+    for (;;) {
+      const removed = await purgeFinishedDeliveries(this.db, cutoff, 1000);
+      total += removed;
+      if (removed < 1000) return total;
+    }
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../clock.js';
-import type { BackgroundJob } from '../jobs.js';
+import { intervalJob, type BackgroundJob } from '../jobs.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventDispatcher } from './dispatcher.js';
 import { pollingJob } from './polling-loop.js';
@@ -30,5 +30,11 @@ export function createWebhooks(deps: { config: Config; database: Database; clock
     (error) => logger.error({ err: error }, 'webhook dispatch failed; retrying'),
   );
   const service = new WebhookService(database.db, clock, secrets, { allowPrivateUrls: config.webhooks.allowPrivateUrls }, () => worker.wake());
-  return { service, jobs: [dispatcherJob, worker] };
+  const retentionJob = intervalJob(
+    'webhook-delivery-retention',
+    60 * 60_000,
+    () => service.purgeOldDeliveries(config.webhooks.retentionDays),
+    (error) => logger.error({ err: error }, 'webhook delivery purge failed'),
+  );
+  return { service, jobs: [dispatcherJob, worker, retentionJob] };
 }

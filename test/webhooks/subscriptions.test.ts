@@ -5,6 +5,7 @@ import path from 'node:path';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { startTestApp, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { EVENT_TYPES } from '../../src/events/catalogue.js';
+import { newDeliveryRow } from '../../src/webhooks/repository.js';
 
 const PUBLIC_URL = 'https://93.184.216.34/hooks/work-orders';
 
@@ -173,6 +174,33 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(response.statusCode, 403);
       assert.equal(response.json().code, 'insufficient_scope');
       assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/webhooks' })).statusCode, 401);
+    });
+
+    it('purges finished deliveries older than the retention period with their attempts, and nothing else', async () => {
+      const { id } = (await create({ name: 'retention', url: PUBLIC_URL, events: ['record.created'] })).json();
+      const db = t.context.database.db;
+      const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+      const row = (status: 'succeeded' | 'failed' | 'pending', completedAt: string | null) => ({
+        ...newDeliveryRow({ id, org_id: tenant.orgId }, { eventId: 'evt_x', eventType: 'record.created', body: '{}', now: daysAgo(40) }),
+        status,
+        completed_at: completedAt,
+        next_attempt_at: status === 'pending' ? daysAgo(40) : null,
+      });
+      const old = row('succeeded', daysAgo(40));
+      const oldFailed = row('failed', daysAgo(31));
+      const recent = row('succeeded', daysAgo(2));
+      const stillPending = row('pending', null);
+      await db.insertInto('webhook_deliveries').values([old, oldFailed, recent, stillPending]).execute();
+      await db
+        .insertInto('webhook_attempts')
+        .values([old, recent].map((d, i) => ({ id: `att_${i}${id}`, delivery_id: d.id, attempt: 1, started_at: d.created_at, duration_ms: 5, status_code: 200, error: null, response_excerpt: null })))
+        .execute();
+
+      assert.equal(await t.context.webhooks.purgeOldDeliveries(30), 2);
+      const left = await db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', id).execute();
+      assert.deepEqual(left.map((r) => r.id).sort(), [recent.id, stillPending.id].sort());
+      const attempts = await db.selectFrom('webhook_attempts').select('delivery_id').where('delivery_id', 'in', [old.id, recent.id]).execute();
+      assert.deepEqual(attempts.map((a) => a.delivery_id), [recent.id]);
     });
 
     it('replays a create sent again with the same Idempotency-Key instead of making a second subscription', async () => {

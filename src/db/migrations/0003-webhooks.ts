@@ -53,6 +53,9 @@ export const webhooks: VersionedMigration = {
     await db.schema.createIndex('webhook_deliveries_subscription').on('webhook_deliveries').columns(['subscription_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('webhook_deliveries_subscription_status').on('webhook_deliveries').columns(['subscription_id', 'status', 'created_at', 'id']).execute();
 
+    // the retention purge: finished deliveries, oldest first
+    await sql`CREATE INDEX webhook_deliveries_completed ON webhook_deliveries (completed_at) WHERE completed_at IS NOT NULL`.execute(db);
+
     await db.schema
       .createTable('webhook_attempts')
       .addColumn('id', 'text', (c) => c.primaryKey())
