@@ -24,6 +24,8 @@ import { ADMIN_PREFIX, adminRoutes } from './admin/routes.js';
 import { proofRoutes, transparencyRoutes } from './proofs/routes.js';
 import { verifyPageRoutes } from './proofs/verify-page.js';
 import { PendingProofSchema, ProofBundleSchema } from './proofs/schemas.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { DeliverySchema, WebhookSchema, WebhookWithSecretSchema } from './webhooks/schemas.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -60,7 +62,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });
 
   // Named schemas: referenced by routes, and emitted once as OpenAPI components.
-  for (const schema of [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema, AssetSchema, LocationSchema, ProofBundleSchema, PendingProofSchema]) {
+  const namedSchemas = [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema, AssetSchema, LocationSchema];
+  for (const schema of [...namedSchemas, WebhookSchema, WebhookWithSecretSchema, DeliverySchema, ProofBundleSchema, PendingProofSchema]) {
     app.addSchema(schema);
   }
 
@@ -77,6 +80,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
       await api.register(assetRoutes(context.assets));
       await api.register(proofRoutes(context.proofs));
       await api.register(transparencyRoutes(context.proofs));
+      await api.register(webhookRoutes(context.webhooks));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

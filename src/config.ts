@@ -29,6 +29,14 @@ export interface Config {
     readonly maxAttempts: number;
     /** Deliveries in flight at once per worker process. */
     readonly concurrency: number;
+    /** Deliveries in flight at once per subscription in one worker, so a slow receiver cannot take every slot. */
+    readonly perSubscriptionConcurrency: number;
+    /** How long the dispatcher and delivery loops wait before polling again when they found no work. */
+    readonly idlePollMs: number;
+    /** AES-256-GCM key (32 bytes, base64 or hex) for webhook secrets at rest; when unset, a key file in keysDir. */
+    readonly secretKey: string | undefined;
+    /** Finished deliveries (and their attempts) older than this are deleted. */
+    readonly retentionDays: number;
   };
   readonly proofs: {
     /** Longest time a completed job waits before the sequencer seals it into the log. */
@@ -62,6 +70,14 @@ function readBoolean(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function readSecretKey(env: Env): string | undefined {
+  const raw = env.WO_SECRET_KEY?.trim();
+  if (!raw) return undefined;
+  const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? 32 : /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64').length : 0;
+  if (bytes !== 32) throw new ConfigError('WO_SECRET_KEY must be 32 bytes, written as 64 hex digits or base64');
+  return raw;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -113,7 +129,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       retryBaseMs: readInteger(env, 'WO_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
       timeoutMs: readInteger(env, 'WO_WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
       maxAttempts: 4,
-      concurrency: readInteger(env, 'WO_WEBHOOK_CONCURRENCY', 64, 1, 1024),
+      concurrency: readInteger(env, 'WO_WEBHOOK_CONCURRENCY', 128, 1, 1024),
+      perSubscriptionConcurrency: readInteger(env, 'WO_WEBHOOK_PER_SUBSCRIPTION_CONCURRENCY', 32, 1, 1024),
+      idlePollMs: readInteger(env, 'WO_WEBHOOK_IDLE_POLL_MS', 50, 1, 60_000),
+      secretKey: readSecretKey(env),
+      retentionDays: readInteger(env, 'WO_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     },
     proofs: {
       batchIntervalMs: readInteger(env, 'WO_PROOF_BATCH_INTERVAL_MS', 1000, 10, 60_000),

@@ -18,6 +18,8 @@ import { AdminService } from './admin/service.js';
 import { ProofKeys } from './proofs/keys.js';
 import { ProofService } from './proofs/service.js';
 import { TransparencyLog } from './proofs/transparency-log.js';
+import { createWebhooks } from './webhooks/wiring.js';
+import type { WebhookService } from './webhooks/service.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -35,6 +37,7 @@ export interface AppContext {
   readonly idempotency: IdempotencyStore;
   readonly admin: AdminService;
   readonly proofs: ProofService;
+  readonly webhooks: WebhookService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -92,6 +95,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     intervalJob('admin-purge', 10 * 60_000, () => admin.purgeExpired(), (error) => logger.error({ err: error }, 'admin session purge failed')),
     intervalJob('proof-sequencer', config.proofs.batchIntervalMs, () => transparencyLog.sealPending(), (error) => logger.error({ err: error }, 'proof sequencing failed')),
   ];
+  const webhooks = createWebhooks({ config, database, clock, logger, metrics });
+  backgroundJobs.push(...webhooks.jobs);
 
   const context: AppContext = {
     config,
@@ -108,6 +113,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     idempotency,
     admin,
     proofs,
+    webhooks: webhooks.service,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   location: 'loc',
   webhook: 'whk',
   delivery: 'dlv',
+  deliveryAttempt: 'att',
   proof: 'prf',
   adminUser: 'usr',
   adminAuditEntry: 'aud',

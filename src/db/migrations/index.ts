@@ -1,8 +1,9 @@
 import type { VersionedMigration } from '../migrate.js';
 import { foundation } from './0001-foundation.js';
 import { assetsAndLocations } from './0002-assets-locations.js';
+import { webhooks } from './0003-webhooks.js';
 import { proofs } from './0004-proofs.js';
 import { admin } from './0005-admin.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, proofs, admin];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin];

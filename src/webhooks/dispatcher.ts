@@ -1,0 +1,79 @@
+import type { Db, DialectName } from '../db/database.js';
+import type { WebhookDeliveriesTable } from '../db/tables.js';
+import { isoNow, type Clock } from '../clock.js';
+import { newDeliveryRow } from './repository.js';
+
+/** Rows per multi-row INSERT: far below SQLite's bound-parameter limit (15 columns × 400). */
+const INSERT_CHUNK = 400;
+
+/**
+ * Fans committed outbox events out into deliveries: one per active subscription that lists the
+ * event. Events are read in `seq` order and, in the SAME transaction, the deliveries are inserted
+ * and the events marked dispatched, so a crash at any point leaves either both or neither.
+ * On PostgreSQL, `FOR UPDATE SKIP LOCKED` lets any number of workers share the outbox.
+ */
+export class EventDispatcher {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: DialectName,
+    private readonly clock: Clock,
+    private readonly batchSize = 500,
+  ) {}
+
+  /** Dispatches one batch; resolves to the number of outbox events handled (0 when none waited). */
+  async dispatchBatch(): Promise<{ events: number; deliveries: number }> {
+    return this.db.transaction().execute(async (tx) => {
+      const events = await tx
+        .selectFrom('outbox_events')
+        .select(['seq', 'id', 'org_id', 'type', 'payload', 'created_at'])
+        .where('dispatched_at', 'is', null)
+        .orderBy('seq')
+        .limit(this.batchSize)
+        .$if(this.dialect === 'postgres', (query) => query.forUpdate().skipLocked())
+        .execute();
+      if (events.length === 0) return { events: 0, deliveries: 0 };
+
+      const orgIds = [...new Set(events.map((event) => event.org_id))];
+      const subscriptions = await tx
+        .selectFrom('webhook_subscriptions')
+        .select(['id', 'org_id', 'events'])
+        .where('org_id', 'in', orgIds)
+        .where('active', '=', 1)
+        .execute();
+      const byOrg = new Map<string, { id: string; org_id: string; events: Set<string> }[]>();
+      for (const sub of subscriptions) {
+        const list = byOrg.get(sub.org_id) ?? [];
+        list.push({ id: sub.id, org_id: sub.org_id, events: new Set(JSON.parse(sub.events) as string[]) });
+        byOrg.set(sub.org_id, list);
+      }
+
+      const now = isoNow(this.clock);
+      const deliveries: WebhookDeliveriesTable[] = [];
+      for (const event of events) {
+        const matching = (byOrg.get(event.org_id) ?? []).filter((sub) => sub.events.has(event.type));
+        if (matching.length === 0) continue;
+        const body = deliveryEnvelope(event.type, event.payload, Number(event.seq), event.created_at);
+        for (const sub of matching) deliveries.push(newDeliveryRow(sub, { eventId: event.id, eventType: event.type, body, now }));
+      }
+      for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
+        await tx.insertInto('webhook_deliveries').values(deliveries.slice(i, i + INSERT_CHUNK)).execute();
+      }
+      await tx
+        .updateTable('outbox_events')
+        .set({ dispatched_at: now })
+        .where('seq', 'in', events.map((event) => event.seq))
+        .execute();
+      return { events: events.length, deliveries: deliveries.length };
+    });
+  }
+}
+
+/**
+ * The body every attempt of a delivery sends, byte for byte: `{event, payload, timestamp}`.
+ * The payload gains `sequence`, the event's position in the outbox: it increases with the order
+ * events were recorded, so receivers can order deliveries that arrive out of order (retries).
+ */
+export function deliveryEnvelope(type: string, payloadJson: string, sequence: number, occurredAt: string): string {
+  const payload = JSON.parse(payloadJson) as Record<string, unknown>;
+  return JSON.stringify({ event: type, payload: { ...payload, sequence }, timestamp: occurredAt });
+}

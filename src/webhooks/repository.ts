@@ -1,0 +1,163 @@
+import { sql } from 'kysely';
+import type { Db, Executor } from '../db/database.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
+import { newId } from '../ids.js';
+import type { Page } from '../http/pagination.js';
+import type { Delivery, Webhook } from './schemas.js';
+
+export function toWebhook(row: WebhookSubscriptionsTable, now: string): Webhook {
+  const overlapping = row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    active: row.active === 1,
+    previousSecretExpiresAt: overlapping ? row.previous_secret_expires_at : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    version: row.version,
+  };
+}
+
+export function toDelivery(row: WebhookDeliveriesTable, attempts: WebhookAttemptsTable[]): Delivery {
+  return {
+    id: row.id,
+    webhookId: row.subscription_id,
+    eventId: row.event_id,
+    event: row.event_type,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at : null,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: a.started_at,
+      durationMs: a.duration_ms,
+      statusCode: a.status_code,
+      error: a.error,
+      responseExcerpt: a.response_excerpt,
+    })),
+  };
+}
+
+export async function findSubscription(db: Executor, orgId: string, id: string): Promise<WebhookSubscriptionsTable | undefined> {
+  return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+}
+
+export async function listSubscriptions(db: Executor, orgId: string, page: Page): Promise<{ rows: WebhookSubscriptionsTable[]; total: number }> {
+  const rows = await db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+  const { n } = await db
+    .selectFrom('webhook_subscriptions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('org_id', '=', orgId)
+    .executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
+}
+
+/** Removes a subscription with its delivery log. */
+export async function deleteSubscription(db: Executor, orgId: string, id: string): Promise<void> {
+  await db
+    .deleteFrom('webhook_attempts')
+    .where('delivery_id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', id))
+    .execute();
+  await db.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
+  await db.deleteFrom('webhook_subscriptions').where('id', '=', id).where('org_id', '=', orgId).execute();
+}
+
+export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable): Promise<void> {
+  await db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+export async function findDelivery(db: Executor, subscriptionId: string, id: string): Promise<WebhookDeliveriesTable | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).where('subscription_id', '=', subscriptionId).executeTakeFirst();
+}
+
+export async function listDeliveries(
+  db: Executor,
+  subscriptionId: string,
+  status: WebhookDeliveryStatus | undefined,
+  page: Page,
+): Promise<{ rows: WebhookDeliveriesTable[]; attempts: Map<string, WebhookAttemptsTable[]>; total: number }> {
+  let query = db.selectFrom('webhook_deliveries').where('subscription_id', '=', subscriptionId);
+  if (status) query = query.where('status', '=', status);
+  const rows = await query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const attempts = await attemptsOf(db, rows.map((r) => r.id));
+  return { rows, attempts, total: Number(n) };
+}
+
+export async function attemptsOf(db: Executor, deliveryIds: string[]): Promise<Map<string, WebhookAttemptsTable[]>> {
+  const byDelivery = new Map<string, WebhookAttemptsTable[]>();
+  if (deliveryIds.length === 0) return byDelivery;
+  const rows = await db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('attempt')
+    .orderBy('started_at')
+    .execute();
+  for (const row of rows) {
+    const list = byDelivery.get(row.delivery_id) ?? [];
+    list.push(row);
+    byDelivery.set(row.delivery_id, list);
+  }
+  return byDelivery;
+}
+
+/** A delivery due at once, not yet attempted. */
+export function newDeliveryRow(
+  subscription: Pick<WebhookSubscriptionsTable, 'id' | 'org_id'>,
+  delivery: { eventId: string; eventType: string; body: string; now: string },
+): WebhookDeliveriesTable {
+  return {
+    id: newId('delivery'),
+    org_id: subscription.org_id,
+    subscription_id: subscription.id,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    body: delivery.body,
+    status: 'pending',
+    attempt_count: 0,
+    next_attempt_at: delivery.now,
+    locked_until: null,
+    last_status_code: null,
+    last_error: null,
+    created_at: delivery.now,
+    updated_at: delivery.now,
+    completed_at: null,
+  };
+}
+
+/** Deletes up to `limit` deliveries that finished before `cutoff`, with their attempts; returns how many. */
+export async function purgeFinishedDeliveries(db: Db, cutoff: string, limit: number): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const ids = (
+      await tx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where(sql<boolean>`completed_at IS NOT NULL`)
+        .where('completed_at', '<', cutoff)
+        .orderBy('completed_at')
+        .limit(limit)
+        .execute()
+    ).map((row) => row.id);
+    if (ids.length === 0) return 0;
+    await tx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+    await tx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+    return ids.length;
+  });
+}

@@ -1,0 +1,74 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Encrypts webhook signing secrets at rest with AES-256-GCM.
+ *
+ * @NOTE: we must send the secret's HMAC, so we need the secret itself (a hash would not do).
+ * The key lives outside the database (WO_SECRET_KEY, or a 0600 file in the keys directory), so
+ * a database dump or backup alone reveals no secret. The row id is the GCM additional data: a
+ * ciphertext copied onto another subscription's row does not decrypt.
+ */
+export class SecretBox {
+  private static readonly VERSION = 'v1';
+
+  private cachedKey: Buffer | undefined;
+
+  /** `loadKey` runs on first use, so commands that never touch a secret create no key file. */
+  constructor(private readonly loadKey: () => Buffer) {}
+
+  /** From WO_SECRET_KEY when given, else from `<keysDir>/webhook-secrets.key`, created on first use. */
+  static fromConfig(options: { secretKey: string | undefined; keysDir: string }): SecretBox {
+    if (options.secretKey) {
+      const key = parseKey(options.secretKey);
+      return new SecretBox(() => key);
+    }
+    return new SecretBox(() => readOrCreateKeyFile(path.join(options.keysDir, 'webhook-secrets.key')));
+  }
+
+  private get key(): Buffer {
+    this.cachedKey ??= this.loadKey();
+    return this.cachedKey;
+  }
+
+  seal(plaintext: string, boundTo: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(Buffer.from(boundTo));
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return `${SecretBox.VERSION}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+  }
+
+  open(sealed: string, boundTo: string): string {
+    const [version, data] = sealed.split(':');
+    if (version !== SecretBox.VERSION || !data) throw new Error('unknown secret ciphertext format');
+    const raw = Buffer.from(data, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(boundTo));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+}
+
+function readOrCreateKeyFile(file: string): Buffer {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    // 'wx': exactly one of several processes starting at once creates it; the others read it.
+    fs.writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return parseKey(fs.readFileSync(file, 'utf8').trim());
+}
+
+export function parseKey(text: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) throw new Error('the secret-encryption key must be 32 bytes, given as 64 hex digits or base64');
+  return key;
+}
+
+/** A new signing secret: `whsec_` and 32 random bytes, base64url. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}

@@ -1,0 +1,250 @@
+import type { Db, Executor } from '../db/database.js';
+import type { WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
+import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
+import { AppError, errors, type FieldError } from '../http/errors.js';
+import { assertVersion } from '../http/conditional.js';
+import type { Page } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { isoNow, type Clock } from '../clock.js';
+import {
+  attemptsOf,
+  deleteSubscription,
+  findDelivery,
+  findSubscription,
+  insertDelivery,
+  newDeliveryRow,
+  purgeFinishedDeliveries,
+  listDeliveries,
+  listSubscriptions,
+  toDelivery,
+  toWebhook,
+} from './repository.js';
+import {
+  DEFAULT_ROTATION_OVERLAP_SECONDS,
+  PING_EVENT,
+  type CreateWebhookInput,
+  type Delivery,
+  type UpdateWebhookInput,
+  type Webhook,
+  type WebhookWithSecret,
+} from './schemas.js';
+import { generateWebhookSecret, type SecretBox } from './secret-box.js';
+import { checkWebhookUrl, type UrlGuardOptions } from './url-guard.js';
+
+const SEALED_SECRET_PREFIX = 'wo-sealed-secret:';
+
+/** Subscriptions and their delivery log: the rules behind /api/v1/webhooks. */
+export class WebhookService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly secrets: SecretBox,
+    private readonly urlGuard: UrlGuardOptions,
+    /** Tells an in-process delivery worker that new deliveries are waiting. */
+    private readonly onNewDelivery: () => void = () => {},
+  ) {}
+
+  async create(orgId: string, input: CreateWebhookInput): Promise<WebhookWithSecret> {
+    checkEvents(input.events);
+    const url = await this.checkUrl(input.url);
+    const now = isoNow(this.clock);
+    const id = newId('webhook');
+    const secret = generateWebhookSecret();
+    const row: WebhookSubscriptionsTable = {
+      id,
+      org_id: orgId,
+      name: input.name.trim(),
+      url,
+      events: JSON.stringify(input.events),
+      secret_ciphertext: this.secrets.seal(secret, id),
+      previous_secret_ciphertext: null,
+      previous_secret_expires_at: null,
+      active: input.active === false ? 0 : 1,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    };
+    await this.db.insertInto('webhook_subscriptions').values(row).execute();
+    return { ...toWebhook(row, now), secret };
+  }
+
+  async get(orgId: string, id: string): Promise<Webhook> {
+    return toWebhook(await this.mustFind(this.db, orgId, id), isoNow(this.clock));
+  }
+
+  async list(orgId: string, page: Page): Promise<{ webhooks: Webhook[]; total: number }> {
+    const { rows, total } = await listSubscriptions(this.db, orgId, page);
+    const now = isoNow(this.clock);
+    return { webhooks: rows.map((row) => toWebhook(row, now)), total };
+  }
+
+  async update(orgId: string, id: string, input: UpdateWebhookInput, acceptedVersions?: number[]): Promise<Webhook> {
+    if (input.events) checkEvents(input.events);
+    const url = input.url !== undefined ? await this.checkUrl(input.url) : undefined;
+    return this.db.transaction().execute(async (tx) => {
+      const current = await this.mustFind(tx, orgId, id);
+      assertVersion(acceptedVersions, current.version, 'The webhook subscription');
+      const now = isoNow(this.clock);
+      const next: WebhookSubscriptionsTable = {
+        ...current,
+        name: input.name?.trim() ?? current.name,
+        url: url ?? current.url,
+        events: input.events ? JSON.stringify(input.events) : current.events,
+        active: input.active === undefined ? current.active : input.active ? 1 : 0,
+        updated_at: now,
+        version: current.version + 1,
+      };
+      const updated = await tx
+        .updateTable('webhook_subscriptions')
+        .set({ name: next.name, url: next.url, events: next.events, active: next.active, updated_at: now, version: next.version })
+        .where('id', '=', id)
+        .where('org_id', '=', orgId)
+        .where('version', '=', current.version)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) throw errors.conflict('The webhook subscription was changed concurrently; fetch it again and retry.');
+      return toWebhook(next, now);
+    });
+  }
+
+  /** Deletes the subscription and its delivery log; deliveries not yet sent are dropped. */
+  async delete(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const current = await this.mustFind(tx, orgId, id);
+      assertVersion(acceptedVersions, current.version, 'The webhook subscription');
+      await deleteSubscription(tx, orgId, id);
+    });
+  }
+
+  /**
+   * A new signing secret, shown once. For `overlapSeconds` the old secret keeps producing a
+   * second signature (X-Webhook-Signature-Previous), so receivers switch without losing deliveries.
+   */
+  async rotateSecret(orgId: string, id: string, overlapSeconds = DEFAULT_ROTATION_OVERLAP_SECONDS): Promise<WebhookWithSecret> {
+    const secret = generateWebhookSecret();
+    return this.db.transaction().execute(async (tx) => {
+      const current = await this.mustFind(tx, orgId, id);
+      const now = this.clock.now();
+      const keepPrevious = overlapSeconds > 0;
+      const next: WebhookSubscriptionsTable = {
+        ...current,
+        secret_ciphertext: this.secrets.seal(secret, id),
+        // The old secret is re-sealed unchanged: its ciphertext is bound to the row, not to its column.
+        previous_secret_ciphertext: keepPrevious ? current.secret_ciphertext : null,
+        previous_secret_expires_at: keepPrevious ? new Date(now.getTime() + overlapSeconds * 1000).toISOString() : null,
+        updated_at: now.toISOString(),
+        version: current.version + 1,
+      };
+      await tx
+        .updateTable('webhook_subscriptions')
+        .set({
+          secret_ciphertext: next.secret_ciphertext,
+          previous_secret_ciphertext: next.previous_secret_ciphertext,
+          previous_secret_expires_at: next.previous_secret_expires_at,
+          updated_at: next.updated_at,
+          version: next.version,
+        })
+        .where('id', '=', id)
+        .where('org_id', '=', orgId)
+        .execute();
+      return { ...toWebhook(next, next.updated_at), secret };
+    });
+  }
+
+  /** Queues a `webhook.ping` delivery to this subscription only, through the normal delivery pipeline. */
+  async ping(orgId: string, id: string): Promise<Delivery> {
+    const subscription = await this.mustFind(this.db, orgId, id);
+    if (subscription.active !== 1) throw errors.conflict('The webhook subscription is inactive; activate it before pinging it.');
+    const now = isoNow(this.clock);
+    const eventId = newId('event');
+    const body = JSON.stringify({
+      event: PING_EVENT,
+      payload: { webhookId: id, message: 'Ping from the work-order API: your endpoint is reachable and verifies signatures.' },
+      timestamp: now,
+    });
+    const row = newDeliveryRow(subscription, { eventId, eventType: PING_EVENT, body, now });
+    await insertDelivery(this.db, row);
+    this.onNewDelivery();
+    return toDelivery(row, []);
+  }
+
+  async listDeliveries(orgId: string, id: string, status: WebhookDeliveryStatus | undefined, page: Page): Promise<{ deliveries: Delivery[]; total: number }> {
+    await this.mustFind(this.db, orgId, id);
+    const { rows, attempts, total } = await listDeliveries(this.db, id, status, page);
+    return { deliveries: rows.map((row) => toDelivery(row, attempts.get(row.id) ?? [])), total };
+  }
+
+  async getDelivery(orgId: string, id: string, deliveryId: string): Promise<Delivery> {
+    await this.mustFind(this.db, orgId, id);
+    const row = await findDelivery(this.db, id, deliveryId);
+    if (!row) throw errors.notFound(`Delivery "${deliveryId}"`);
+    return toDelivery(row, (await attemptsOf(this.db, [row.id])).get(row.id) ?? []);
+  }
+
+  /**
+   * Sends a finished delivery again as a new delivery with the same event id and the same body
+   * (so receivers that already processed it can recognise it), signed with today's secret.
+   */
+  async redeliver(orgId: string, id: string, deliveryId: string): Promise<Delivery> {
+    const subscription = await this.mustFind(this.db, orgId, id);
+    const original = await findDelivery(this.db, id, deliveryId);
+    if (!original) throw errors.notFound(`Delivery "${deliveryId}"`);
+    if (original.status === 'pending' || original.status === 'delivering') {
+      throw errors.conflict('This delivery is still being attempted; redeliver it once it has succeeded or failed.');
+    }
+    if (subscription.active !== 1) throw errors.conflict('The webhook subscription is inactive; activate it before redelivering.');
+    const row = newDeliveryRow(subscription, { eventId: original.event_id, eventType: original.event_type, body: original.body, now: isoNow(this.clock) });
+    await insertDelivery(this.db, row);
+    this.onNewDelivery();
+    return toDelivery(row, []);
+  }
+
+  /** Deletes finished deliveries older than `retentionDays`, in batches; returns how many. */
+  async purgeOldDeliveries(retentionDays: number): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - retentionDays * 86_400_000).toISOString();
+    let total = 0;
+    for (;;) {
+      const removed = await purgeFinishedDeliveries(this.db, cutoff, 1000);
+      total += removed;
+      if (removed < 1000) return total;
+    }
+  }
+
+  /**
+   * @NOTE: responses that carry a secret are stored by the idempotency layer for replay. The
+   * handler answers with the secret sealed (as below) and `revealSealedSecret` opens it in the
+   * route's onSend hook, which runs after the idempotency store has kept its copy: the stored
+   * response, like the subscription row, holds only ciphertext, yet a replay shows the secret.
+   */
+  sealSecretForResponse(webhook: WebhookWithSecret): WebhookWithSecret {
+    return { ...webhook, secret: `${SEALED_SECRET_PREFIX}${this.secrets.seal(webhook.secret, `response:${webhook.id}`)}` };
+  }
+
+  revealSealedSecret(payload: string): string {
+    if (!payload.includes(SEALED_SECRET_PREFIX)) return payload;
+    const body = JSON.parse(payload) as { id: string; secret: string };
+    body.secret = this.secrets.open(body.secret.slice(SEALED_SECRET_PREFIX.length), `response:${body.id}`);
+    return JSON.stringify(body);
+  }
+
+  private async mustFind(db: Executor, orgId: string, id: string): Promise<WebhookSubscriptionsTable> {
+    const row = await findSubscription(db, orgId, id);
+    if (!row) throw errors.notFound(`Webhook subscription "${id}"`);
+    return row;
+  }
+
+  private async checkUrl(raw: string): Promise<string> {
+    const check = await checkWebhookUrl(raw.trim(), this.urlGuard);
+    if (!check.ok) throw errors.unprocessable(`The webhook URL is not allowed: it ${check.reason}.`, [{ field: 'body.url', message: check.reason }]);
+    return check.url.toString();
+  }
+}
+
+function checkEvents(events: string[]): void {
+  const problems: FieldError[] = [];
+  events.forEach((name, i) => {
+    if (!isEventType(name)) problems.push({ field: `body.events.${i}`, message: `"${name}" is not a known event; known events: ${EVENT_TYPES.join(', ')}` });
+  });
+  if (problems.length > 0) {
+    throw new AppError('unprocessable_entity', `Unknown event name(s). Known events: ${EVENT_TYPES.join(', ')}.`, { errors: problems, knownEvents: EVENT_TYPES });
+  }
+}

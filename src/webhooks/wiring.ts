@@ -1,0 +1,40 @@
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { Clock } from '../clock.js';
+import { intervalJob, type BackgroundJob } from '../jobs.js';
+import { DeliveryWorker } from './delivery-worker.js';
+import { EventDispatcher } from './dispatcher.js';
+import { pollingJob } from './polling-loop.js';
+import { SecretBox } from './secret-box.js';
+import { WebhookService } from './service.js';
+
+/** Builds the webhook feature for the composition root: the API service and its two worker loops. */
+export function createWebhooks(deps: { config: Config; database: Database; clock: Clock; logger: Logger; metrics: Registry }): {
+  service: WebhookService;
+  jobs: BackgroundJob[];
+} {
+  const { config, database, clock, logger, metrics } = deps;
+  const secrets = SecretBox.fromConfig({ secretKey: config.webhooks.secretKey, keysDir: config.keysDir });
+  const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics });
+  const dispatcher = new EventDispatcher(database.db, database.dialect, clock);
+  const dispatcherJob = pollingJob(
+    'webhook-dispatcher',
+    config.webhooks.idlePollMs,
+    async () => {
+      const { events, deliveries } = await dispatcher.dispatchBatch();
+      if (deliveries > 0) worker.wake();
+      return events > 0;
+    },
+    (error) => logger.error({ err: error }, 'webhook dispatch failed; retrying'),
+  );
+  const service = new WebhookService(database.db, clock, secrets, { allowPrivateUrls: config.webhooks.allowPrivateUrls }, () => worker.wake());
+  const retentionJob = intervalJob(
+    'webhook-delivery-retention',
+    60 * 60_000,
+    () => service.purgeOldDeliveries(config.webhooks.retentionDays),
+    (error) => logger.error({ err: error }, 'webhook delivery purge failed'),
+  );
+  return { service, jobs: [dispatcherJob, worker, retentionJob] };
+}
