@@ -166,13 +166,14 @@ export async function startService(options: StartServiceOptions): Promise<Manage
   });
   const managed = Object.assign(new ManagedProcess(`wo ${args.join(' ')}`, child), { port, baseUrl: `http://127.0.0.1:${port}` });
   if (args[0] === 'worker') return managed;
-  let exitedEarly = false;
-  void managed.exited.then(() => (exitedEarly = true));
-  await waitFor('the service to answer /healthz', 60_000, async () => {
-    if (exitedEarly) throw new Error(`the service exited during start:\n${managed.stderr}`);
-    const response = await fetch(`${managed.baseUrl}/healthz`);
-    return response.ok ? true : undefined;
-  }).catch(async (error: unknown) => {
+  const exitedEarly = managed.exited.then((code) => {
+    throw new Error(`the service exited (${code}) during start:\n${managed.stderr}`);
+  });
+  exitedEarly.catch(() => {}); // a normal exit at stop() is no error
+  await Promise.race([
+    exitedEarly,
+    waitFor('the service to answer /healthz', 60_000, async () => ((await fetch(`${managed.baseUrl}/healthz`)).ok ? true : undefined)),
+  ]).catch(async (error: unknown) => {
     await managed.stop();
     throw error;
   });

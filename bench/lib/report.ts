@@ -128,6 +128,10 @@ service here. \`ratio\` = service req/s ÷ baseline req/s at the same connection
   const notes = results.flatMap((r) => r.notes.map((n) => `- \`${r.part}\`: ${n}`));
   if (notes.length) sections.push(`## Notes\n\n${notes.join('\n')}\n`);
 
+  // Findings that outlive one run (profiles, causes, fixes) are written by hand in bench/analysis.md.
+  const analysis = path.join(REPO_ROOT, 'bench', 'analysis.md');
+  if (existsSync(analysis)) sections.push(readFileSync(analysis, 'utf8').trim() + '\n');
+
   sections.push(`## How to reproduce
 
 \`\`\`sh

@@ -6,14 +6,18 @@ export const BENCH_SCOPES = ['records:read', 'records:write', 'categories:read',
 export interface Tenant {
   orgId: string;
   key: string;
+  /** For requests with a JSON body. */
   headers: Record<string, string>;
+  /** For GETs: a content-type without a body is a 400 (empty JSON body). */
+  readHeaders: Record<string, string>;
 }
 
 /** An organization and an API key, made the way an operator makes them: through the `wo` CLI. */
 export async function createTenant(dataDir: string, name = `bench-${randomUUID().slice(0, 8)}`): Promise<Tenant> {
   const org = JSON.parse(await runCli(dataDir, ['orgs', 'create', name, '--json'])) as { id: string };
   const key = JSON.parse(await runCli(dataDir, ['keys', 'create', '--org', org.id, '--scopes', BENCH_SCOPES.join(','), '--name', 'bench', '--json'])) as { key: string };
-  return { orgId: org.id, key: key.key, headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' } };
+  const authorization = `Bearer ${key.key}`;
+  return { orgId: org.id, key: key.key, headers: { authorization, 'content-type': 'application/json' }, readHeaders: { authorization } };
 }
 
 export interface ApiAnswer<T> {
@@ -24,7 +28,7 @@ export interface ApiAnswer<T> {
 export async function callApi<T = Record<string, unknown>>(baseUrl: string, tenant: Tenant, method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: body === undefined ? { authorization: tenant.headers.authorization! } : tenant.headers,
+    headers: body === undefined ? tenant.readHeaders : tenant.headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();

@@ -53,8 +53,8 @@ export async function runListPart(): Promise<PartResult> {
           for (const share of [0, 0.5, 0.99]) {
             const offset = Math.floor(matching * share);
             const url = `/api/v1/records?limit=50${filter}&offset=${offset}`;
-            await runLoad({ url: service.baseUrl, connections: CONNECTIONS, durationS: 1, path: url, headers: tenant.headers }); // warm-up: page cache, JIT
-            const figures = await runLoad({ url: service.baseUrl, server: service, connections: CONNECTIONS, path: url, headers: tenant.headers });
+            await runLoad({ url: service.baseUrl, connections: CONNECTIONS, durationS: 1, path: url, headers: tenant.readHeaders }); // warm-up: page cache, JIT
+            const figures = await runLoad({ url: service.baseUrl, server: service, connections: CONNECTIONS, path: url, headers: tenant.readHeaders });
             const name = `list ${label}${filter ? ' status=OPEN' : ''} offset ${offset} (${share * 100}%)`;
             const m = loadMeasurement(name, figures, base);
             measurements.push(m);

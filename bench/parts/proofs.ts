@@ -128,7 +128,7 @@ export async function runProofsPart(): Promise<PartResult> {
           url: api.baseUrl,
           server: api,
           connections: 20,
-          requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/v1/proofs/${proofIds[next++ % proofIds.length]}`, headers: { authorization: tenant.headers.authorization! } }) }],
+          requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/v1/proofs/${proofIds[next++ % proofIds.length]}`, headers: tenant.readHeaders }) }],
         });
         measurements.push(loadMeasurement('GET /api/v1/proofs/{id}', fetching, base));
       } else notes.push(`GET /api/v1/proofs/${proofIds[0]} answered ${first.status}`);
