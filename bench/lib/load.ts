@@ -37,14 +37,14 @@ export interface LoadOptions {
 export async function runLoad(options: LoadOptions & { server?: { cpuSeconds(): number } }): Promise<LoadFigures> {
   const cpuBefore = options.server?.cpuSeconds();
   const settings: Options = {
-    url: options.url,
+    // autocannon takes the path of a single request from the URL (its `path` option is ignored then).
+    url: options.path ? `${options.url}${options.path}` : options.url,
     connections: options.connections,
     pipelining: 1,
     timeout: 30,
     ...(options.amount ? { amount: options.amount } : { duration: options.durationS ?? measurementSeconds() }),
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     ...(options.method ? { method: options.method } : {}),
-    ...(options.path ? { path: options.path } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
     ...(options.body ? { body: options.body } : {}),
     ...(options.requests ? { requests: options.requests } : {}),

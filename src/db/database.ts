@@ -56,32 +56,8 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
-}
-
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely's SQLite driver prepares every query anew; compiling the same SQL text on every request
- * was the largest single avoidable cost of a write (docs/benchmarks.md). Statements are cached by
- * their text (Kysely never streams here, so a cached statement is never busy when reused); the
- * cache is emptied when full, which only texts built from variable-length lists could cause.
- */
-function withStatementCache(sqlite: SqliteDatabase.Database): Pick<SqliteDatabase.Database, 'prepare' | 'close'> {
-  const statements = new Map<string, SqliteDatabase.Statement>();
-  return {
-    prepare(source: string) {
-      let statement = statements.get(source);
-      if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statement = sqlite.prepare(source);
-        statements.set(source, statement);
-      }
-      return statement;
-    },
-    close: () => sqlite.close(),
-  } as Pick<SqliteDatabase.Database, 'prepare' | 'close'>;
 }
 
 export function quoteIdentifier(name: string): string {
