@@ -1,4 +1,5 @@
-// `npm run bench` runs every part; `npm run bench -- <part> [<part>…]` runs some. See docs/benchmarks.md.
+// `npm run bench` runs every part; `npm run bench -- <part> [<part>…]` runs some; `npm run bench -- --report`
+// rewrites docs/benchmarks.md from the saved results. See docs/benchmarks.md.
 import { runCreatePart } from './parts/create.js';
 import { runLifecyclePart } from './parts/lifecycle.js';
 import { runListPart } from './parts/list.js';
@@ -6,7 +7,7 @@ import { runProofsPart } from './parts/proofs.js';
 import { runSoakPart } from './parts/soak.js';
 import { runWebhooksPart } from './parts/webhooks.js';
 import { measurementSeconds } from './lib/load.js';
-import { serverRunner } from './lib/processes.js';
+import { buildService, serverRunner } from './lib/processes.js';
 import { consoleTable, machineInfo, PART_ORDER, writeBenchmarksDoc, writePartResult } from './lib/report.js';
 import type { PartResult } from './lib/results.js';
 
@@ -20,6 +21,11 @@ const PARTS: Record<string, () => Promise<PartResult>> = {
 };
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--report') {
+    // Rebuilds docs/benchmarks.md from the saved bench/results/*.json without measuring anything.
+    process.stdout.write(`${writeBenchmarksDoc(machineInfo())}\n`);
+    return 0;
+  }
   const unknown = argv.filter((name) => !(name in PARTS));
   if (unknown.length) {
     process.stderr.write(`bench: unknown part ${unknown.join(', ')}; choose from ${PART_ORDER.join(', ')}\n`);
@@ -31,6 +37,11 @@ async function main(argv: string[]): Promise<number> {
     `bench: ${chosen.join(', ')} — ${measurementSeconds()} s per measurement, service via ${serverRunner()}, ` +
       `${machine.cores} cores (${machine.cpu}) shared by client and server\n`,
   );
+
+  if (serverRunner() === 'dist') {
+    process.stdout.write('building the service (npm run build) …\n');
+    buildService();
+  }
 
   const results: PartResult[] = [];
   let failed = false;

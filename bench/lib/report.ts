@@ -146,10 +146,11 @@ BENCH_DURATION_S=3 BENCH_SOAK_S=10 BENCH_LIST_SIZES=10000,100000 npm run bench  
 | \`BENCH_DURATION_S\` | 10 | seconds per measurement |
 | \`BENCH_SOAK_S\` | 60 | length of the create soak |
 | \`BENCH_LIST_SIZES\` | 10000,100000,1000000 | organization sizes for the list part |
-| \`BENCH_SERVER\` | tsx | \`dist\` runs \`node dist/main.js\` (run \`npm run build\` first) |
+| \`BENCH_SERVER\` | dist | \`dist\`: the harness runs \`npm run build\`, then \`node dist/main.js\`; \`tsx\`: \`node --import tsx src/main.ts\` as \`npm start\` does |
+| \`BENCH_SERVICE_NODE_ARGS\` | – | extra node flags for the service, e.g. \`--cpu-prof --cpu-prof-dir=prof\` |
 
 The harness starts everything itself as child processes and stops it at the end: the service
-(\`node --import tsx src/main.ts serve\`, \`LOG_LEVEL=warn\`, a temporary \`WO_DATA_DIR\`), the baseline server, and for the
+(\`node dist/main.js serve\` after a build, \`LOG_LEVEL=warn\`, a temporary \`WO_DATA_DIR\`), the baseline server, and for the
 webhooks and proofs parts a local receiver (\`bench/webhook-receiver.ts\`). Organizations and keys are made with the
 \`wo\` CLI; the list part seeds work orders directly into the SQLite file with a prepared statement while the service is
 stopped, keeping \`record_counters\` exact. Peak RSS is the kernel's high-water mark (\`VmHWM\`) of each service process,
