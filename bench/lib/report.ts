@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -33,6 +33,7 @@ export function machineInfo(): MachineInfo {
 }
 
 export function writePartResult(result: PartResult, machine: MachineInfo): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
   const file = path.join(RESULTS_DIR, `${result.part}.json`);
   writeFileSync(file, `${JSON.stringify({ machine, ...result }, null, 2)}\n`);
   return file;
@@ -158,6 +159,7 @@ also sampled every 200 ms. Run it on a quiet machine: other processes competing 
 `);
 
   const file = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, sections.join('\n'));
   return file;
 }
