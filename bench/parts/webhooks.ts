@@ -57,7 +57,11 @@ export async function runWebhooksPart(): Promise<PartResult> {
       await runLoad({ url: api.baseUrl, connections: 20, amount: events, requests: createRequests(tenant, categoryId) });
       const expected = events * subscriptions;
       const worker = await startService({ dataDir, args: ['worker'], env: WEBHOOK_ENV });
+      // Worker CPU from its first delivery on (start-up excluded): CPU-bound, or waiting on something?
+      const first = await receiver.waitForCount(1, 60_000, 'record.created');
+      const cpuAtFirst = worker.cpuSeconds();
       const stats = await receiver.waitForCount(expected, 60_000 + expected, 'record.created');
+      const cpuUsPerDelivery = Math.round(((worker.cpuSeconds() - cpuAtFirst) * 1e6) / Math.max(1, stats.count - first.count));
       memory.push({ process: `worker, ${subscriptions} subscriptions`, peakRssMb: worker.peakRssMb() });
       await worker.stop();
       const spanS = stats.firstAt && stats.lastAt && stats.lastAt > stats.firstAt ? (stats.lastAt - stats.firstAt) / 1000 : NaN;
@@ -69,6 +73,7 @@ export async function runWebhooksPart(): Promise<PartResult> {
         baselineReqPerSec: base.reqPerSec,
         ratio: round(rate / base.reqPerSec, 4),
         errors: expected - stats.count,
+        cpuUsPerReq: cpuUsPerDelivery,
       };
       measurements.push(m);
       targets.push(check(`≥ 5,000 deliveries/s from one worker, ${subscriptions} subscription(s) per event`, `${rate} deliveries/s`, stats.count === expected && rate >= 5000));
