@@ -69,13 +69,6 @@ const HEADER = ['part', 'measurement', 'conns', 'rate', 'p50 ms', 'p99 ms', 'bas
 
 /** The one table printed at the end of a run. */
 export function consoleTable(results: PartResult[]): string {
-  const shortened = results.filter((r) => !r.skipped && r.measurementSeconds < (r.part === 'soak' ? 60 : 10)).map((r) => r.part);
-  if (shortened.length) {
-    sections.push(`> **Shortened run** (${shortened.join(', ')}): fewer seconds per measurement than the defaults, a check that the harness
-> works rather than a measurement. Re-run \`npm run bench\` with the defaults on a quiet machine before judging a target.
-`);
-  }
-
   const rows: string[][] = [];
   for (const r of results) {
     if (r.skipped) rows.push([r.part, `skipped: ${r.skipped}`, '', '', '', '', '', '', '']);
@@ -119,6 +112,13 @@ service here. \`ratio\` = service req/s ÷ baseline req/s at the same connection
 | SQLite | ${machine.sqlite} (better-sqlite3) |
 | Database | SQLite, WAL, synchronous=NORMAL (the embedded default) |
 `);
+
+  const shortened = results.filter((r) => !r.skipped && r.measurementSeconds < (r.part === 'soak' ? 60 : 10)).map((r) => r.part);
+  if (shortened.length) {
+    sections.push(`> **Shortened run** (${shortened.join(', ')}): fewer seconds per measurement than the defaults, a check that the harness
+> works rather than a measurement. Re-run \`npm run bench\` with the defaults on a quiet machine before judging a target.
+`);
+  }
 
   const rows: string[][] = [];
   for (const r of results) {
