@@ -1,0 +1,98 @@
+import autocannon, { type Options, type RequestSpec } from 'autocannon';
+import { startBenchScript } from './processes.js';
+
+/** Seconds per measurement: BENCH_DURATION_S (default 10) lets a quick run prove the harness works. */
+export function measurementSeconds(): number {
+  const raw = Number(process.env.BENCH_DURATION_S ?? 10);
+  return Number.isFinite(raw) && raw > 0 ? raw : 10;
+}
+
+export interface LoadFigures {
+  connections: number;
+  durationS: number;
+  requests: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  /** CPU time the measured server process spent per request (µs), when the process was given. */
+  serverCpuUsPerReq?: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationS?: number;
+  amount?: number;
+  overallRate?: number;
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  requests?: RequestSpec[];
+}
+
+/** One autocannon run against 127.0.0.1, reduced to the figures every table shows. */
+export async function runLoad(options: LoadOptions & { server?: { cpuSeconds(): number } }): Promise<LoadFigures> {
+  const cpuBefore = options.server?.cpuSeconds();
+  const settings: Options = {
+    // autocannon takes the path of a single request from the URL (its `path` option is ignored then).
+    url: options.path ? `${options.url}${options.path}` : options.url,
+    connections: options.connections,
+    pipelining: 1,
+    timeout: 30,
+    ...(options.amount ? { amount: options.amount } : { duration: options.durationS ?? measurementSeconds() }),
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+    ...(options.method ? { method: options.method } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.body ? { body: options.body } : {}),
+    ...(options.requests ? { requests: options.requests } : {}),
+  };
+  const result = await autocannon(settings);
+  const requests = result.requests.total;
+  const cpuUsed = options.server && cpuBefore !== undefined ? options.server.cpuSeconds() - cpuBefore : NaN;
+  return {
+    connections: options.connections,
+    durationS: result.duration,
+    requests,
+    // total / elapsed rather than the mean of per-second samples: short runs have partial first and last seconds.
+    reqPerSec: round(requests / result.duration),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    ...(Number.isFinite(cpuUsed) && requests > 0 ? { serverCpuUsPerReq: Math.round((cpuUsed * 1e6) / requests) } : {}),
+  };
+}
+
+export function round(value: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/**
+ * The bare node:http ceiling, measured with the same connection count and duration, in a fresh
+ * child process, and cached per connection count for the rest of the part.
+ */
+export class Baseline {
+  private readonly figures = new Map<number, LoadFigures>();
+
+  async at(connections: number): Promise<LoadFigures> {
+    const known = this.figures.get(connections);
+    if (known) return known;
+    const server = await startBenchScript('baseline-server.ts');
+    try {
+      await runLoad({ url: server.baseUrl, connections, durationS: 1 }); // warm-up: JIT and sockets
+      const measured = await runLoad({ url: server.baseUrl, connections, server });
+      this.figures.set(connections, measured);
+      return measured;
+    } finally {
+      await server.stop();
+    }
+  }
+
+  all(): Record<string, LoadFigures> {
+    return Object.fromEntries([...this.figures].map(([c, f]) => [`c${c}`, f]));
+  }
+}

@@ -1,0 +1,154 @@
+import SqliteDatabase from 'better-sqlite3';
+import type { RecordStatus } from '../../src/records/schemas.js';
+
+/**
+ * Status mix of seeded work orders, one slot per 20 rows: mostly open work, some finished.
+ * The filtered list is measured on OPEN, the largest slice (40 %).
+ */
+const STATUS_CYCLE: RecordStatus[] = [
+  ...Array<RecordStatus>(8).fill('OPEN'),
+  ...Array<RecordStatus>(4).fill('ASSIGNED'),
+  ...Array<RecordStatus>(3).fill('IN_PROGRESS'),
+  'ON_HOLD',
+  'COMPLETED',
+  'COMPLETED',
+  'CLOSED',
+  'CANCELLED',
+];
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+function base32(value: number, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    out = CROCKFORD[value % 32]! + out;
+    value = Math.floor(value / 32);
+  }
+  return out;
+}
+
+/** A `rec_` id shaped like a ULID of `timeMs`, unique through `serial` (no randomness needed here). */
+function seededRecordId(timeMs: number, serial: number): string {
+  return `rec_${base32(timeMs, 10)}${base32(serial, 16)}`;
+}
+
+export interface SeedOptions {
+  orgId: string;
+  categoryId: string;
+  /** How many work orders to add to the organization. */
+  count: number;
+  /** Newest seeded creation time; rows are 1 ms apart going back from it (default: one day ago). */
+  newestAt?: Date;
+}
+
+export interface SeedResult {
+  inserted: number;
+  totalInOrg: number;
+  byStatus: Partial<Record<RecordStatus, number>>;
+  seconds: number;
+}
+
+/**
+ * Writes work orders straight into the SQLite file, fast: one prepared statement, large
+ * transactions, and record_counters moved by exactly what was inserted, so `total` stays exact.
+ * Called again on the same organization it appends older rows after the existing ones, which is
+ * how the list part grows one organization from 10k to 100k to 1M work orders.
+ *
+ * The service must not be running on this file (it would be only a slower but correct writer).
+ */
+export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResult {
+  const started = performance.now();
+  const db = new SqliteDatabase(sqlitePath);
+  try {
+    db.pragma('journal_mode = WAL');
+    // The rows are throw-away benchmark data: an OS crash during seeding loses nothing of value.
+    db.pragma('synchronous = OFF');
+    db.pragma('cache_size = -262144');
+
+    const existing = (db.prepare('SELECT COUNT(*) AS n FROM records WHERE org_id = ?').get(options.orgId) as { n: number }).n;
+    const newest = (options.newestAt ?? new Date(Date.now() - 86_400_000)).getTime();
+    const insert = db.prepare(
+      `INSERT INTO records (id, org_id, category_id, status, address, requester_name, description, priority, due_at, assignee,
+         asset_id, location_id, external_ref, metadata, resolution_notes, completed_at, closed_at, cancelled_at, created_at, updated_at, version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, NULL, ?, '{}', ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const bumpCounter = db.prepare(
+      `INSERT INTO record_counters (org_id, status, count) VALUES (?, ?, ?)
+       ON CONFLICT (org_id, status) DO UPDATE SET count = record_counters.count + excluded.count`,
+    );
+    const priorities = ['LOW', 'MEDIUM', 'MEDIUM', 'HIGH', 'URGENT'];
+    const byStatus: Partial<Record<RecordStatus, number>> = {};
+
+    const insertBatch = db.transaction((from: number, to: number) => {
+      const counts = new Map<RecordStatus, number>();
+      for (let i = from; i < to; i++) {
+        const serial = existing + i;
+        const status = STATUS_CYCLE[serial % STATUS_CYCLE.length]!;
+        const createdMs = newest - serial;
+        const createdAt = new Date(createdMs).toISOString();
+        const finished = status === 'COMPLETED' || status === 'CLOSED';
+        const assigned = status !== 'OPEN' && status !== 'CANCELLED';
+        insert.run(
+          seededRecordId(createdMs, serial),
+          options.orgId,
+          options.categoryId,
+          status,
+          `${(serial % 400) + 1} Benchmark Street, Unit ${serial % 97}`,
+          `Requester ${serial % 1000}`,
+          `Seeded work order ${serial}: the boiler in the basement makes a knocking noise after midnight.`,
+          priorities[serial % priorities.length]!,
+          assigned ? `Technician ${serial % 50}` : null,
+          serial % 3 === 0 ? `ERP-${serial}` : null,
+          finished ? 'Replaced the pressure valve.' : null,
+          finished ? createdAt : null,
+          status === 'CLOSED' ? createdAt : null,
+          status === 'CANCELLED' ? createdAt : null,
+          createdAt,
+          createdAt,
+          1,
+        );
+        counts.set(status, (counts.get(status) ?? 0) + 1);
+      }
+      for (const [status, n] of counts) {
+        bumpCounter.run(options.orgId, status, n);
+        byStatus[status] = (byStatus[status] ?? 0) + n;
+      }
+    });
+
+    const batch = 50_000;
+    for (let from = 0; from < options.count; from += batch) insertBatch(from, Math.min(options.count, from + batch));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+
+    return { inserted: options.count, totalInOrg: existing + options.count, byStatus, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    db.close();
+  }
+}
+
+/** Adds a category row directly (the seeded work orders need one to point at). */
+export function seedCategory(sqlitePath: string, orgId: string, categoryId: string): void {
+  const db = new SqliteDatabase(sqlitePath);
+  try {
+    const now = new Date().toISOString();
+    db.prepare(
+      `INSERT INTO categories (id, org_id, name, description, created_at, updated_at, version) VALUES (?, ?, ?, NULL, ?, ?, 1)
+       ON CONFLICT DO NOTHING`,
+    ).run(categoryId, orgId, `Benchmark ${categoryId}`, now, now);
+  } finally {
+    db.close();
+  }
+}
+
+/** Per-status counts as the service reports them, next to what the rows say: they must agree. */
+export function countersAgainstRows(sqlitePath: string, orgId: string): { counters: Record<string, number>; rows: Record<string, number> } {
+  const db = new SqliteDatabase(sqlitePath, { readonly: true });
+  try {
+    const toMap = (list: { status: string; n: number }[]) => Object.fromEntries(list.filter((r) => r.n !== 0).map((r) => [r.status, r.n]));
+    return {
+      counters: toMap(db.prepare('SELECT status, count AS n FROM record_counters WHERE org_id = ? ORDER BY status').all(orgId) as { status: string; n: number }[]),
+      rows: toMap(db.prepare('SELECT status, COUNT(*) AS n FROM records WHERE org_id = ? GROUP BY status ORDER BY status').all(orgId) as { status: string; n: number }[]),
+    };
+  } finally {
+    db.close();
+  }
+}

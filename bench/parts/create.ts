@@ -1,0 +1,62 @@
+import type { RequestSpec } from 'autocannon';
+import { Baseline, measurementSeconds, runLoad } from '../lib/load.js';
+import { startService, temporaryDataDir, removeDataDir, serverRunner } from '../lib/processes.js';
+import { check, isClean, loadMeasurement, type Measurement, type PartResult } from '../lib/results.js';
+import { createCategory, createTenant, recordBody, type Tenant } from '../lib/tenant.js';
+
+let idempotencyCounter = 0;
+
+/** POST /api/v1/records with a fresh Idempotency-Key on every request, so none is a replay. */
+export function createRequests(tenant: Tenant, categoryId: string): RequestSpec[] {
+  const body = recordBody(categoryId, 1);
+  const run = `${process.pid}-${Date.now()}`;
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/records',
+      setupRequest: (request) => ({
+        ...request,
+        body,
+        headers: { ...tenant.headers, 'idempotency-key': `bench-${run}-${++idempotencyCounter}` },
+      }),
+    },
+  ];
+}
+
+export async function runCreatePart(): Promise<PartResult> {
+  const baseline = new Baseline();
+  const dataDir = temporaryDataDir();
+  const measurements: Measurement[] = [];
+  // The ceiling first, while nothing else of ours runs.
+  for (const connections of [10, 50]) await baseline.at(connections);
+  const service = await startService({ dataDir });
+  try {
+    const tenant = await createTenant(dataDir);
+    const categoryId = await createCategory(service.baseUrl, tenant);
+    await runLoad({ url: service.baseUrl, connections: 10, durationS: 2, requests: createRequests(tenant, categoryId) }); // warm-up
+    for (const connections of [10, 50]) {
+      const base = await baseline.at(connections);
+      const figures = await runLoad({ url: service.baseUrl, server: service, connections, requests: createRequests(tenant, categoryId) });
+      measurements.push(loadMeasurement(`create, ${connections} connections`, figures, base));
+    }
+    const at50 = measurements.find((m) => m.connections === 50)!;
+    return {
+      part: 'create',
+      date: new Date().toISOString(),
+      server: serverRunner(),
+      measurementSeconds: measurementSeconds(),
+      measurements,
+      memory: [{ process: 'service', peakRssMb: service.peakRssMb() }],
+      targets: [
+        check('create at 50 connections ≥ 0.10 × baseline req/s', `${at50.ratio?.toFixed(3)} × (${at50.value} req/s)`, isClean(at50) && (at50.ratio ?? 0) >= 0.1),
+        check('create at 50 connections p99 ≤ 20 ms', `${at50.p99Ms} ms`, isClean(at50) && (at50.p99Ms ?? Infinity) <= 20),
+        check('peak RSS ≤ 250 MB', `${service.peakRssMb().toFixed(0)} MB`, service.peakRssMb() <= 250),
+      ],
+      notes: [],
+      baseline: baseline.all(),
+    };
+  } finally {
+    await service.stop();
+    removeDataDir(dataDir);
+  }
+}

@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Baseline, measurementSeconds, round, runLoad } from '../lib/load.js';
+import { REPO_ROOT, removeDataDir, serverRunner, startService, temporaryDataDir } from '../lib/processes.js';
+import { WebhookReceiver } from '../lib/receiver.js';
+import { check, loadMeasurement, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
+import { callApi, createCategory, createTenant, recordBody, routeExists } from '../lib/tenant.js';
+import { FEATURE_MISSING, subscribe, WEBHOOK_ENV } from './webhooks.js';
+
+const PROOF_EVENT = 'record.proof_delivered';
+
+function percentile(sorted: number[], p: number): number | null {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : null;
+}
+
+/** The proof id a `record.proof_delivered` payload names (the issue promises record id, proof id and a link). */
+function proofIdOf(payload: Record<string, unknown>): string | undefined {
+  const proof = payload.proof as { id?: string } | undefined;
+  return (payload.proofId as string | undefined) ?? proof?.id ?? (typeof payload.id === 'string' && payload.id.startsWith('prf_') ? payload.id : undefined);
+}
+
+/**
+ * 1. Prepares N work orders IN_PROGRESS, completes them all as fast as the API takes it, and
+ *    times until the last `record.proof_delivered` arrives: sealed completions per second, and
+ *    completion → delivery latency per work order (from the work order's `completedAt`).
+ * 2. GET /api/v1/proofs/{id} under load, verifications per second with the codebase's own
+ *    verifier, and the inclusion-proof size at 1k, 100k and 1M leaves.
+ */
+export async function runProofsPart(): Promise<PartResult> {
+  const seconds = measurementSeconds();
+  const baseline = new Baseline();
+  const base = await baseline.at(20);
+  const dataDir = temporaryDataDir();
+  const api = await startService({ dataDir, args: ['serve'], env: WEBHOOK_ENV });
+  let receiver: WebhookReceiver | undefined;
+  const measurements: Measurement[] = [];
+  const targets: TargetCheck[] = [];
+  const notes: string[] = [];
+  try {
+    const tenant = await createTenant(dataDir);
+    if (!(await routeExists(api.baseUrl, 'get', '/api/v1/proofs'))) return skippedPart('proofs', FEATURE_MISSING, serverRunner(), seconds);
+    receiver = await WebhookReceiver.start();
+    if (!(await subscribe(api.baseUrl, tenant, receiver, 1, [PROOF_EVENT], 'proofs'))) {
+      return skippedPart('proofs', `${FEATURE_MISSING} (webhooks, needed to observe ${PROOF_EVENT})`, serverRunner(), seconds);
+    }
+    const categoryId = await createCategory(api.baseUrl, tenant);
+
+    // Work orders ready to complete: created with an assignee (ASSIGNED), then started.
+    const target = Math.max(500, Math.round(300 * seconds));
+    const ready: string[] = [];
+    await runLoad({
+      url: api.baseUrl,
+      connections: 20,
+      amount: target * 2,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/records',
+          headers: tenant.headers,
+          body: recordBody(categoryId, 3, { assignee: 'Technician 3' }),
+          onResponse: (status, body, context) => {
+            if (status === 201) context.id = (JSON.parse(body) as { id: string }).id;
+          },
+        },
+        {
+          method: 'POST',
+          setupRequest: (request, context) => (context.id ? { ...request, path: `/api/v1/records/${String(context.id)}/start`, headers: tenant.headers, body: '{}' } : null),
+          onResponse: (status, body) => {
+            if (status === 200) ready.push((JSON.parse(body) as { id: string }).id);
+          },
+        },
+      ],
+    });
+
+    await receiver.reset();
+    const completedAt = new Map<string, number>();
+    const queue = [...ready];
+    const completeBody = JSON.stringify({ resolutionNotes: 'Replaced the thermostat and tested the circuit.' });
+    const started = Date.now();
+    const completing = await runLoad({
+      url: api.baseUrl,
+      server: api,
+      connections: 20,
+      amount: queue.length,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (request) => ({ ...request, path: `/api/v1/records/${queue.shift() ?? 'rec_none'}/complete`, headers: tenant.headers, body: completeBody }),
+          onResponse: (status, body) => {
+            if (status !== 200) return;
+            const record = JSON.parse(body) as { id: string; completedAt: string };
+            completedAt.set(record.id, Date.parse(record.completedAt));
+          },
+        },
+      ],
+    });
+    measurements.push(loadMeasurement(`complete (${ready.length} work orders)`, completing, base));
+
+    const stats = await receiver.waitForCount(completedAt.size, 60_000 + completedAt.size * 5, PROOF_EVENT);
+    const receipts = (await receiver.stats(PROOF_EVENT, true)).receipts ?? [];
+    const latencies = receipts
+      .map((r) => (r.recordId && completedAt.has(r.recordId) ? r.receivedAt - completedAt.get(r.recordId)! : NaN))
+      .filter((n) => Number.isFinite(n))
+      .sort((a, b) => a - b);
+    const sealedRate = stats.lastAt ? round(stats.count / ((stats.lastAt - started) / 1000)) : 0;
+    measurements.push({
+      name: `completions sealed and announced (${stats.count}/${completedAt.size})`,
+      value: sealedRate,
+      unit: 'completions/s',
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      note: 'latency: completedAt → record.proof_delivered receipt',
+    });
+    targets.push(check('≥ 2,000 completions/s sealed', `${sealedRate} completions/s (completion API itself: ${completing.reqPerSec} req/s)`, stats.count === completedAt.size && sealedRate >= 2000));
+    targets.push(check('completion → proof_delivered p99 ≤ 2 s', `${percentile(latencies, 99)} ms`, latencies.length === completedAt.size && (percentile(latencies, 99) ?? Infinity) <= 2000));
+    if (completing.reqPerSec < 2000) notes.push(`the completion endpoint itself answered ${completing.reqPerSec} req/s here, so sealing could not be offered 2,000 completions/s over HTTP`);
+
+    // Fetching bundles.
+    const proofIds = receipts.map((r) => proofIdOf(r.payload)).filter((id): id is string => Boolean(id));
+    let bundle: Record<string, unknown> | undefined;
+    if (proofIds.length) {
+      const first = await callApi<Record<string, unknown>>(api.baseUrl, tenant, 'GET', `/api/v1/proofs/${proofIds[0]}`);
+      if (first.status === 200) {
+        bundle = first.body;
+        let next = 0;
+        const fetching = await runLoad({
+          url: api.baseUrl,
+          server: api,
+          connections: 20,
+          requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `/api/v1/proofs/${proofIds[next++ % proofIds.length]}`, headers: tenant.readHeaders }) }],
+        });
+        measurements.push(loadMeasurement('GET /api/v1/proofs/{id}', fetching, base));
+      } else notes.push(`GET /api/v1/proofs/${proofIds[0]} answered ${first.status}`);
+    } else notes.push(`no proof id found in ${PROOF_EVENT} payloads (looked for proofId, proof.id, id): ${JSON.stringify(stats.samplePayloads[0] ?? {})}`);
+
+    if (bundle) measurements.push(...(await measureVerification(api.baseUrl, bundle, notes)));
+    const sizes = await inclusionProofSizes(notes);
+    measurements.push(...sizes.measurements);
+    targets.push(sizes.target);
+
+    const peak = api.peakRssMb();
+    targets.push(check('peak RSS ≤ 250 MB', `${peak.toFixed(0)} MB`, peak <= 250));
+    return { part: 'proofs', date: new Date().toISOString(), server: serverRunner(), measurementSeconds: seconds, measurements, memory: [{ process: 'service with embedded worker', peakRssMb: peak }], targets, notes, baseline: baseline.all() };
+  } finally {
+    await receiver?.stop();
+    await api.stop();
+    removeDataDir(dataDir);
+  }
+}
+
+/**
+ * Verifications per second with the codebase's own verifier (the one `wo proof verify` uses),
+ * loaded from src/proofs/verify.ts: the first exported function named verify… is called with
+ * (bundle, jwks) in a loop for a second.
+ */
+async function measureVerification(baseUrl: string, bundle: Record<string, unknown>, notes: string[]): Promise<Measurement[]> {
+  try {
+    const jwks = (await (await fetch(`${baseUrl}/.well-known/jwks.json`)).json()) as unknown;
+    const verifier = (await import(pathToFileURL(path.join(REPO_ROOT, 'src/proofs/verify.ts')).href)) as Record<string, unknown>;
+    const [name, verify] = Object.entries(verifier).find(([n, f]) => /^verify/i.test(n) && typeof f === 'function') ?? [];
+    if (typeof verify !== 'function') throw new Error('src/proofs/verify.ts exports no verify… function');
+    const call = verify as (bundle: unknown, keys: unknown) => unknown;
+    const outcome = await call(bundle, jwks);
+    const until = performance.now() + 1000;
+    let count = 0;
+    while (performance.now() < until) {
+      await call(bundle, jwks);
+      count++;
+    }
+    return [{ name: `verifications in-process (${name}), outcome ${JSON.stringify(outcome).slice(0, 60)}`, value: count, unit: 'verifications/s' }];
+  } catch (error) {
+    notes.push(`verifications/s not measured: ${(error as Error).message}`);
+    return [];
+  }
+}
+
+/**
+ * Inclusion-proof size at 1k, 100k and 1M leaves, built in memory with the log's own Merkle code
+ * (src/proofs/merkle.ts: leafArraySource + inclusionProof); RFC 9162 says ⌈log2 n⌉ hashes at most.
+ */
+async function inclusionProofSizes(notes: string[]): Promise<{ measurements: Measurement[]; target: TargetCheck }> {
+  const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest());
+  const sizes = [1_000, 100_000, 1_000_000];
+  try {
+    const merkle = (await import(pathToFileURL(path.join(REPO_ROOT, 'src/proofs/merkle.ts')).href)) as Record<string, unknown>;
+    const { leafArraySource, inclusionProof, leafHash } = merkle as {
+      leafArraySource?: (h: typeof sha256, leaves: Uint8Array[]) => unknown;
+      inclusionProof?: (h: typeof sha256, source: unknown, index: number, size: number) => Uint8Array[];
+      leafHash?: (h: typeof sha256, data: Uint8Array) => Uint8Array;
+    };
+    if (!leafArraySource || !inclusionProof || !leafHash) throw new Error('src/proofs/merkle.ts lacks leafArraySource/inclusionProof/leafHash');
+    const leaves = Array.from({ length: sizes.at(-1)! }, (_, i) => leafHash(sha256, new TextEncoder().encode(`statement ${i}`)));
+    const measurements: Measurement[] = [];
+    let logarithmic = true;
+    for (const size of sizes) {
+      const source = leafArraySource(sha256, leaves.slice(0, size));
+      const proof = inclusionProof(sha256, source, Math.floor(size / 3), size);
+      const bytes = proof.reduce((sum, h) => sum + h.length, 0);
+      logarithmic &&= proof.length <= Math.ceil(Math.log2(size));
+      measurements.push({ name: `inclusion proof at ${size.toLocaleString('en')} leaves: ${proof.length} hashes`, value: bytes, unit: 'bytes' });
+    }
+    return { measurements, target: check('inclusion-proof size grows as log2 of the tree size', measurements.map((m) => `${m.value} B`).join(', '), logarithmic) };
+  } catch (error) {
+    notes.push(`inclusion-proof sizes computed, not measured: ${(error as Error).message}`);
+    const measurements = sizes.map((size) => ({ name: `inclusion proof at ${size.toLocaleString('en')} leaves (computed ⌈log2 n⌉ × 32)`, value: Math.ceil(Math.log2(size)) * 32, unit: 'bytes' }));
+    return { measurements, target: check('inclusion-proof size grows as log2 of the tree size', 'computed only', null) };
+  }
+}
