@@ -40,8 +40,8 @@ await cost('inject POST /api/v1/records with Idempotency-Key', (i) =>
 await cost('auth: apiKeys.authenticate', () => context.apiKeys.authenticate(key));
 await cost('idempotency: claim + complete (two commits)', async (i) => {
   const k = `direct-${run++}-${i}`;
-  await context.idempotency.claim(org.id, k, 'fingerprint');
-  await context.idempotency.complete(org.id, k, { status: 201, headers: {}, body });
+  const claim = await context.idempotency.claim(org.id, k, 'fingerprint');
+  if (claim.kind === 'claimed') await context.idempotency.complete(org.id, k, claim.lease, { status: 201, headers: {}, body });
 });
 await cost('RecordService.create (one transaction, Kysely)', () => context.records.create(principal, input));
 
