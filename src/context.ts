@@ -37,6 +37,8 @@ export interface AppContext {
   readonly idempotency: IdempotencyStore;
   readonly admin: AdminService;
   readonly proofs: ProofService;
+  /** The proof sequencer's log; run by the `proof-sequencer` background job. */
+  readonly transparencyLog: TransparencyLog;
   readonly webhooks: WebhookService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
@@ -113,6 +115,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     idempotency,
     admin,
     proofs,
+    transparencyLog,
     webhooks: webhooks.service,
     backgroundJobs,
     async close() {

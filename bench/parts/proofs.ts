@@ -7,6 +7,11 @@ import { WebhookReceiver } from '../lib/receiver.js';
 import { check, loadMeasurement, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
 import { callApi, createCategory, createTenant, recordBody, routeExists } from '../lib/tenant.js';
 import { FEATURE_MISSING, subscribe, WEBHOOK_ENV } from './webhooks.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
 
 const PROOF_EVENT = 'record.proof_delivered';
 
@@ -135,6 +140,11 @@ export async function runProofsPart(): Promise<PartResult> {
     } else notes.push(`no proof id found in ${PROOF_EVENT} payloads (looked for proofId, proof.id, id): ${JSON.stringify(stats.samplePayloads[0] ?? {})}`);
 
     if (bundle) measurements.push(...(await measureVerification(api.baseUrl, bundle, notes)));
+    const sealing = await measureSealing(notes);
+    if (sealing) {
+      measurements.push(sealing);
+      targets.push(check('sequencer seals ≥ 2,000 completions/s', `${sealing.value} completions/s`, (sealing.value ?? 0) >= 2000));
+    }
     const sizes = await inclusionProofSizes(notes);
     measurements.push(...sizes.measurements);
     targets.push(sizes.target);
@@ -146,6 +156,43 @@ export async function runProofsPart(): Promise<PartResult> {
     await receiver?.stop();
     await api.stop();
     removeDataDir(dataDir);
+  }
+}
+
+/**
+ * The sequencer alone: N completions queued in-process (no HTTP), then timed while
+ * `TransparencyLog.sealPending()` appends them to the log, signs checkpoints and emits the events.
+ * This is the rate the log can seal, independent of how fast the completion endpoint answers.
+ */
+async function measureSealing(notes: string[]): Promise<Measurement | undefined> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wo-bench-seal-'));
+  const context = await createContext(loadConfig({ WO_DATA_DIR: dir, LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }) });
+  try {
+    const count = Math.max(2000, Math.round(400 * measurementSeconds()));
+    const org = await context.organizations.create('sealing');
+    const { apiKey } = await context.apiKeys.create({ orgId: org.id, name: 'bench', scopes: ['records:write'], createdBy: 'bench' });
+    const principal = { keyId: apiKey.id, orgId: org.id, scopes: new Set(apiKey.scopes) };
+    const category = await context.categories.create(org.id, { name: 'HVAC' });
+    for (let i = 0; i < count; i++) {
+      const record = await context.records.create(principal, { categoryId: category.id, address: `${i} Main St`, requesterName: 'Ann', description: 'No heat', assignee: 'Tech' });
+      await context.records.act(principal, record.id, 'start', {});
+      await context.records.act(principal, record.id, 'complete', { resolutionNotes: 'Replaced the thermostat.' });
+    }
+    const started = performance.now();
+    let sealed = 0;
+    for (let result = await context.transparencyLog.sealPending(); result; result = await context.transparencyLog.sealPending()) {
+      sealed += result.sealed;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const pending = await context.database.db.selectFrom('proof_statements').select('id').where('status', '=', 'pending').execute();
+    if (pending.length > 0) notes.push(`sealing left ${pending.length} statements pending`);
+    return { name: `sequencer: ${count} completions sealed in-process (${seconds.toFixed(2)} s${sealed ? `, ${sealed} reported` : ''})`, value: round(count / seconds), unit: 'completions/s' };
+  } catch (error) {
+    notes.push(`sealing not measured: ${(error as Error).message}`);
+    return undefined;
+  } finally {
+    await context.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
