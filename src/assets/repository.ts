@@ -44,29 +44,6 @@ export async function insertAsset(db: Executor, row: AssetsTable): Promise<void>
   await db.insertInto('assets').values(row).execute();
 }
 
-/** Writes a new version if nobody else did since `expectedVersion`; false when they did. */
-export async function updateAssetIfVersion(
-  db: Executor,
-  orgId: string,
-  id: string,
-  expectedVersion: number,
-  changes: Partial<Omit<AssetsTable, 'id' | 'org_id'>>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('assets')
-    .set(changes)
-    .where('id', '=', id)
-    .where('org_id', '=', orgId)
-    .where('version', '=', expectedVersion)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-export async function deleteAssetIfVersion(db: Executor, orgId: string, id: string, expectedVersion: number): Promise<boolean> {
-  const result = await db.deleteFrom('assets').where('id', '=', id).where('org_id', '=', orgId).where('version', '=', expectedVersion).executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
-}
-
 /** How many work orders (any status) point at the asset. */
 export async function countAssetRecords(db: Executor, orgId: string, id: string): Promise<number> {
   const row = await db

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/database.js';
+import { deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
 import type { AssetsTable } from '../db/tables.js';
 import { searchKey } from '../db/text-search.js';
@@ -16,12 +17,10 @@ import { isoNow, type Clock } from '../clock.js';
 import type { Asset, AssetStatus, CreateAssetInput, UpdateAssetInput } from './schemas.js';
 import {
   countAssetRecords,
-  deleteAssetIfVersion,
   findAsset,
   insertAsset,
   listAssets,
   toAsset,
-  updateAssetIfVersion,
   type AssetFilter,
 } from './repository.js';
 
@@ -134,7 +133,7 @@ export class AssetService {
       if (!current) throw errors.notFound(`Asset "${id}"`);
       assertVersion(acceptedVersions, current.version, 'The asset');
       await assertNoWorkOrders(tx, orgId, id);
-      if (!(await deleteAssetIfVersion(tx, orgId, id, current.version))) {
+      if (!(await deleteIfVersion(tx, 'assets', orgId, id, current.version))) {
         throw errors.conflict(`Asset "${id}" changed while it was being deleted; fetch it again and retry.`);
       }
       // @NOTE: checked again after the delete holds the row: a work order created meanwhile
@@ -180,7 +179,7 @@ export class AssetService {
           next.updated_at = now;
           next.version = current.version + 1;
           const { id: _id, org_id: _org, ...columns } = next;
-          if (!(await updateAssetIfVersion(tx, orgId, id, current.version, columns))) return undefined;
+          if (!(await updateIfVersion(tx, 'assets', orgId, id, current.version, columns))) return undefined;
           const asset = toAsset(next);
           await emitEvent(tx, { orgId, type: 'asset.updated', payload: { assetId: id, changes, asset }, occurredAt: now });
           return asset;

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { updateIfVersion } from '../db/versioned-rows.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
 import type { CategoriesTable } from '../db/tables.js';
 import { errors } from '../http/errors.js';
@@ -58,14 +59,8 @@ export class CategoryService {
       let updated = 0;
       await this.translateDuplicate(next.name, async () => {
         // Written only if nobody else wrote since we read: a concurrent PATCH cannot be lost.
-        const result = await tx
-          .updateTable('categories')
-          .set({ name: next.name, description: next.description, updated_at: next.updated_at, version: next.version })
-          .where('id', '=', id)
-          .where('org_id', '=', orgId)
-          .where('version', '=', current.version)
-          .executeTakeFirst();
-        updated = Number(result.numUpdatedRows);
+        const changes = { name: next.name, description: next.description, updated_at: next.updated_at, version: next.version };
+        updated = (await updateIfVersion(tx, 'categories', orgId, id, current.version, changes)) ? 1 : 0;
       });
       if (updated !== 1) {
         throw acceptedVersions ? errors.preconditionFailed('The category has changed since you read it. Fetch it again and retry.') : errors.conflict('The category was changed by another request meanwhile; retry.');

@@ -43,34 +43,6 @@ export async function insertLocation(db: Executor, row: LocationsTable): Promise
   await db.insertInto('locations').values(row).execute();
 }
 
-/** Writes a new version if nobody else did since `expectedVersion`; false when they did. */
-export async function updateLocationIfVersion(
-  db: Executor,
-  orgId: string,
-  id: string,
-  expectedVersion: number,
-  changes: Partial<Omit<LocationsTable, 'id' | 'org_id'>>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('locations')
-    .set(changes)
-    .where('id', '=', id)
-    .where('org_id', '=', orgId)
-    .where('version', '=', expectedVersion)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-export async function deleteLocationIfVersion(db: Executor, orgId: string, id: string, expectedVersion: number): Promise<boolean> {
-  const result = await db
-    .deleteFrom('locations')
-    .where('id', '=', id)
-    .where('org_id', '=', orgId)
-    .where('version', '=', expectedVersion)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
-}
-
 /** The parent of a location, or null at the top; one step of an ancestor walk. */
 export async function parentOf(db: Executor, orgId: string, id: string): Promise<string | null | undefined> {
   const row = await db.selectFrom('locations').select('parent_id').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/database.js';
+import { deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import type { LocationsTable } from '../db/tables.js';
 import { lockForOrganization } from '../db/row-locks.js';
@@ -11,14 +12,12 @@ import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import type { CreateLocationInput, Location, UpdateLocationInput } from './schemas.js';
 import {
-  deleteLocationIfVersion,
   findLocation,
   insertLocation,
   listLocations,
   locationDependents,
   parentOf,
   toLocation,
-  updateLocationIfVersion,
   type LocationFilter,
 } from './repository.js';
 
@@ -107,7 +106,7 @@ export class LocationService {
           if (unchanged) return toLocation(current);
           next.updated_at = isoNow(this.clock);
           next.version = current.version + 1;
-          if (!(await updateLocationIfVersion(tx, orgId, id, current.version, { ...columns, updated_at: next.updated_at, version: next.version }))) return undefined;
+          if (!(await updateIfVersion(tx, 'locations', orgId, id, current.version, { ...columns, updated_at: next.updated_at, version: next.version }))) return undefined;
           return toLocation(next);
         })
         .catch(translateVanishedParent);
@@ -128,7 +127,7 @@ export class LocationService {
         if (!current) throw errors.notFound(`Location "${id}"`);
         assertVersion(acceptedVersions, current.version, 'The location');
         assertUnused(id, await locationDependents(tx, orgId, id));
-        if (!(await deleteLocationIfVersion(tx, orgId, id, current.version))) {
+        if (!(await deleteIfVersion(tx, 'locations', orgId, id, current.version))) {
           throw errors.conflict(`Location "${id}" changed while it was being deleted; fetch it again and retry.`);
         }
         // @NOTE: checked again after the delete holds the row: a work order created meanwhile

@@ -51,24 +51,6 @@ export async function insertRecord(db: Executor, row: RecordsTable): Promise<voi
   await db.insertInto('records').values(row).execute();
 }
 
-/** Writes a new version of a record if nobody else did since `expectedVersion`; false when they did. */
-export async function updateRecordIfVersion(
-  db: Executor,
-  orgId: string,
-  id: string,
-  expectedVersion: number,
-  changes: Partial<Omit<RecordsTable, 'id' | 'org_id'>>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('records')
-    .set(changes)
-    .where('id', '=', id)
-    .where('org_id', '=', orgId)
-    .where('version', '=', expectedVersion)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 export async function insertHistory(db: Executor, row: RecordEventsTable): Promise<void> {
   await db.insertInto('record_events').values(row).execute();
 }

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/database.js';
+import { updateIfVersion } from '../db/versioned-rows.js';
 import { isForeignKeyViolation, isTransientConflict } from '../db/errors.js';
 import type { RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../http/errors.js';
@@ -21,7 +22,6 @@ import {
   listRecords,
   toHistoryEntry,
   toWorkOrder,
-  updateRecordIfVersion,
   type RecordFilter,
 } from './repository.js';
 
@@ -254,7 +254,7 @@ export class RecordService {
         const { row, after } = await change(tx, current);
         if (row === current) return toWorkOrder(current);
         const { id: _id, org_id: _org, ...columns } = row;
-        if (!(await updateRecordIfVersion(tx, orgId, id, current.version, columns))) return undefined;
+        if (!(await updateIfVersion(tx, 'records', orgId, id, current.version, columns))) return undefined;
         await after();
         return toWorkOrder(row);
       }).catch((error: unknown) => {

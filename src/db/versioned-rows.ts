@@ -1,0 +1,39 @@
+import type { Kysely, Updateable } from 'kysely';
+import type { Executor } from './database.js';
+import type { Tables } from './tables.js';
+
+/** Tables whose rows carry `org_id` and a `version` counter (the ETag), changed optimistically. */
+export type VersionedTable = 'records' | 'assets' | 'locations' | 'categories';
+
+// Kysely cannot narrow a union of table names in one builder chain; the signature keeps callers typed.
+const untyped = (db: Executor) => db as unknown as Kysely<Record<VersionedTable, { id: string; org_id: string; version: number }>>;
+
+/** Writes a new version of a row only if nobody else did since `expectedVersion`; false when someone did. */
+export async function updateIfVersion<T extends VersionedTable>(
+  db: Executor,
+  table: T,
+  orgId: string,
+  id: string,
+  expectedVersion: number,
+  changes: Omit<Updateable<Tables[T]>, 'id' | 'org_id'>,
+): Promise<boolean> {
+  const result = await untyped(db)
+    .updateTable(table as VersionedTable)
+    .set(changes as unknown as { version: number })
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Deletes a row only if it is still at `expectedVersion`; false when it changed meanwhile. */
+export async function deleteIfVersion(db: Executor, table: VersionedTable, orgId: string, id: string, expectedVersion: number): Promise<boolean> {
+  const result = await untyped(db)
+    .deleteFrom(table)
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
