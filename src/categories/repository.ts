@@ -1,4 +1,5 @@
 import type { Executor } from '../db/database.js';
+import { preparedQuery } from '../db/prepared.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import type { CategoriesTable } from '../db/tables.js';
 import type { Page } from '../http/pagination.js';
@@ -10,6 +11,7 @@ export function toCategory(row: CategoriesTable): Category {
 
 /** With `lockForShare`, PostgreSQL keeps the category from being deleted until the caller commits. */
 export async function findCategory(db: Executor, orgId: string, id: string, lockForShare = false): Promise<CategoriesTable | undefined> {
+  if (lockForShare) return (await findCategoryForShareQuery(db, { orgId, id })).rows[0];
   return db
     .selectFrom('categories')
     .selectAll()
@@ -18,6 +20,16 @@ export async function findCategory(db: Executor, orgId: string, id: string, lock
     .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
     .executeTakeFirst();
 }
+
+// Every work-order create checks its category: compiled once per database (the lock depends only on the dialect).
+const findCategoryForShareQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
+  db
+    .selectFrom('categories')
+    .selectAll()
+    .where('id', '=', p.id)
+    .where('org_id', '=', p.orgId)
+    .$if(takesRowLocks(db), (q) => q.forShare()),
+);
 
 export async function listCategories(db: Executor, orgId: string, page: Page): Promise<{ rows: CategoriesTable[]; total: number }> {
   const rows = await db

@@ -1,4 +1,5 @@
 import type { Executor } from '../db/database.js';
+import { preparedQuery } from '../db/prepared.js';
 import { newId } from '../ids.js';
 import type { EventType } from './catalogue.js';
 
@@ -16,19 +17,14 @@ export interface NewEvent {
  */
 export async function emitEvent(executor: Executor, event: NewEvent): Promise<string> {
   const id = newId('event');
-  await executor
-    .insertInto('outbox_events')
-    .values({
-      id,
-      org_id: event.orgId,
-      type: event.type,
-      payload: JSON.stringify(event.payload),
-      created_at: event.occurredAt,
-      dispatched_at: null,
-    })
-    .execute();
+  await insertEventQuery(executor, { id, org_id: event.orgId, type: event.type, payload: JSON.stringify(event.payload), created_at: event.occurredAt });
   return id;
 }
+
+// Every write path emits events: the insert is compiled once (see preparedQuery).
+const insertEventQuery = preparedQuery((executor, row: { id: string; org_id: string; type: string; payload: string; created_at: string }) =>
+  executor.insertInto('outbox_events').values({ ...row, dispatched_at: null }),
+);
 
 /**
  * Appends many events in multi-row inserts: the same rows as `emitEvent`, for writers that emit

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.js';
+import { preparedQuery } from '../db/prepared.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../clock.js';
 import { AppError } from './errors.js';
@@ -48,20 +49,7 @@ export class IdempotencyStore {
       const now = this.clock.now();
       const lease = new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
       try {
-        await this.db
-          .insertInto('idempotency_keys')
-          .values({
-            org_id: orgId,
-            key,
-            fingerprint,
-            state: 'in_flight',
-            response_status: null,
-            response_headers: null,
-            response_body: null,
-            created_at: now.toISOString(),
-            locked_until: lease,
-          })
-          .execute();
+        await insertClaimQuery(this.db, { org_id: orgId, key, fingerprint, created_at: now.toISOString(), locked_until: lease });
         return { kind: 'claimed', lease };
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -112,19 +100,14 @@ export class IdempotencyStore {
 
   /** Stores the answer, unless the claim was taken over meanwhile (its lease no longer ours). */
   async complete(orgId: string, key: string, lease: string, response: StoredResponse): Promise<void> {
-    await this.db
-      .updateTable('idempotency_keys')
-      .set({
-        state: 'completed',
-        response_status: response.status,
-        response_headers: JSON.stringify(response.headers),
-        response_body: response.body,
-      })
-      .where('org_id', '=', orgId)
-      .where('key', '=', key)
-      .where('state', '=', 'in_flight')
-      .where('locked_until', '=', lease)
-      .execute();
+    await completeQuery(this.db, {
+      orgId,
+      key,
+      lease,
+      status: response.status,
+      headers: JSON.stringify(response.headers),
+      body: response.body,
+    });
   }
 
   /** Forgets a claim whose request failed on our side, so the client's retry runs again. */
@@ -144,6 +127,23 @@ export class IdempotencyStore {
     return Number(result.numDeletedRows);
   }
 }
+
+// Every idempotent POST runs these two: compiled once (see preparedQuery).
+const insertClaimQuery = preparedQuery(
+  (db, claim: { org_id: string; key: string; fingerprint: string; created_at: string; locked_until: string }) =>
+    db.insertInto('idempotency_keys').values({ ...claim, state: 'in_flight', response_status: null, response_headers: null, response_body: null }),
+);
+
+const completeQuery = preparedQuery(
+  (db, p: { orgId: string; key: string; lease: string; status: number; headers: string; body: string }) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ state: 'completed', response_status: p.status, response_headers: p.headers, response_body: p.body })
+      .where('org_id', '=', p.orgId)
+      .where('key', '=', p.key)
+      .where('state', '=', 'in_flight')
+      .where('locked_until', '=', p.lease),
+);
 
 export function requestFingerprint(request: FastifyRequest): string {
   return createHash('sha256')

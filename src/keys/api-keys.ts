@@ -1,5 +1,6 @@
 import type { Db, Executor } from '../db/database.js';
 import type { ApiKeysTable } from '../db/tables.js';
+import { preparedQuery } from '../db/prepared.js';
 import { errors } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
@@ -106,7 +107,7 @@ export class ApiKeyService {
     const invalid = () => errors.unauthenticated('The API key is missing, malformed, unknown, expired or revoked.');
     if (!isWellFormedApiKey(presented)) throw invalid();
     const hash = hashApiKey(presented);
-    const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+    const [row] = (await findKeyByHashQuery(this.db, { hash })).rows;
     if (!row || !digestsEqual(row.key_hash, hash)) throw invalid();
     const now = this.clock.now();
     if (row.revoked_at || (row.expires_at && row.expires_at <= now.toISOString())) throw invalid();
@@ -135,6 +136,9 @@ export class ApiKeyService {
     };
   }
 }
+
+// Every authenticated request runs this: compiled once (see preparedQuery).
+const findKeyByHashQuery = preparedQuery((db, p: { hash: string }) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', p.hash));
 
 const MAX_KEY_LIFETIME_MS = 10 * 366 * 86_400_000;
 

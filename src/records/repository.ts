@@ -1,4 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
+import { preparedQuery } from '../db/prepared.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable, Tables } from '../db/tables.js';
 import type { Page } from '../http/pagination.js';
@@ -47,12 +48,16 @@ export async function findRecord(db: Executor, orgId: string, id: string): Promi
   return db.selectFrom('records').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
 }
 
+const insertRecordQuery = preparedQuery((db, row: RecordsTable) => db.insertInto('records').values(row));
+
 export async function insertRecord(db: Executor, row: RecordsTable): Promise<void> {
-  await db.insertInto('records').values(row).execute();
+  await insertRecordQuery(db, row);
 }
 
+const insertHistoryQuery = preparedQuery((db, row: RecordEventsTable) => db.insertInto('record_events').values(row));
+
 export async function insertHistory(db: Executor, row: RecordEventsTable): Promise<void> {
-  await db.insertInto('record_events').values(row).execute();
+  await insertHistoryQuery(db, row);
 }
 
 export async function listHistory(db: Executor, orgId: string, recordId: string): Promise<RecordEventsTable[]> {
@@ -66,12 +71,15 @@ export async function listHistory(db: Executor, orgId: string, recordId: string)
 }
 
 /** Keeps the exact per-status counts that answer `total` without scanning. */
-export async function adjustStatusCount(db: Executor, orgId: string, status: string, delta: number): Promise<void> {
-  await db
+const adjustStatusCountQuery = preparedQuery((db, p: { orgId: string; status: string; delta: number }) =>
+  db
     .insertInto('record_counters')
-    .values({ org_id: orgId, status, count: delta })
-    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + ${delta}` }))
-    .execute();
+    .values({ org_id: p.orgId, status: p.status, count: p.delta })
+    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + ${p.delta}` })),
+);
+
+export async function adjustStatusCount(db: Executor, orgId: string, status: string, delta: number): Promise<void> {
+  await adjustStatusCountQuery(db, { orgId, status, delta });
 }
 
 export type RecordFilter = Omit<RecordListQuery, 'limit' | 'offset'>;

@@ -4,6 +4,7 @@ import { assetsAndLocations } from './0002-assets-locations.js';
 import { webhooks } from './0003-webhooks.js';
 import { proofs } from './0004-proofs.js';
 import { admin } from './0005-admin.js';
+import { createPathIndexes } from './0007-create-path-indexes.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes];

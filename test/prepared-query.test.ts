@@ -1,0 +1,54 @@
+// preparedQuery (src/db/prepared.ts) compiles a hot query once per database and fills in values per call.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { preparedQuery } from '../src/db/prepared.js';
+import { TEST_DIALECTS } from './helpers/databases.js';
+import { startTestApp, type TestApp } from './helpers/test-app.js';
+
+const insertOrganization = preparedQuery((db, row: { id: string; name: string; created_at: string }) => db.insertInto('organizations').values(row));
+const findOrganization = preparedQuery((db, p: { id: string }) => db.selectFrom('organizations').selectAll().where('id', '=', p.id));
+const renameOrganization = preparedQuery((db, p: { id: string; name: string }) =>
+  db.updateTable('organizations').set({ name: p.name }).where('id', '=', p.id).where('name', '!=', 'constant literal'),
+);
+
+for (const dialect of TEST_DIALECTS) {
+  describe(`prepared queries (${dialect})`, () => {
+    let testApp: TestApp;
+    before(async () => {
+      testApp = await startTestApp(dialect);
+    });
+    after(() => testApp.close());
+
+    it('binds each call’s own values, outside and inside a transaction, like the query builder', async () => {
+      const db = testApp.context.database.db;
+      await insertOrganization(db, { id: 'org_prepared_1', name: 'First', created_at: '2026-01-01T00:00:00.000Z' });
+      await db.transaction().execute(async (tx) => {
+        await insertOrganization(tx, { id: 'org_prepared_2', name: 'Second', created_at: '2026-01-02T00:00:00.000Z' });
+        const inside = await findOrganization(tx, { id: 'org_prepared_2' });
+        assert.equal(inside.rows.length, 1);
+      });
+      const first = await findOrganization(db, { id: 'org_prepared_1' });
+      const second = await db.selectFrom('organizations').selectAll().where('id', '=', 'org_prepared_2').executeTakeFirstOrThrow();
+      assert.deepEqual(first.rows, [await db.selectFrom('organizations').selectAll().where('id', '=', 'org_prepared_1').executeTakeFirstOrThrow()]);
+      assert.equal(second.name, 'Second');
+      assert.deepEqual((await findOrganization(db, { id: 'org_missing' })).rows, []);
+    });
+
+    it('keeps literals written into the query and reports affected rows', async () => {
+      const db = testApp.context.database.db;
+      await insertOrganization(db, { id: 'org_prepared_3', name: 'Third', created_at: '2026-01-03T00:00:00.000Z' });
+      const renamed = await renameOrganization(db, { id: 'org_prepared_3', name: 'Renamed' });
+      assert.equal(Number(renamed.numAffectedRows), 1);
+      const untouched = await renameOrganization(db, { id: 'org_missing', name: 'Nobody' });
+      assert.equal(Number(untouched.numAffectedRows), 0);
+      assert.equal((await findOrganization(db, { id: 'org_prepared_3' })).rows[0]?.name, 'Renamed');
+    });
+
+    it('stores a value that looks like a placeholder as plain data', async () => {
+      const db = testApp.context.database.db;
+      const lookalike = 'param:name \u2400 looks like a placeholder';
+      await insertOrganization(db, { id: 'org_prepared_4', name: lookalike, created_at: '2026-01-04T00:00:00.000Z' });
+      assert.equal((await findOrganization(db, { id: 'org_prepared_4' })).rows[0]?.name, lookalike);
+    });
+  });
+}
