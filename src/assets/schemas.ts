@@ -1,14 +1,13 @@
 // @NOTE: the event catalogue imports this module, so it must not import events/ (no import cycle).
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const ASSET_STATUSES = ['ACTIVE', 'INACTIVE', 'RETIRED'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];
-export const AssetStatusSchema = Type.Union(
-  ASSET_STATUSES.map((s) => Type.Literal(s)),
-  { description: 'ACTIVE in service; INACTIVE out of service for now (spare, stored, broken); RETIRED permanently decommissioned.' },
-);
+export const AssetStatusSchema = StringEnum(ASSET_STATUSES, {
+  description: 'ACTIVE in service; INACTIVE out of service for now (spare, stored, broken); RETIRED permanently decommissioned.',
+});
 
 const fields = {
   name: Text(200, 'What the asset is: “Rooftop AHU 2”, “Boiler B”.'),
@@ -50,7 +49,7 @@ export const CreateAssetBody = Type.Object(
     serialNumber: Type.Optional(fields.serialNumber),
     manufacturer: Type.Optional(fields.manufacturer),
     model: Type.Optional(fields.model),
-    status: Type.Optional(Type.Union(ASSET_STATUSES.map((s) => Type.Literal(s)), { default: 'ACTIVE', description: 'ACTIVE unless given.' })),
+    status: Type.Optional(StringEnum(ASSET_STATUSES, { default: 'ACTIVE', description: 'ACTIVE unless given.' })),
     locationId: Type.Optional(fields.locationId),
     externalRef: Type.Optional(fields.externalRef),
     metadata: Type.Optional(fields.metadata),

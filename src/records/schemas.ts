@@ -1,17 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const RECORD_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CLOSED', 'CANCELLED'] as const;
 export type RecordStatus = (typeof RECORD_STATUSES)[number];
-export const RecordStatusSchema = Type.Union(
-  RECORD_STATUSES.map((s) => Type.Literal(s)),
-  { description: 'Lifecycle status. See docs/api.md, Lifecycle.' },
-);
+export const RecordStatusSchema = StringEnum(RECORD_STATUSES, { description: 'Lifecycle status. See docs/api.md, Lifecycle.' });
 
 export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
 // No `default` here: Ajv's useDefaults would fill it into PATCH bodies and silently reset priorities.
-export const PrioritySchema = Type.Union(PRIORITIES.map((p) => Type.Literal(p)), { description: 'LOW, MEDIUM (default on create), HIGH or URGENT.' });
+export const PrioritySchema = StringEnum(PRIORITIES, { description: 'LOW, MEDIUM (default on create), HIGH or URGENT.' });
 
 const fields = {
   categoryId: IdOf('cat', 'Work-order category (`cat_…`).'),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Nullable, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { PaginationQuery, listEnvelope } from '../http/pagination.js';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-guard.js';
 
@@ -91,7 +91,7 @@ export const DeliverySchema = Type.Object(
     webhookId: IdOf('whk'),
     eventId: Type.String({ description: 'The event id, sent as X-Webhook-Id.' }),
     event: Type.String(),
-    status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s))),
+    status: StringEnum(DELIVERY_STATUSES),
     attemptCount: Type.Integer(),
     nextAttemptAt: Nullable(Type.String({ description: 'When the next attempt is due (pending deliveries).' })),
     lastStatusCode: Nullable(Type.Integer()),
@@ -107,7 +107,7 @@ export type Delivery = Static<typeof DeliverySchema>;
 
 export const DeliveryListQuery = Type.Object({
   ...PaginationQuery,
-  status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)), { description: 'Only deliveries in this state.' })),
+  status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
 });
 export const DeliveryList = listEnvelope('deliveries', Type.Ref('WebhookDelivery'));
 
