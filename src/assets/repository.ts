@@ -1,6 +1,6 @@
 import type { Executor } from '../db/database.js';
+import { findInOrganization } from '../db/versioned-rows.js';
 import type { AssetsTable } from '../db/tables.js';
-import { takesRowLocks } from '../db/row-locks.js';
 import { containsText } from '../db/text-search.js';
 import type { Page } from '../http/pagination.js';
 import type { Asset, AssetListQuery, AssetStatus } from './schemas.js';
@@ -26,18 +26,9 @@ export function toAsset(row: AssetsTable): Asset {
   };
 }
 
-/**
- * An asset of the organization, or undefined. With `lockForShare`, PostgreSQL keeps the row from
- * being deleted until the caller's transaction ends (used by a work order about to point at it).
- */
-export async function findAsset(db: Executor, orgId: string, id: string, lockForShare = false): Promise<AssetsTable | undefined> {
-  return db
-    .selectFrom('assets')
-    .selectAll()
-    .where('id', '=', id)
-    .where('org_id', '=', orgId)
-    .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
-    .executeTakeFirst();
+/** The organization's asset, or undefined; `lockForShare` keeps it from being deleted until commit (PostgreSQL). */
+export function findAsset(db: Executor, orgId: string, id: string, lockForShare = false): Promise<AssetsTable | undefined> {
+  return findInOrganization(db, 'assets', orgId, id, lockForShare);
 }
 
 export async function insertAsset(db: Executor, row: AssetsTable): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Kysely, Updateable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import { takesRowLocks } from './row-locks.js';
 import type { Executor } from './database.js';
 import type { Tables } from './tables.js';
 
@@ -36,4 +37,25 @@ export async function deleteIfVersion(db: Executor, table: VersionedTable, orgId
     .where('version', '=', expectedVersion)
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
+}
+
+/**
+ * A row of the organization, or undefined. With `lockForShare`, PostgreSQL keeps the row from being
+ * deleted until the caller's transaction ends (used by whatever is about to point at it).
+ */
+export async function findInOrganization<T extends VersionedTable>(
+  db: Executor,
+  table: T,
+  orgId: string,
+  id: string,
+  lockForShare = false,
+): Promise<Selectable<Tables[T]> | undefined> {
+  const row = await untyped(db)
+    .selectFrom(table as VersionedTable)
+    .selectAll()
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
+    .executeTakeFirst();
+  return row as Selectable<Tables[T]> | undefined;
 }

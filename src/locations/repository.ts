@@ -1,7 +1,7 @@
 import type { Executor } from '../db/database.js';
+import { findInOrganization } from '../db/versioned-rows.js';
 import { FINAL_STATUSES } from '../records/lifecycle.js';
 import type { LocationsTable } from '../db/tables.js';
-import { takesRowLocks } from '../db/row-locks.js';
 import { containsText } from '../db/text-search.js';
 import type { Page } from '../http/pagination.js';
 import { TOP_LEVEL, type Location, type LocationListQuery } from './schemas.js';
@@ -25,18 +25,9 @@ export function toLocation(row: LocationsTable): Location {
   };
 }
 
-/**
- * A location of the organization, or undefined. With `lockForShare`, PostgreSQL keeps the row from
- * being deleted until the caller's transaction ends (used by whatever is about to point at it).
- */
-export async function findLocation(db: Executor, orgId: string, id: string, lockForShare = false): Promise<LocationsTable | undefined> {
-  return db
-    .selectFrom('locations')
-    .selectAll()
-    .where('id', '=', id)
-    .where('org_id', '=', orgId)
-    .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
-    .executeTakeFirst();
+/** The organization's location, or undefined; `lockForShare` keeps it from being deleted until commit (PostgreSQL). */
+export function findLocation(db: Executor, orgId: string, id: string, lockForShare = false): Promise<LocationsTable | undefined> {
+  return findInOrganization(db, 'locations', orgId, id, lockForShare);
 }
 
 export async function insertLocation(db: Executor, row: LocationsTable): Promise<void> {
