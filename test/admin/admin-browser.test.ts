@@ -169,6 +169,9 @@ describe('admin area in a browser', () => {
   it('is usable from the keyboard and on a narrow screen', async () => {
     const page = await newPage({ width: 360, height: 740 });
     await signIn(page);
+    // The first Tab of a freshly loaded page: make sure the page is loaded and has the focus first.
+    await page.waitForLoadState('load');
+    await page.bringToFront();
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
     const org = (await t.context.organizations.list())[0]!;

@@ -8,6 +8,26 @@ export const POSTGRES_URL = process.env.WO_TEST_DATABASE_URL;
 /** SQLite always; PostgreSQL too when WO_TEST_DATABASE_URL is set (scripts/run-tests.mjs says when it is not). */
 export const TEST_DIALECTS: TestDialect[] = POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
+// Session-level advisory lock taken around every schema drop and every schema's migration.
+const SCHEMA_CHANGE_LOCK = 0x574f5453; // "WOTS"
+
+/**
+ * Runs `work` while no other test process drops or migrates a schema. Kysely's migrator looks for its
+ * tables by introspecting every schema of the database; a schema dropped by a parallel test file
+ * at that moment makes the introspection fail ("schema … does not exist"). Tests only: in
+ * production nothing drops schemas, and concurrent migrations already share Kysely's own lock.
+ */
+export async function withSchemaChangeLock<T>(work: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [SCHEMA_CHANGE_LOCK]);
+    return await work();
+  } finally {
+    await client.end(); // ends the session, which releases the lock
+  }
+}
+
 /** A fresh, empty PostgreSQL schema for one test; dropped by the returned function. */
 export async function createPostgresSchema(): Promise<{ schema: string; drop: () => Promise<void> }> {
   if (!POSTGRES_URL) throw new Error('WO_TEST_DATABASE_URL is not set');
@@ -22,13 +42,15 @@ export async function createPostgresSchema(): Promise<{ schema: string; drop: ()
   return {
     schema,
     async drop() {
-      const dropper = new pg.Client({ connectionString: POSTGRES_URL });
-      await dropper.connect();
-      try {
-        await dropper.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } finally {
-        await dropper.end();
-      }
+      await withSchemaChangeLock(async () => {
+        const dropper = new pg.Client({ connectionString: POSTGRES_URL });
+        await dropper.connect();
+        try {
+          await dropper.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        } finally {
+          await dropper.end();
+        }
+      });
     },
   };
 }

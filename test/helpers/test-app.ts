@@ -10,7 +10,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import type { Clock } from '../../src/clock.js';
 import type { Scope } from '../../src/keys/scopes.js';
 import { ALL_SCOPES } from '../../src/keys/scopes.js';
-import { POSTGRES_URL, TEST_DIALECTS, createPostgresSchema, type TestDialect } from './databases.js';
+import { POSTGRES_URL, TEST_DIALECTS, createPostgresSchema, withSchemaChangeLock, type TestDialect } from './databases.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -61,11 +61,14 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
     ...(dialect === 'postgres' ? { DATABASE_URL: POSTGRES_URL! } : {}),
     ...options.env,
   });
-  const context = await createContext(config, {
-    logger: pino({ level: 'silent' }),
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(pgSchema ? { databaseSchema: pgSchema.schema } : {}),
-  });
+  const openContext = () =>
+    createContext(config, {
+      logger: pino({ level: 'silent' }),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(pgSchema ? { databaseSchema: pgSchema.schema } : {}),
+    });
+  // Migrations introspect every schema: never while a parallel test file drops one.
+  const context = pgSchema ? await withSchemaChangeLock(openContext) : await openContext();
   const app = await buildApp(context);
   await app.ready();
 
