@@ -1,4 +1,5 @@
 import type { Executor } from '../db/database.js';
+import { organizationPage } from '../db/organization-page.js';
 import { preparedQuery } from '../db/prepared.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import type { CategoriesTable } from '../db/tables.js';
@@ -31,22 +32,8 @@ const findCategoryForShareQuery = preparedQuery((db, p: { orgId: string; id: str
     .$if(takesRowLocks(db), (q) => q.forShare()),
 );
 
-export async function listCategories(db: Executor, orgId: string, page: Page): Promise<{ rows: CategoriesTable[]; total: number }> {
-  const rows = await db
-    .selectFrom('categories')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  const { n } = await db
-    .selectFrom('categories')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('org_id', '=', orgId)
-    .executeTakeFirstOrThrow();
-  return { rows, total: Number(n) };
+export function listCategories(db: Executor, orgId: string, page: Page): Promise<{ rows: CategoriesTable[]; total: number }> {
+  return organizationPage(db, 'categories', orgId, page);
 }
 
 export async function isCategoryUsed(db: Executor, id: string): Promise<boolean> {

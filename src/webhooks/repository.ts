@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
+import { organizationPage } from '../db/organization-page.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
 import { newId } from '../ids.js';
 import type { Page } from '../http/pagination.js';
@@ -49,22 +50,8 @@ export async function findSubscription(db: Executor, orgId: string, id: string):
   return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
 }
 
-export async function listSubscriptions(db: Executor, orgId: string, page: Page): Promise<{ rows: WebhookSubscriptionsTable[]; total: number }> {
-  const rows = await db
-    .selectFrom('webhook_subscriptions')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
-  const { n } = await db
-    .selectFrom('webhook_subscriptions')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('org_id', '=', orgId)
-    .executeTakeFirstOrThrow();
-  return { rows, total: Number(n) };
+export function listSubscriptions(db: Executor, orgId: string, page: Page): Promise<{ rows: WebhookSubscriptionsTable[]; total: number }> {
+  return organizationPage(db, 'webhook_subscriptions', orgId, page);
 }
 
 /** Removes a subscription with its delivery log. */
