@@ -1,6 +1,6 @@
 import type { RequestSpec } from 'autocannon';
 import { Baseline, measurementSeconds, runLoad } from '../lib/load.js';
-import { startService, temporaryDataDir, removeDataDir, serverRunner } from '../lib/processes.js';
+import { startBenchScript, startService, temporaryDataDir, removeDataDir, serverRunner } from '../lib/processes.js';
 import { check, isClean, loadMeasurement, type Measurement, type PartResult } from '../lib/results.js';
 import { createCategory, createTenant, recordBody, type Tenant } from '../lib/tenant.js';
 
@@ -23,12 +23,37 @@ export function createRequests(tenant: Tenant, categoryId: string): RequestSpec[
   ];
 }
 
+/**
+ * The issue's yardstick for a write endpoint: a minimal Fastify handler that inserts one row and one
+ * outbox row in a SQLite transaction (bench/reference-server.ts), measured like the service.
+ */
+async function measureReference(baseline: Baseline, connections: number): Promise<Measurement> {
+  const reference = await startBenchScript('reference-server.ts');
+  try {
+    const options = {
+      url: reference.baseUrl,
+      connections,
+      method: 'POST',
+      path: '/items',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'The radiator in room 4 is cold' }),
+    };
+    await runLoad({ ...options, durationS: 1 }); // warm-up
+    const figures = await runLoad({ ...options, server: reference });
+    return loadMeasurement(`reference: minimal Fastify insert + outbox row, ${connections} connections`, figures, await baseline.at(connections));
+  } finally {
+    await reference.stop();
+  }
+}
+
 export async function runCreatePart(): Promise<PartResult> {
   const baseline = new Baseline();
   const dataDir = temporaryDataDir();
   const measurements: Measurement[] = [];
   // The ceiling first, while nothing else of ours runs.
   for (const connections of [10, 50]) await baseline.at(connections);
+  const reference = await measureReference(baseline, 50);
+  measurements.push(reference);
   const service = await startService({ dataDir });
   try {
     const tenant = await createTenant(dataDir);
@@ -39,7 +64,7 @@ export async function runCreatePart(): Promise<PartResult> {
       const figures = await runLoad({ url: service.baseUrl, server: service, connections, requests: createRequests(tenant, categoryId) });
       measurements.push(loadMeasurement(`create, ${connections} connections`, figures, base));
     }
-    const at50 = measurements.find((m) => m.connections === 50)!;
+    const at50 = measurements.find((m) => m.name === 'create, 50 connections')!;
     return {
       part: 'create',
       date: new Date().toISOString(),
@@ -50,6 +75,11 @@ export async function runCreatePart(): Promise<PartResult> {
       targets: [
         check('create at 50 connections ≥ 0.10 × baseline req/s', `${at50.ratio?.toFixed(3)} × (${at50.value} req/s)`, isClean(at50) && (at50.ratio ?? 0) >= 0.1),
         check('create at 50 connections p99 ≤ 20 ms', `${at50.p99Ms} ms`, isClean(at50) && (at50.p99Ms ?? Infinity) <= 20),
+        check(
+          'create at 50 connections CPU per request vs the reference handler (issue: "must not be slower than that")',
+          `${at50.cpuUsPerReq} µs vs ${reference.cpuUsPerReq} µs (reference ratio ${reference.ratio?.toFixed(3)})`,
+          isClean(at50) && at50.cpuUsPerReq !== undefined && reference.cpuUsPerReq !== undefined && at50.cpuUsPerReq <= reference.cpuUsPerReq,
+        ),
         check('peak RSS ≤ 250 MB', `${service.peakRssMb().toFixed(0)} MB`, service.peakRssMb() <= 250),
       ],
       notes: [],

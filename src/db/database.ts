@@ -1,9 +1,12 @@
 import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './tables.js';
+import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
+import type { CheckpointerData } from './wal-checkpointer.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
@@ -58,28 +61,39 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(sqlite, file);
+  const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite) });
+  return {
+    db,
+    dialect: 'sqlite',
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
-const STATEMENT_CACHE_SIZE = 500;
+const CHECKPOINT_INTERVAL_MS = 200;
+// Checkpoints run in a worker thread; this is only the safety net should it fall far behind.
+const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000;
 
-/**
- * Kysely prepares every query anew; preparing costs more than running a small indexed query on
- * SQLite, so statements are kept by SQL text (our queries are parameterized, so the set is small).
- */
-function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+/** Moves WAL checkpoints off the event loop (see wal-checkpointer.ts for why). */
+function startWalCheckpointer(sqlite: SqliteDatabase.Database, file: string): { stop(): Promise<void> } {
+  sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  // Under tsx (npm start, the tests) the sources run as .ts; the build runs .js. Workers inherit --import tsx.
+  const script = new URL(import.meta.url.endsWith('.ts') ? './wal-checkpointer.ts' : './wal-checkpointer.js', import.meta.url);
+  const worker = new Worker(script, { workerData: { file: path.resolve(file), intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerData });
+  worker.unref();
+  // A checkpointer that failed to start costs performance, not correctness: SQLite's own fallback still runs.
+  worker.on('error', () => {
+    if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
+  });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {
-    close: () => sqlite.close(),
-    prepare(sqlText: string) {
-      let statement = cache.get(sqlText);
-      if (!statement) {
-        statement = sqlite.prepare(sqlText);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        cache.set(sqlText, statement);
-      }
-      return statement;
+    async stop() {
+      worker.ref(); // keep the process alive until the thread has closed its connection
+      worker.postMessage('stop');
+      await exited;
     },
   };
 }

@@ -1,0 +1,186 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
+
+import type { Generated } from 'kysely';
+
+interface TestTables {
+  items: { id: Generated<number>; label: string };
+  parents: { id: number };
+  children: { id: number; parent_id: number };
+}
+
+/** A real SQLite file in WAL mode, the service's settings, and a second connection to look from outside. */
+function openPair(options: { maxGroupSize?: number } = {}) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wo-group-commit-'));
+  const file = path.join(dir, 'test.sqlite');
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE);
+               CREATE TABLE parents (id INTEGER PRIMARY KEY);
+               CREATE TABLE children (id INTEGER PRIMARY KEY,
+                 parent_id INTEGER NOT NULL REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)`);
+  const stats: GroupCommitStats = { commits: 0, members: 0, failures: 0 };
+  const db = new Kysely<TestTables>({ dialect: new GroupCommitSqliteDialect(sqlite, { stats, ...options }) });
+  const observer = new SqliteDatabase(file, { readonly: true });
+  const committedLabels = () => (observer.prepare('SELECT label FROM items ORDER BY id').all() as { label: string }[]).map((r) => r.label);
+  return {
+    db,
+    file,
+    stats,
+    committedLabels,
+    async close() {
+      observer.close();
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function insertInTransaction(db: Kysely<TestTables>, label: string, fail = false) {
+  return db.transaction().execute(async (tx) => {
+    await tx.insertInto('items').values({ label }).execute();
+    if (fail) throw new Error(`rolled back ${label}`);
+    return label;
+  });
+}
+
+describe('SQLite group commit', () => {
+  let pair: ReturnType<typeof openPair>;
+  before(() => {
+    pair = openPair();
+  });
+  after(async () => {
+    await pair.close();
+  });
+
+  it('commits concurrent transactions together, and each caller returns only once its write is committed', async () => {
+    const commitsBefore = pair.stats.commits;
+    const labels = Array.from({ length: 40 }, (_, i) => `together-${i}`);
+    const seenAtReturn = await Promise.all(
+      labels.map(async (label) => {
+        await insertInTransaction(pair.db, label);
+        // Read from another connection at the moment the transaction reports success.
+        return pair.committedLabels().includes(label);
+      }),
+    );
+    assert.ok(seenAtReturn.every(Boolean), 'every transaction was visible to another connection when it returned');
+    const commits = pair.stats.commits - commitsBefore;
+    assert.ok(commits >= 1 && commits < labels.length / 4, `40 concurrent transactions took ${commits} commits`);
+  });
+
+  it('rolls back only the transaction that failed, not the others in its group', async () => {
+    const results = await Promise.allSettled([
+      insertInTransaction(pair.db, 'kept-1'),
+      insertInTransaction(pair.db, 'dropped', true),
+      insertInTransaction(pair.db, 'kept-2'),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    const labels = pair.committedLabels();
+    assert.ok(labels.includes('kept-1') && labels.includes('kept-2'));
+    assert.ok(!labels.includes('dropped'));
+  });
+
+  it('lets a statement fail (a unique violation) without harming the group around it', async () => {
+    await insertInTransaction(pair.db, 'unique-once');
+    const results = await Promise.allSettled([
+      insertInTransaction(pair.db, 'unique-neighbour-1'),
+      pair.db.insertInto('items').values({ label: 'unique-once' }).execute(),
+      insertInTransaction(pair.db, 'unique-neighbour-2'),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE/);
+    const labels = pair.committedLabels();
+    assert.ok(labels.includes('unique-neighbour-1') && labels.includes('unique-neighbour-2'));
+  });
+
+  it('makes a single write outside a transaction wait for its commit too', async () => {
+    await pair.db.insertInto('items').values({ label: 'single' }).execute();
+    assert.ok(pair.committedLabels().includes('single'));
+  });
+
+  it('fails every member of a group whose commit fails, and keeps none of their writes', async () => {
+    // A deferred foreign key is checked at COMMIT: the one way to make a commit itself fail on demand.
+    const failuresBefore = pair.stats.failures;
+    const results = await Promise.allSettled([
+      insertInTransaction(pair.db, 'doomed-neighbour-1'),
+      pair.db.transaction().execute(async (tx) => {
+        await tx.insertInto('children').values({ id: 1, parent_id: 999 }).execute();
+      }),
+      insertInTransaction(pair.db, 'doomed-neighbour-2'),
+    ]);
+    assert.ok(
+      results.every((r) => r.status === 'rejected'),
+      'no member of the failed group is reported as committed',
+    );
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /FOREIGN KEY/);
+    assert.equal(pair.stats.failures, failuresBefore + 1);
+    const labels = pair.committedLabels();
+    assert.ok(!labels.includes('doomed-neighbour-1') && !labels.includes('doomed-neighbour-2'));
+    // The connection is usable afterwards.
+    await insertInTransaction(pair.db, 'after-failure');
+    assert.ok(pair.committedLabels().includes('after-failure'));
+  });
+
+  it('runs a PRAGMA on its own, after committing the open group', async () => {
+    const [, pragma] = await Promise.all([insertInTransaction(pair.db, 'before-pragma'), sql<{ foreign_keys: number }>`PRAGMA foreign_keys`.execute(pair.db)]);
+    assert.equal(pragma.rows[0]?.foreign_keys, 1, 'the pragma ran outside a transaction (inside one it is ignored)');
+    assert.ok(pair.committedLabels().includes('before-pragma'));
+  });
+
+  it('reads its own group’s writes inside later transactions', async () => {
+    const [, count] = await Promise.all([
+      insertInTransaction(pair.db, 'read-back'),
+      pair.db.transaction().execute(async (tx) => tx.selectFrom('items').select('id').where('label', '=', 'read-back').execute()),
+    ]);
+    assert.equal(count.length, 1);
+  });
+});
+
+describe('SQLite group commit: group size', () => {
+  it('commits a full group at maxGroupSize even within one turn of the event loop', async () => {
+    const pair = openPair({ maxGroupSize: 10 });
+    try {
+      await Promise.all(Array.from({ length: 45 }, (_, i) => insertInTransaction(pair.db, `bounded-${i}`)));
+      assert.ok(pair.stats.commits >= 5, `45 transactions in groups of at most 10 took ${pair.stats.commits} commits`);
+      assert.equal(pair.stats.members, 45);
+      assert.equal(pair.committedLabels().length, 45);
+    } finally {
+      await pair.close();
+    }
+  });
+
+  it('commits what is pending when the database is closed', async () => {
+    const pair = openPair();
+    let inserted!: () => void;
+    const insertDone = new Promise<void>((resolve) => (inserted = resolve));
+    const pending = pair.db.transaction().execute(async (tx) => {
+      await tx.insertInto('items').values({ label: 'at-close' }).execute();
+      inserted();
+      return 'at-close';
+    });
+    await insertDone; // the transaction is under way (its commit is what close must not lose)
+    await pair.db.destroy();
+    assert.equal(await pending, 'at-close');
+    const reopened = new SqliteDatabase(pair.file, { readonly: true });
+    try {
+      assert.equal((reopened.prepare("SELECT count(*) AS n FROM items WHERE label = 'at-close'").get() as { n: number }).n, 1);
+    } finally {
+      reopened.close();
+      rmSync(path.dirname(pair.file), { recursive: true, force: true });
+    }
+  });
+});
