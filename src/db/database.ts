@@ -61,6 +61,9 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Savepoints (one per transaction under group commit) journal each page they first change; in memory
+  // that is a copy, in a temp file (the default) it was a write: 25 → 12 µs for an outbox insert here.
+  sqlite.pragma('temp_store = MEMORY');
   const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(sqlite, file);
   const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite) });
   return {
