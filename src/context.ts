@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -69,6 +69,28 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
 }
 
+/** SQLite group commit, observable: members ÷ commits is the average group size. */
+function registerDatabaseMetrics(metrics: Registry, database: Database): void {
+  const stats = database.groupCommit;
+  if (!stats) return;
+  const counters: [string, string, keyof typeof stats][] = [
+    ['wo_sqlite_group_commits_total', 'SQLite commits, each covering a group of transactions and writes', 'commits'],
+    ['wo_sqlite_group_members_total', 'Transactions and single writes committed through group commit', 'members'],
+    ['wo_sqlite_group_failures_total', 'Groups whose commit failed (all their members failed)', 'failures'],
+  ];
+  for (const [name, help, field] of counters) {
+    new Counter({
+      name,
+      help,
+      registers: [metrics],
+      collect() {
+        this.reset();
+        this.inc(stats[field]);
+      },
+    });
+  }
+}
+
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
@@ -80,6 +102,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  registerDatabaseMetrics(metrics, database);
 
   const { db } = database;
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);

@@ -5,7 +5,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './tables.js';
-import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
+import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
 import type { CheckpointerData } from './wal-checkpointer.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -19,6 +19,8 @@ export interface Database {
   readonly dialect: DialectName;
   /** The PostgreSQL schema in use when not the default one. */
   readonly schema?: string;
+  /** SQLite only: how group commit is doing (exported as metrics). */
+  readonly groupCommit?: GroupCommitStats;
   close(): Promise<void>;
 }
 
@@ -65,10 +67,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   // that is a copy, in a temp file (the default) it was a write: 25 → 12 µs for an outbox insert here.
   sqlite.pragma('temp_store = MEMORY');
   const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(sqlite, file);
-  const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite) });
+  const groupCommit: GroupCommitStats = { commits: 0, members: 0, failures: 0 };
+  const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite, { stats: groupCommit }) });
   return {
     db,
     dialect: 'sqlite',
+    groupCommit,
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

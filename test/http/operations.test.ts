@@ -12,6 +12,14 @@ describe('operational endpoints', () => {
     assert.equal(metrics.statusCode, 200);
     assert.match(metrics.body, /wo_http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/records",status="401"\} 1/);
     assert.match(metrics.body, /process_resident_memory_bytes/);
+    if (context.database.dialect === 'sqlite') {
+      // Every write above went through group commit, and the counters say so.
+      const commits = Number(/^wo_sqlite_group_commits_total (\d+)$/m.exec(metrics.body)?.[1]);
+      const members = Number(/^wo_sqlite_group_members_total (\d+)$/m.exec(metrics.body)?.[1]);
+      assert.ok(commits > 0 && members >= commits, `commits ${commits}, members ${members}`);
+    } else {
+      assert.doesNotMatch(metrics.body, /wo_sqlite_group/);
+    }
   });
 
   itOnEachDatabase('serves a valid OpenAPI 3.1 document with the bearer scheme and each operation’s scope', async ({ app }) => {
