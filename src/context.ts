@@ -72,7 +72,17 @@ export function createLogger(config: Config): Logger {
 /** SQLite group commit, observable: members ÷ commits is the average group size. */
 function registerDatabaseMetrics(metrics: Registry, database: Database): void {
   const stats = database.groupCommit;
-  if (!stats) return;
+  const checkpoints = database.walCheckpoints;
+  if (!stats || !checkpoints) return;
+  new Counter({
+    name: 'wo_sqlite_wal_checkpoints_total',
+    help: 'WAL checkpoints run by the background thread that copied pages into the database file',
+    registers: [metrics],
+    collect() {
+      this.reset();
+      this.inc(checkpoints.count);
+    },
+  });
   const counters: [string, string, keyof typeof stats][] = [
     ['wo_sqlite_group_commits_total', 'SQLite commits, each covering a group of transactions and writes', 'commits'],
     ['wo_sqlite_group_members_total', 'Transactions and single writes committed through group commit', 'members'],

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './tables.js';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
-import type { CheckpointerData } from './wal-checkpointer.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
@@ -21,6 +20,8 @@ export interface Database {
   readonly schema?: string;
   /** SQLite only: how group commit is doing (exported as metrics). */
   readonly groupCommit?: GroupCommitStats;
+  /** SQLite only: checkpoints the background thread ran that copied pages (exported as metrics). */
+  readonly walCheckpoints?: { count: number };
   close(): Promise<void>;
 }
 
@@ -73,34 +74,10 @@ export function openDatabase(options: DatabaseOptions): Database {
     db,
     dialect: 'sqlite',
     groupCommit,
+    walCheckpoints: checkpointer?.checkpoints ?? { count: 0 },
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
-    },
-  };
-}
-
-const CHECKPOINT_INTERVAL_MS = 200;
-// Checkpoints run in a worker thread; this is only the safety net should it fall far behind.
-const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000;
-
-/** Moves WAL checkpoints off the event loop (see wal-checkpointer.ts for why). */
-function startWalCheckpointer(sqlite: SqliteDatabase.Database, file: string): { stop(): Promise<void> } {
-  sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
-  // Under tsx (npm start, the tests) the sources run as .ts; the build runs .js. Workers inherit --import tsx.
-  const script = new URL(import.meta.url.endsWith('.ts') ? './wal-checkpointer.ts' : './wal-checkpointer.js', import.meta.url);
-  const worker = new Worker(script, { workerData: { file: path.resolve(file), intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerData });
-  worker.unref();
-  // A checkpointer that failed to start costs performance, not correctness: SQLite's own fallback still runs.
-  worker.on('error', () => {
-    if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
-  });
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  return {
-    async stop() {
-      worker.ref(); // keep the process alive until the thread has closed its connection
-      worker.postMessage('stop');
-      await exited;
     },
   };
 }
