@@ -340,11 +340,15 @@ export class DeliveryWorker implements BackgroundJob {
   private pump(): void {
     const { config } = this.options;
     if (this.stopped || this.ready.length === 0 || this.inFlight >= config.concurrency) return;
-    const waiting: Claimed[] = [];
-    for (const item of this.ready) {
+    // Compacted in place: this runs after every finished send, and a new array each time was a
+    // measurable share of the garbage per delivery.
+    const ready = this.ready;
+    let kept = 0;
+    for (let i = 0; i < ready.length; i++) {
+      const item = ready[i]!;
       const subscriptionId = item.delivery.subscription_id;
       if (this.inFlight >= config.concurrency || (this.inFlightBySubscription.get(subscriptionId) ?? 0) >= config.perSubscriptionConcurrency) {
-        waiting.push(item);
+        ready[kept++] = item;
         continue;
       }
       const left = (this.readyBySubscription.get(subscriptionId) ?? 1) - 1;
@@ -352,7 +356,7 @@ export class DeliveryWorker implements BackgroundJob {
       else this.readyBySubscription.set(subscriptionId, left);
       this.startSend(item);
     }
-    this.ready = waiting;
+    ready.length = kept;
   }
 
   private startSend(item: Claimed): void {
@@ -441,6 +445,12 @@ export class DeliveryWorker implements BackgroundJob {
     let statusCode: number | null = null;
     let error: string | null = null;
     let excerpt: string | null = null;
+    // @NOTE: not AbortSignal.timeout(): its timer stays armed for the whole time-out after the send
+    // finished, keeping thousands of signals per second alive past young-generation GCs (measured:
+    // the old generation, and RSS with it, grew to several times its live size). This timer is
+    // cleared as soon as the answer is read.
+    const deadline = new AbortController();
+    const deadlineTimer = setTimeout(() => deadline.abort(new DOMException(`no answer within ${config.timeoutMs} ms`, 'TimeoutError')), config.timeoutMs);
     try {
       const url = new URL(keys.url);
       const literalProblem = config.allowPrivateUrls ? undefined : literalAddressProblem(url);
@@ -450,7 +460,7 @@ export class DeliveryWorker implements BackgroundJob {
         headers,
         body: delivery.body,
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(config.timeoutMs),
+        signal: deadline.signal,
       });
       statusCode = response.statusCode;
       excerpt = await readCapped(response.body);
@@ -460,6 +470,8 @@ export class DeliveryWorker implements BackgroundJob {
       const forbidden = findForbidden(caught);
       outcome = forbidden ? { kind: 'permanent' } : { kind: 'retryable' };
       error = forbidden ? `refused by the URL guard: ${forbidden.message}` : describeNetworkError(caught, config.timeoutMs);
+    } finally {
+      clearTimeout(deadlineTimer);
     }
     const durationMs = Math.round(performance.now() - started);
     return {
@@ -560,18 +572,41 @@ export class DeliveryWorker implements BackgroundJob {
   }
 }
 
-/** Reads at most RESPONSE_READ_CAP_BYTES of a response body; a larger body is cut off (its connection is not reused). */
-async function readCapped(body: Readable): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    chunks.push(buffer.subarray(0, RESPONSE_READ_CAP_BYTES - size));
-    size += buffer.length;
-    if (size >= RESPONSE_READ_CAP_BYTES) break;
-  }
-  if (size === 0) return null;
-  return Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_EXCERPT_CHARS);
+/**
+ * Reads at most RESPONSE_READ_CAP_BYTES of a response body; a larger body is cut off (its connection is not reused).
+ * Listens to the stream's events rather than iterating it: the async iterator allocates a few
+ * kilobytes per response (measured), for a body that is usually a few bytes.
+ */
+function readCapped(body: Readable): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const detach = () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+    };
+    const onEnd = () => {
+      detach();
+      resolve(size === 0 ? null : Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_EXCERPT_CHARS));
+    };
+    const onError = (error: unknown) => {
+      detach();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk.subarray(0, RESPONSE_READ_CAP_BYTES - size));
+      size += chunk.length;
+      if (size < RESPONSE_READ_CAP_BYTES) return;
+      onEnd();
+      // Destroying the unread rest reports an abort error we asked for.
+      body.on('error', () => {});
+      body.destroy();
+    };
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+  });
 }
 
 function findForbidden(error: unknown): ForbiddenAddressError | undefined {
