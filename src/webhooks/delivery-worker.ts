@@ -5,6 +5,7 @@ import { Agent, request } from 'undici';
 import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { Db, DialectName } from '../db/database.js';
+import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/tables.js';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
@@ -271,7 +272,7 @@ export class DeliveryWorker implements BackgroundJob {
         .select(['id', 'subscription_id'])
         .where(DUE_STATUSES)
         .where('next_attempt_at', '<=', nowIso)
-        .$if(saturated.length > 0, (query) => query.where('subscription_id', 'not in', saturated))
+        .$if(saturated.length > 0, (query) => query.where('subscription_id', 'not in', padInList(saturated)))
         .orderBy('next_attempt_at')
         .limit(limit)
         .execute();
@@ -307,7 +308,7 @@ export class DeliveryWorker implements BackgroundJob {
         eb
           .selectFrom('webhook_deliveries')
           .select('id')
-          .where('id', 'in', ids)
+          .where('id', 'in', padInList(ids))
           // Re-checked under the row lock: another worker may have claimed it since we looked.
           .where('status', 'in', ['pending', 'delivering'])
           .where('next_attempt_at', '<=', nowIso)
@@ -402,7 +403,7 @@ export class DeliveryWorker implements BackgroundJob {
 
   /** Current URL and secrets of these subscriptions; decrypted once per subscription version. */
   private async signingKeys(ids: string[]): Promise<Map<string, SigningKeys>> {
-    const rows: WebhookSubscriptionsTable[] = await this.options.db.selectFrom('webhook_subscriptions').selectAll().where('id', 'in', ids).execute();
+    const rows: WebhookSubscriptionsTable[] = await this.options.db.selectFrom('webhook_subscriptions').selectAll().where('id', 'in', padInList(ids)).execute();
     const found = new Map<string, SigningKeys>();
     for (const row of rows) {
       const cacheKey = `${row.id}:${row.version}`;
@@ -528,13 +529,13 @@ export class DeliveryWorker implements BackgroundJob {
     try {
       await db.transaction().execute(async (tx) => {
         const attempts = batch.flatMap((result) => (result.attempt ? [result.attempt] : []));
-        for (let i = 0; i < attempts.length; i += 500) await tx.insertInto('webhook_attempts').values(attempts.slice(i, i + 500)).execute();
+        for (const chunk of powerOfTwoChunks(attempts, 256)) await tx.insertInto('webhook_attempts').values(chunk).execute();
         for (const group of groups.values()) {
           // Only while the lease is still ours: past it, another worker owns the delivery.
           const written = await tx
             .updateTable('webhook_deliveries')
             .set(group.change)
-            .where('id', 'in', group.results.map((r) => r.claimed.delivery.id))
+            .where('id', 'in', padInList(group.results.map((r) => r.claimed.delivery.id)))
             .where('locked_until', '=', group.lease)
             .executeTakeFirst();
           // A lease lost in the group (rare) leaves the whole group out of the final-outcome metrics.

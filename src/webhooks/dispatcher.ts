@@ -1,10 +1,11 @@
 import type { Db, DialectName } from '../db/database.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
 import { isoNow, type Clock } from '../clock.js';
+import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
 import { newDeliveryRow } from './repository.js';
 
-/** Rows per multi-row INSERT: far below SQLite's bound-parameter limit (15 columns × 400). */
-const INSERT_CHUNK = 400;
+/** Rows per multi-row INSERT at most: far below SQLite's bound-parameter limit (15 columns × 256). */
+const INSERT_CHUNK = 256;
 /**
  * Deliveries written per transaction, at most (one event's fan-out is never split). Without it, 500
  * events × 100 subscriptions built 50,000 rows in memory at once: that batch alone lifted the
@@ -48,7 +49,7 @@ export class EventDispatcher {
       const subscriptions = await tx
         .selectFrom('webhook_subscriptions')
         .select(['id', 'org_id', 'events'])
-        .where('org_id', 'in', orgIds)
+        .where('org_id', 'in', padInList(orgIds))
         .where('active', '=', 1)
         .execute();
       const byOrg = new Map<string, { id: string; org_id: string; events: Set<string> }[]>();
@@ -73,13 +74,11 @@ export class EventDispatcher {
       const dispatched = events.slice(0, taken);
       const fanOut = deliveries.length / taken;
       this.eventsPerBatch = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_DELIVERIES_PER_BATCH / Math.max(1, fanOut))));
-      for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
-        await tx.insertInto('webhook_deliveries').values(deliveries.slice(i, i + INSERT_CHUNK)).execute();
-      }
+      for (const chunk of powerOfTwoChunks(deliveries, INSERT_CHUNK)) await tx.insertInto('webhook_deliveries').values(chunk).execute();
       await tx
         .updateTable('outbox_events')
         .set({ dispatched_at: now })
-        .where('seq', 'in', dispatched.map((event) => event.seq))
+        .where('seq', 'in', padInList(dispatched.map((event) => event.seq)))
         .execute();
       return { events: dispatched.length, deliveries: deliveries.length };
     });
