@@ -447,9 +447,10 @@ export class DeliveryWorker implements BackgroundJob {
     let error: string | null = null;
     let excerpt: string | null = null;
     // @NOTE: not AbortSignal.timeout(): its timer stays armed for the whole time-out after the send
-    // finished, keeping thousands of signals per second alive past young-generation GCs (measured:
-    // the old generation, and RSS with it, grew to several times its live size). This timer is
-    // cleared as soon as the answer is read.
+    // finished, keeping thousands of signals per second alive past young-generation GCs. Garbage
+    // promoted that way lets the old generation (and RSS) grow to several times the live heap
+    // before a major GC (bench/analysis.md, "Memory (session 2)"). This timer is cleared as soon
+    // as the answer is read.
     const deadline = new AbortController();
     const deadlineTimer = setTimeout(() => deadline.abort(new DOMException(`no answer within ${config.timeoutMs} ms`, 'TimeoutError')), config.timeoutMs);
     try {
