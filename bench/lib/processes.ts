@@ -160,13 +160,15 @@ export interface StartServiceOptions {
   dataDir: string;
   args?: string[];
   env?: Record<string, string>;
+  /** Extra node flags for this service only (added to BENCH_SERVICE_NODE_ARGS). */
+  nodeArgs?: string[];
 }
 
 /** Runs `wo <args>` (default `serve`) as a child process and waits until /healthz answers. */
 export async function startService(options: StartServiceOptions): Promise<ManagedProcess & { baseUrl: string; port: number }> {
   const port = await freePort();
   const args = options.args ?? ['serve'];
-  const child = spawn(process.execPath, [...nodeArgsFor(serverRunner(), serviceNodeFlags()), ...args], {
+  const child = spawn(process.execPath, [...nodeArgsFor(serverRunner(), [...serviceNodeFlags(), ...(options.nodeArgs ?? [])]), ...args], {
     cwd: REPO_ROOT,
     env: serviceEnv(options.dataDir, { PORT: String(port), ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,10 +1,17 @@
 import type { Db, DialectName } from '../db/database.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
 import { isoNow, type Clock } from '../clock.js';
+import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
 import { newDeliveryRow } from './repository.js';
 
-/** Rows per multi-row INSERT: far below SQLite's bound-parameter limit (15 columns × 400). */
-const INSERT_CHUNK = 400;
+/** Rows per multi-row INSERT at most: far below SQLite's bound-parameter limit (15 columns × 256). */
+const INSERT_CHUNK = 256;
+/**
+ * Deliveries written per transaction, at most (one event's fan-out is never split). Without it, 500
+ * events × 100 subscriptions built 50,000 rows in memory at once: that batch alone lifted the
+ * worker's heap by tens of megabytes.
+ */
+const MAX_DELIVERIES_PER_BATCH = 2_000;
 
 /**
  * Fans committed outbox events out into deliveries: one per active subscription that lists the
@@ -18,7 +25,12 @@ export class EventDispatcher {
     private readonly dialect: DialectName,
     private readonly clock: Clock,
     private readonly batchSize = 500,
-  ) {}
+  ) {
+    this.eventsPerBatch = batchSize;
+  }
+
+  /** Events read per batch: fewer when the last batch fanned out widely (see MAX_DELIVERIES_PER_BATCH). */
+  private eventsPerBatch: number;
 
   /** Dispatches one batch; resolves to the number of outbox events handled (0 when none waited). */
   async dispatchBatch(): Promise<{ events: number; deliveries: number }> {
@@ -28,7 +40,7 @@ export class EventDispatcher {
         .select(['seq', 'id', 'org_id', 'type', 'payload', 'created_at'])
         .where('dispatched_at', 'is', null)
         .orderBy('seq')
-        .limit(this.batchSize)
+        .limit(this.eventsPerBatch)
         .$if(this.dialect === 'postgres', (query) => query.forUpdate().skipLocked())
         .execute();
       if (events.length === 0) return { events: 0, deliveries: 0 };
@@ -37,7 +49,7 @@ export class EventDispatcher {
       const subscriptions = await tx
         .selectFrom('webhook_subscriptions')
         .select(['id', 'org_id', 'events'])
-        .where('org_id', 'in', orgIds)
+        .where('org_id', 'in', padInList(orgIds))
         .where('active', '=', 1)
         .execute();
       const byOrg = new Map<string, { id: string; org_id: string; events: Set<string> }[]>();
@@ -49,21 +61,26 @@ export class EventDispatcher {
 
       const now = isoNow(this.clock);
       const deliveries: WebhookDeliveriesTable[] = [];
+      let taken = 0;
       for (const event of events) {
+        // The rest of the events stay in the outbox for the next batch, in order.
+        if (deliveries.length >= MAX_DELIVERIES_PER_BATCH) break;
+        taken++;
         const matching = (byOrg.get(event.org_id) ?? []).filter((sub) => sub.events.has(event.type));
         if (matching.length === 0) continue;
         const body = deliveryEnvelope(event.type, event.payload, Number(event.seq), event.created_at);
         for (const sub of matching) deliveries.push(newDeliveryRow(sub, { eventId: event.id, eventType: event.type, body, now }));
       }
-      for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
-        await tx.insertInto('webhook_deliveries').values(deliveries.slice(i, i + INSERT_CHUNK)).execute();
-      }
+      const dispatched = events.slice(0, taken);
+      const fanOut = deliveries.length / taken;
+      this.eventsPerBatch = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_DELIVERIES_PER_BATCH / Math.max(1, fanOut))));
+      for (const chunk of powerOfTwoChunks(deliveries, INSERT_CHUNK)) await tx.insertInto('webhook_deliveries').values(chunk).execute();
       await tx
         .updateTable('outbox_events')
         .set({ dispatched_at: now })
-        .where('seq', 'in', events.map((event) => event.seq))
+        .where('seq', 'in', padInList(dispatched.map((event) => event.seq)))
         .execute();
-      return { events: events.length, deliveries: deliveries.length };
+      return { events: dispatched.length, deliveries: deliveries.length };
     });
   }
 }

@@ -20,7 +20,7 @@ interface DeliveryView {
   attemptCount: number;
   nextAttemptAt: string | null;
   lastStatusCode: number | null;
-  attempts: { attempt: number; startedAt: string; durationMs: number; statusCode: number | null; error: string | null }[];
+  attempts: { attempt: number; startedAt: string; durationMs: number; statusCode: number | null; error: string | null; responseExcerpt: string | null }[];
 }
 
 async function subscribe(tenant: Tenant, url: string, events: string[]): Promise<{ id: string; secret: string }> {
@@ -240,6 +240,19 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(badRequest.received.length, 1);
       assert.equal(gone.received.length, 1);
       assert.equal((await deliveries(tenant, a.id))[0]!.attempts[0]!.statusCode, 400);
+    });
+
+    it('keeps the start of the receiver’s answer with each attempt, at most 1 KiB of it, however long the answer', async () => {
+      const tenant = await t.newTenant();
+      const long = 'x'.repeat(64 * 1024);
+      const hook = await receiver((_r, i) => (i === 0 ? { status: 500, body: long } : { status: 200, body: '{"ok":true}' }));
+      const { id } = await subscribe(tenant, hook.url, ['record.created']);
+      await createRecord(tenant);
+      const [delivery] = await settled(tenant, id, 1);
+      assert.equal(delivery!.status, 'succeeded');
+      assert.deepEqual(delivery!.attempts.map((a) => a.statusCode), [500, 200]);
+      assert.equal(delivery!.attempts[0]!.responseExcerpt, long.slice(0, 1024));
+      assert.equal(delivery!.attempts[1]!.responseExcerpt, '{"ok":true}');
     });
 
     it('retries when the receiver does not answer within the time-out', async () => {

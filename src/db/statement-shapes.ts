@@ -1,0 +1,32 @@
+/**
+ * Keeping the number of distinct SQL texts small for queries over lists of varying length.
+ *
+ * On SQLite every distinct SQL text is prepared and kept in the statement cache (up to 500
+ * statements, src/db/database.ts): `IN (?, ?, …)` with n values, or a multi-row INSERT of n rows,
+ * is a new statement for every n. The webhook worker's batches vary from 1 to hundreds of rows,
+ * so the cache filled with hundreds of large statements and kept preparing new ones (measured: the
+ * delivery worker's malloc heap grew to 39–43 MB, 34–35 MB with this). Rounding lengths to powers
+ * of two leaves a handful of shapes per query. PostgreSQL runs the same SQL and is indifferent to it.
+ */
+
+/** The list padded to a power-of-two length by repeating its last value: for `IN` / `NOT IN` lists only. */
+export function padInList<T>(values: readonly T[]): T[] {
+  if (values.length === 0) return [];
+  const padded = values.slice();
+  const size = 2 ** Math.ceil(Math.log2(values.length));
+  while (padded.length < size) padded.push(values[values.length - 1]!);
+  return padded;
+}
+
+/** Consecutive chunks whose lengths are powers of two no larger than `max` (itself a power of two): for multi-row INSERTs. */
+export function powerOfTwoChunks<T>(rows: readonly T[], max: number): T[][] {
+  const chunks: T[][] = [];
+  let start = 0;
+  while (start < rows.length) {
+    const left = rows.length - start;
+    const size = left >= max ? max : 2 ** Math.floor(Math.log2(left));
+    chunks.push(rows.slice(start, start + size));
+    start += size;
+  }
+  return chunks;
+}
