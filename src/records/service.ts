@@ -19,11 +19,10 @@ import {
   insertHistory,
   insertRecord,
   listHistory,
-  listRecords,
   toHistoryEntry,
   toWorkOrder,
-  type RecordFilter,
 } from './repository.js';
+import { listRecords, listRecordsAsJson, type RecordFilter } from './list-repository.js';
 
 export interface ActionInput {
   assignee?: string;
@@ -126,13 +125,13 @@ export class RecordService {
   }
 
   async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
-    const canonical: RecordFilter = { ...filter };
-    for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
-      const value = filter[key];
-      if (value !== undefined) canonical[key] = canonicalInstant(value, `querystring.${key}`);
-    }
-    const { rows, total } = await listRecords(this.db, orgId, canonical, page);
+    const { rows, total } = await listRecords(this.db, orgId, canonicalFilter(filter), page);
     return { records: rows.map(toWorkOrder), total };
+  }
+
+  /** The same page as `list`, each work order already serialized as its JSON text (what GET /records sends). */
+  async listAsJson(orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string[]; total: number }> {
+    return listRecordsAsJson(this.db, orgId, canonicalFilter(filter), page);
   }
 
   async history(orgId: string, id: string): Promise<RecordHistoryEntry[]> {
@@ -304,4 +303,14 @@ function translateReferenceError(error: unknown): unknown {
     return errors.unprocessable('The work order refers to something that was deleted meanwhile; check its category, asset and location.');
   }
   return error;
+}
+
+/** Instants in a filter, written the way they are stored, so they compare as text. */
+function canonicalFilter(filter: RecordFilter): RecordFilter {
+  const canonical: RecordFilter = { ...filter };
+  for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
+    const value = filter[key];
+    if (value !== undefined) canonical[key] = canonicalInstant(value, `querystring.${key}`);
+  }
+  return canonical;
 }
