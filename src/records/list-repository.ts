@@ -1,9 +1,10 @@
 import { sql, type Compilable, type SelectQueryBuilder } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
 import type { Page } from '../http/pagination.js';
+import { BEFORE_OLDEST, type ListCheckpoints } from './list-checkpoints.js';
 import { WORK_ORDER_FIELDS } from './repository.js';
 import type { RecordListQuery } from './schemas.js';
 
@@ -18,8 +19,14 @@ type MatchingRecords = SelectQueryBuilder<Tables, 'records', object>;
  * from COUNT(*) otherwise. The common shape (no filter, or only `status`) runs statements compiled
  * once (preparedQuery); building and compiling them through Kysely cost ~100 µs per list.
  */
-export async function listRecords(db: Executor, orgId: string, filter: RecordFilter, page: Page): Promise<{ rows: RecordsTable[]; total: number }> {
-  const { rows, total } = await readList(db, orgId, filter, page, 'rows');
+export async function listRecords(
+  db: Executor,
+  orgId: string,
+  filter: RecordFilter,
+  page: Page,
+  checkpoints?: ListCheckpoints,
+): Promise<{ rows: RecordsTable[]; total: number }> {
+  const { rows, total } = await readList(db, orgId, filter, page, 'rows', checkpoints);
   return { rows: rows as RecordsTable[], total };
 }
 
@@ -29,17 +36,30 @@ export async function listRecords(db: Executor, orgId: string, filter: RecordFil
  * JavaScript to turn into objects and the serializer back into text; on SQLite that was ~60 % of
  * the CPU of a 50-row page.
  */
-export async function listRecordsAsJson(db: Executor, orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string[]; total: number }> {
-  const { rows, total } = await readList(db, orgId, filter, page, 'json');
+export async function listRecordsAsJson(
+  db: Executor,
+  orgId: string,
+  filter: RecordFilter,
+  page: Page,
+  checkpoints?: ListCheckpoints,
+): Promise<{ recordsJson: string[]; total: number }> {
+  const { rows, total } = await readList(db, orgId, filter, page, 'json', checkpoints);
   return { recordsJson: (rows as { json: string }[]).map((row) => row.json), total };
 }
 
 /** What a page query returns per work order: the table row, or the work order's JSON text. */
 type RowForm = 'rows' | 'json';
 
-async function readList(db: Executor, orgId: string, filter: RecordFilter, page: Page, form: RowForm): Promise<{ rows: unknown[]; total: number }> {
+async function readList(
+  db: Executor,
+  orgId: string,
+  filter: RecordFilter,
+  page: Page,
+  form: RowForm,
+  checkpoints: ListCheckpoints | undefined,
+): Promise<{ rows: unknown[]; total: number }> {
   const byStatusOnly = Object.entries(filter).every(([key, value]) => key === 'status' || value === undefined);
-  if (byStatusOnly) return listByStatus(db, orgId, filter.status, page, form);
+  if (byStatusOnly) return listByStatus(db, orgId, filter.status, page, form, checkpoints);
 
   const matching = narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
   const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -63,15 +83,67 @@ function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRecords {
   return query;
 }
 
-async function listByStatus(db: Executor, orgId: string, status: string | undefined, page: Page, form: RowForm): Promise<{ rows: unknown[]; total: number }> {
+async function listByStatus(
+  db: Executor,
+  orgId: string,
+  status: string | undefined,
+  page: Page,
+  form: RowForm,
+  checkpoints: ListCheckpoints | undefined,
+): Promise<{ rows: unknown[]; total: number }> {
   const counted = status ? await statusTotalQuery(db, { orgId, status }) : await organizationTotalQuery(db, { orgId });
   const total = Number(counted.rows[0]?.n ?? 0);
   const walk = pageWalk(page, total);
   if (!walk) return { rows: [], total };
+  if (!status && checkpoints && walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
+    const fromCheckpoint = await listFromCheckpoint(db, orgId, page, form, checkpoints);
+    if (fromCheckpoint) return fromCheckpoint;
+  }
   const result = status
     ? await statusPageQueries[form][walk.order](db, { orgId, status, limit: walk.limit, offset: walk.offset })
     : await organizationPageQueries[form][walk.order](db, { orgId, limit: walk.limit, offset: walk.offset });
   return { rows: inListOrder(result.rows, walk), total };
+}
+
+/**
+ * A page is read from a checkpoint once OFFSET would walk this many checkpoint spacings: below it,
+ * walking is no dearer than checking the checkpoints (which walks up to two spacings).
+ */
+const DEEP_WALK_CHECKPOINTS = 4;
+
+/**
+ * A deep page of the whole list, read from the nearest checkpoint below it (ListCheckpoints). The
+ * total, the check of the checkpoints and the page come from one snapshot, so concurrent writes
+ * can neither pass a stale checkpoint nor skip or repeat a row; undefined when the checkpoints
+ * cannot be trusted (counters and index disagree), and the caller walks the plain way.
+ */
+async function listFromCheckpoint(
+  db: Executor,
+  orgId: string,
+  page: Page,
+  form: RowForm,
+  checkpoints: ListCheckpoints,
+): Promise<{ rows: unknown[]; total: number } | undefined> {
+  const read = async (snapshot: Executor) => {
+    const total = Number((await organizationTotalQuery(snapshot, { orgId })).rows[0]?.n ?? 0);
+    const end = total - page.offset; // positions counted from the oldest: the page is [start, end)
+    if (end <= 0) return { rows: [], total };
+    const start = Math.max(0, end - page.limit);
+    const keys = await checkpoints.checkpointsFor(snapshot, orgId, total);
+    if (!keys) return undefined;
+    const below = Math.min(Math.floor(start / checkpoints.spacing), keys.length);
+    const after = below === 0 ? BEFORE_OLDEST : keys[below - 1]!;
+    const result = await organizationPageAfterQueries[form](snapshot, {
+      orgId,
+      afterCreatedAt: after.createdAt,
+      afterId: after.id,
+      limit: end - start,
+      offset: start - below * checkpoints.spacing,
+    });
+    return { rows: result.rows.reverse(), total };
+  };
+  if (db.isTransaction) return read(db);
+  return (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
 }
 
 const organizationTotalQuery = preparedQuery((db, p: { orgId: string }) =>
@@ -122,6 +194,24 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
   matching: db.selectFrom('records').where('org_id', '=', p.orgId).where('status', '=', p.status),
   window: p,
 }));
+
+type AfterKey = { orgId: string; afterCreatedAt: string; afterId: string; limit: number; offset: number };
+
+/** Pages of the whole list read upwards from a checkpoint's key (oldest first). */
+const organizationPageAfterQueries = {
+  rows: pageAfterQuery('rows'),
+  json: pageAfterQuery('json'),
+};
+
+function pageAfterQuery(form: RowForm) {
+  return preparedQuery((db, p: AfterKey) => {
+    const matching = db
+      .selectFrom('records')
+      .where('org_id', '=', p.orgId)
+      .where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(p.afterCreatedAt, p.afterId)));
+    return pageQuery(db, matching, { order: 'oldest-first', limit: p.limit, offset: p.offset }, form);
+  });
+}
 
 /** For one filter shape, a compiled-once page statement per row form and walking order. */
 function pageQueriesByShape<P extends { limit: number; offset: number }>(

@@ -22,6 +22,7 @@ import {
   toHistoryEntry,
   toWorkOrder,
 } from './repository.js';
+import { ListCheckpoints } from './list-checkpoints.js';
 import { listRecords, listRecordsAsJson, type RecordFilter } from './list-repository.js';
 
 export interface ActionInput {
@@ -67,6 +68,8 @@ export class RecordService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly checkReferences: ReferenceCheck,
+    /** Remembered positions in large lists, so deep pages stay cheap; this process's own. */
+    private readonly listCheckpoints = new ListCheckpoints(),
   ) {}
 
   onCompleted(hook: CompletionHook): void {
@@ -125,13 +128,13 @@ export class RecordService {
   }
 
   async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
-    const { rows, total } = await listRecords(this.db, orgId, canonicalFilter(filter), page);
+    const { rows, total } = await listRecords(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
     return { records: rows.map(toWorkOrder), total };
   }
 
   /** The same page as `list`, each work order already serialized as its JSON text (what GET /records sends). */
   async listAsJson(orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string[]; total: number }> {
-    return listRecordsAsJson(this.db, orgId, canonicalFilter(filter), page);
+    return listRecordsAsJson(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
   }
 
   async history(orgId: string, id: string): Promise<RecordHistoryEntry[]> {
