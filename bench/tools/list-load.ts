@@ -38,19 +38,22 @@ const baseUrl = `http://127.0.0.1:${port}`;
 try {
   await waitFor('the service', 60_000, async () => ((await fetch(`${baseUrl}/healthz`)).ok ? true : undefined));
   const { total } = (await (await fetch(`${baseUrl}/api/v1/records?limit=1`, { headers })).json()) as { total: number };
+  const open = ((await (await fetch(`${baseUrl}/api/v1/records?limit=1&status=OPEN`, { headers })).json()) as { total: number }).total;
   const shares = (process.env.LIST_LOAD_OFFSETS ?? '0,0.5').split(',').map(Number);
   for (const share of shares) {
     for (const [filter, connections] of [['limit=50', 10], ['limit=50&status=OPEN', 10], ['limit=50', 1], ['limit=1', 10]] as const) {
-      if (share > 0 && filter !== 'limit=50') continue;
-      const url = `/api/v1/records?${filter}&offset=${Math.floor(total * share)}`;
+      if (share > 0 && filter === 'limit=1') continue;
+      const matching = filter.includes('status=OPEN') ? open : total;
+      const url = `/api/v1/records?${filter}&offset=${Math.floor(matching * share)}`;
       await runLoad({ url: baseUrl, connections, durationS: 1, path: url, headers }); // warm-up
       const f = await runLoad({ url: baseUrl, server: service, connections, path: url, headers });
       if (f.non2xx || f.errors) throw new Error(`${url}: ${f.non2xx} non-2xx, ${f.errors} errors`);
       process.stdout.write(
-        `${url.padEnd(52)} c${String(connections).padEnd(3)} ${String(f.reqPerSec).padStart(8)} req/s  p50 ${String(f.p50Ms).padStart(4)} ms  p99 ${String(f.p99Ms).padStart(4)} ms  ${String(f.serverCpuUsPerReq).padStart(6)} µs CPU/req\n`,
+        `${url.padEnd(52)} c${String(connections).padEnd(3)} ${String(f.reqPerSec).padStart(8)} req/s  p50 ${String(f.p50Ms).padStart(4)} ms  p99 ${String(f.p99Ms).padStart(4)} ms  ${String(f.serverCpuUsPerReq).padStart(6)} µs CPU/req  RSS ${service.rssMb().toFixed(0)} MB\n`,
       );
     }
   }
+  process.stdout.write(`peak RSS of the service: ${service.peakRssMb().toFixed(0)} MB\n`);
 } finally {
   await service.stop();
 }
