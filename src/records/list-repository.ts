@@ -32,7 +32,7 @@ export async function listRecords(
 
 /**
  * The same page as listRecords, each work order already as its JSON text: what GET /records sends.
- * The database writes the JSON (see workOrderJson) instead of handing over 21 columns per row for
+ * The database writes the JSON (workOrderJsonOnSqlite, workOrderFieldsOnPostgres) instead of handing over 21 columns per row for
  * JavaScript to turn into objects and the serializer back into text; on SQLite that was ~60 % of
  * the CPU of a 50-row page.
  */
