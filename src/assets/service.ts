@@ -9,7 +9,7 @@ import { assertVersion } from '../http/conditional.js';
 import { assertMetadataSize } from '../http/metadata.js';
 import type { Page } from '../http/pagination.js';
 import { findLocation } from '../locations/repository.js';
-import type { RecordFilter } from '../records/repository.js';
+import type { RecordFilter } from '../records/list-repository.js';
 import type { RecordService } from '../records/service.js';
 import type { WorkOrder } from '../records/schemas.js';
 import { newId } from '../ids.js';

@@ -19,11 +19,11 @@ import {
   insertHistory,
   insertRecord,
   listHistory,
-  listRecords,
   toHistoryEntry,
   toWorkOrder,
-  type RecordFilter,
 } from './repository.js';
+import { ListCheckpoints } from './list-checkpoints.js';
+import { listRecords, listRecordsAsJson, type RecordFilter } from './list-repository.js';
 
 export interface ActionInput {
   assignee?: string;
@@ -68,6 +68,8 @@ export class RecordService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly checkReferences: ReferenceCheck,
+    /** Remembered positions in large lists, so deep pages stay cheap; this process's own. */
+    private readonly listCheckpoints = new ListCheckpoints(),
   ) {}
 
   onCompleted(hook: CompletionHook): void {
@@ -126,13 +128,13 @@ export class RecordService {
   }
 
   async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
-    const canonical: RecordFilter = { ...filter };
-    for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
-      const value = filter[key];
-      if (value !== undefined) canonical[key] = canonicalInstant(value, `querystring.${key}`);
-    }
-    const { rows, total } = await listRecords(this.db, orgId, canonical, page);
+    const { rows, total } = await listRecords(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
     return { records: rows.map(toWorkOrder), total };
+  }
+
+  /** The same page as `list`, each work order already serialized as its JSON text (what GET /records sends). */
+  async listAsJson(orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string[]; total: number }> {
+    return listRecordsAsJson(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
   }
 
   async history(orgId: string, id: string): Promise<RecordHistoryEntry[]> {
@@ -304,4 +306,14 @@ function translateReferenceError(error: unknown): unknown {
     return errors.unprocessable('The work order refers to something that was deleted meanwhile; check its category, asset and location.');
   }
   return error;
+}
+
+/** Instants in a filter, written the way they are stored, so they compare as text. */
+function canonicalFilter(filter: RecordFilter): RecordFilter {
+  const canonical: RecordFilter = { ...filter };
+  for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
+    const value = filter[key];
+    if (value !== undefined) canonical[key] = canonicalInstant(value, `querystring.${key}`);
+  }
+  return canonical;
 }

@@ -1,0 +1,263 @@
+import { sql, type Compilable, type SelectQueryBuilder } from 'kysely';
+import type { Db, Executor } from '../db/database.js';
+import { isSqlite } from '../db/dialect.js';
+import { preparedQuery } from '../db/prepared.js';
+import type { RecordsTable, Tables } from '../db/tables.js';
+import type { Page } from '../http/pagination.js';
+import { BEFORE_OLDEST, type ListCheckpoints } from './list-checkpoints.js';
+import { WORK_ORDER_FIELDS } from './repository.js';
+import type { RecordListQuery } from './schemas.js';
+
+export type RecordFilter = Omit<RecordListQuery, 'limit' | 'offset'>;
+
+type MatchingRecords = SelectQueryBuilder<Tables, 'records', object>;
+
+/**
+ * One page of an organization's work orders, newest first (ties broken by id), and the exact total.
+ *
+ * `total` comes from the maintained per-status counters when at most `status` filters the list, and
+ * from COUNT(*) otherwise. The common shape (no filter, or only `status`) runs statements compiled
+ * once (preparedQuery); building and compiling them through Kysely cost ~100 µs per list.
+ */
+export async function listRecords(
+  db: Executor,
+  orgId: string,
+  filter: RecordFilter,
+  page: Page,
+  checkpoints?: ListCheckpoints,
+): Promise<{ rows: RecordsTable[]; total: number }> {
+  const { rows, total } = await readList(db, orgId, filter, page, 'rows', checkpoints);
+  return { rows: rows as RecordsTable[], total };
+}
+
+/**
+ * The same page as listRecords, each work order already as its JSON text: what GET /records sends.
+ * The database writes the JSON (workOrderJsonOnSqlite, workOrderFieldsOnPostgres) instead of handing over 21 columns per row for
+ * JavaScript to turn into objects and the serializer back into text; on SQLite that was ~60 % of
+ * the CPU of a 50-row page.
+ */
+export async function listRecordsAsJson(
+  db: Executor,
+  orgId: string,
+  filter: RecordFilter,
+  page: Page,
+  checkpoints?: ListCheckpoints,
+): Promise<{ recordsJson: string[]; total: number }> {
+  const { rows, total } = await readList(db, orgId, filter, page, 'json', checkpoints);
+  return { recordsJson: (rows as { json: string }[]).map((row) => row.json), total };
+}
+
+/** What a page query returns per work order: the table row, or the work order's JSON text. */
+type RowForm = 'rows' | 'json';
+
+async function readList(
+  db: Executor,
+  orgId: string,
+  filter: RecordFilter,
+  page: Page,
+  form: RowForm,
+  checkpoints: ListCheckpoints | undefined,
+): Promise<{ rows: unknown[]; total: number }> {
+  const byStatusOnly = Object.entries(filter).every(([key, value]) => key === 'status' || value === undefined);
+  if (byStatusOnly) return listByStatus(db, orgId, filter.status, page, form, checkpoints);
+
+  const matching = narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
+  const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const total = Number(counted.n);
+  const walk = pageWalk(page, total);
+  if (!walk) return { rows: [], total };
+  const result = await db.executeQuery(pageQuery(db, matching, walk, form).compile());
+  return { rows: inListOrder(result.rows, walk), total };
+}
+
+function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRecords {
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.categoryId) query = query.where('category_id', '=', filter.categoryId);
+  if (filter.assetId) query = query.where('asset_id', '=', filter.assetId);
+  if (filter.locationId) query = query.where('location_id', '=', filter.locationId);
+  if (filter.assignee) query = query.where('assignee', '=', filter.assignee);
+  // Instants arrive canonical (RecordService.list), so they compare as text with the stored ones.
+  if (filter.createdAfter) query = query.where('created_at', '>=', filter.createdAfter);
+  if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
+  if (filter.updatedAfter) query = query.where('updated_at', '>=', filter.updatedAfter);
+  return query;
+}
+
+async function listByStatus(
+  db: Executor,
+  orgId: string,
+  status: string | undefined,
+  page: Page,
+  form: RowForm,
+  checkpoints: ListCheckpoints | undefined,
+): Promise<{ rows: unknown[]; total: number }> {
+  const counted = status ? await statusTotalQuery(db, { orgId, status }) : await organizationTotalQuery(db, { orgId });
+  const total = Number(counted.rows[0]?.n ?? 0);
+  const walk = pageWalk(page, total);
+  if (!walk) return { rows: [], total };
+  if (!status && checkpoints && walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
+    const fromCheckpoint = await listFromCheckpoint(db, orgId, page, form, checkpoints);
+    if (fromCheckpoint) return fromCheckpoint;
+  }
+  const result = status
+    ? await statusPageQueries[form][walk.order](db, { orgId, status, limit: walk.limit, offset: walk.offset })
+    : await organizationPageQueries[form][walk.order](db, { orgId, limit: walk.limit, offset: walk.offset });
+  return { rows: inListOrder(result.rows, walk), total };
+}
+
+/**
+ * A page is read from a checkpoint once OFFSET would walk this many checkpoint spacings: below it,
+ * walking is no dearer than checking the checkpoints (which walks up to two spacings).
+ */
+const DEEP_WALK_CHECKPOINTS = 4;
+
+/**
+ * A deep page of the whole list, read from the nearest checkpoint below it (ListCheckpoints). The
+ * total, the check of the checkpoints and the page come from one snapshot, so concurrent writes
+ * can neither pass a stale checkpoint nor skip or repeat a row; undefined when the checkpoints
+ * cannot be trusted (counters and index disagree), and the caller walks the plain way.
+ */
+async function listFromCheckpoint(
+  db: Executor,
+  orgId: string,
+  page: Page,
+  form: RowForm,
+  checkpoints: ListCheckpoints,
+): Promise<{ rows: unknown[]; total: number } | undefined> {
+  const read = async (snapshot: Executor) => {
+    const total = Number((await organizationTotalQuery(snapshot, { orgId })).rows[0]?.n ?? 0);
+    const end = total - page.offset; // positions counted from the oldest: the page is [start, end)
+    if (end <= 0) return { rows: [], total };
+    const start = Math.max(0, end - page.limit);
+    const keys = await checkpoints.checkpointsFor(snapshot, orgId, total);
+    if (!keys) return undefined;
+    const below = Math.min(Math.floor(start / checkpoints.spacing), keys.length);
+    const after = below === 0 ? BEFORE_OLDEST : keys[below - 1]!;
+    const result = await organizationPageAfterQueries[form](snapshot, {
+      orgId,
+      afterCreatedAt: after.createdAt,
+      afterId: after.id,
+      limit: end - start,
+      offset: start - below * checkpoints.spacing,
+    });
+    return { rows: result.rows.reverse(), total };
+  };
+  if (db.isTransaction) return read(db);
+  return (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
+}
+
+const organizationTotalQuery = preparedQuery((db, p: { orgId: string }) =>
+  db
+    .selectFrom('record_counters')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('count'), eb.lit(0)).as('n'))
+    .where('org_id', '=', p.orgId),
+);
+
+const statusTotalQuery = preparedQuery((db, p: { orgId: string; status: string }) =>
+  db.selectFrom('record_counters').select('count as n').where('org_id', '=', p.orgId).where('status', '=', p.status),
+);
+
+type WalkOrder = 'newest-first' | 'oldest-first';
+
+/** Which index entries a page reads: `limit` entries after skipping `offset`, walking from one end of the list. */
+interface PageWalk {
+  order: WalkOrder;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * OFFSET walks the index one entry at a time, so its cost grows with the offset; a page in the older
+ * half of the list is nearer the other end, so it is read walking up from the oldest entry instead
+ * (same rows, put back newest first by inListOrder). No page then walks more than half the list: at
+ * 1M work orders, offset 990,000 fell from ~300 ms to ~3 ms (docs/benchmarks.md). An offset at or past
+ * `total` reads nothing; this is exact because `total` is.
+ */
+function pageWalk(page: Page, total: number): PageWalk | undefined {
+  if (page.offset >= total) return undefined;
+  if (page.offset + page.limit / 2 <= total / 2) return { order: 'newest-first', limit: page.limit, offset: page.offset };
+  const end = total - page.offset; // position, counted from the oldest, just past the page's newest row
+  const start = Math.max(0, end - page.limit);
+  return { order: 'oldest-first', limit: end - start, offset: start };
+}
+
+function inListOrder<T>(rows: T[], walk: PageWalk): T[] {
+  return walk.order === 'newest-first' ? rows : rows.reverse();
+}
+
+const organizationPageQueries = pageQueriesByShape((db, p: { orgId: string; limit: number; offset: number }) => ({
+  matching: db.selectFrom('records').where('org_id', '=', p.orgId),
+  window: p,
+}));
+
+const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: string; limit: number; offset: number }) => ({
+  matching: db.selectFrom('records').where('org_id', '=', p.orgId).where('status', '=', p.status),
+  window: p,
+}));
+
+type AfterKey = { orgId: string; afterCreatedAt: string; afterId: string; limit: number; offset: number };
+
+/** Pages of the whole list read upwards from a checkpoint's key (oldest first). */
+const organizationPageAfterQueries = {
+  rows: pageAfterQuery('rows'),
+  json: pageAfterQuery('json'),
+};
+
+function pageAfterQuery(form: RowForm) {
+  return preparedQuery((db, p: AfterKey) => {
+    const matching = db
+      .selectFrom('records')
+      .where('org_id', '=', p.orgId)
+      .where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(p.afterCreatedAt, p.afterId)));
+    return pageQuery(db, matching, { order: 'oldest-first', limit: p.limit, offset: p.offset }, form);
+  });
+}
+
+/** For one filter shape, a compiled-once page statement per row form and walking order. */
+function pageQueriesByShape<P extends { limit: number; offset: number }>(
+  shape: (db: Executor, params: P) => { matching: MatchingRecords; window: { limit: number; offset: number } },
+) {
+  const compiled = (form: RowForm, order: WalkOrder) =>
+    preparedQuery((db, params: P) => {
+      const { matching, window } = shape(db, params);
+      return pageQuery(db, matching, { order, ...window }, form);
+    });
+  return {
+    rows: { 'newest-first': compiled('rows', 'newest-first'), 'oldest-first': compiled('rows', 'oldest-first') },
+    json: { 'newest-first': compiled('json', 'newest-first'), 'oldest-first': compiled('json', 'oldest-first') },
+  };
+}
+
+/**
+ * The page's rows in walking order. The two dialects need different shapes:
+ *
+ * - SQLite reads the page straight off the (org_id, [status,] created_at, id) index with OFFSET; it
+ *   seeks the table row only for entries it returns, and a deferred join (ids first, then rows by
+ *   TEXT primary key) measured 25–40 % dearer at small offsets.
+ * - PostgreSQL must not visit the heap for skipped entries, so it walks the index for ids only and
+ *   joins the page's rows afterwards (deferred join).
+ */
+function pageQuery(db: Executor, matching: MatchingRecords, walk: PageWalk, form: RowForm): Compilable<unknown> {
+  const direction = walk.order === 'newest-first' ? 'desc' : 'asc';
+  if (isSqlite(db)) {
+    const paged = matching.orderBy('created_at', direction).orderBy('id', direction).limit(walk.limit).offset(walk.offset);
+    return form === 'json' ? paged.select(workOrderJsonOnSqlite.as('json')) : paged.selectAll();
+  }
+  const ids = matching.select('id').orderBy('created_at', direction).orderBy('id', direction).limit(walk.limit).offset(walk.offset);
+  const rows = db.selectFrom('records').innerJoin(ids.as('page'), 'page.id', 'records.id').orderBy('records.created_at', direction).orderBy('records.id', direction);
+  if (form === 'rows') return rows.selectAll('records');
+  return rows.crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order')).select(sql<string>`to_json(work_order)::text`.as('json'));
+}
+
+// A work order's JSON is written by the database in exactly the bytes the response serializer
+// would produce from toWorkOrder (test/records-list-json.test.ts compares them): the same keys in
+// the same order, strings escaped as JSON.stringify does (SQLite's json_object and PostgreSQL's
+// to_json both do), NULL as null, and `metadata` embedded as the JSON text we stored, which
+// JSON.stringify wrote in the first place.
+const workOrderJsonOnSqlite = sql<string>`json_object(${sql.join(
+  WORK_ORDER_FIELDS.map(([key, column]) => sql`${sql.lit(key)}, ${column === 'metadata' ? sql`json(${sql.ref(column)})` : sql.ref(column)}`),
+)})`;
+
+const workOrderFieldsOnPostgres = WORK_ORDER_FIELDS.map(([key, column]) =>
+  (column === 'metadata' ? sql`${sql.ref(`records.${column}`)}::json` : sql`${sql.ref(`records.${column}`)}`).as(key),
+);

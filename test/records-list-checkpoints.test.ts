@@ -1,0 +1,165 @@
+// Deep pages of the whole work-order list are read from remembered positions (src/records/
+// list-checkpoints.ts). Every page must still be the exact slice of the whole list, newest first,
+// whatever happened since the positions were taken: new work orders, work orders created with an
+// older timestamp (a clock that went back), ties on the timestamp, status changes — and while
+// writes run concurrently with the reads.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Executor } from '../src/db/database.js';
+import type { RecordsTable } from '../src/db/tables.js';
+import { ListCheckpoints } from '../src/records/list-checkpoints.js';
+import { listRecordsAsJson } from '../src/records/list-repository.js';
+import { adjustStatusCount, insertRecord } from '../src/records/repository.js';
+import { TEST_DIALECTS } from './helpers/databases.js';
+import { seedCategory, startTestApp, type Tenant, type TestApp } from './helpers/test-app.js';
+
+const STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'];
+
+/** A deterministic pseudo-random sequence, so a failure can be replayed. */
+function randomSequence(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+}
+
+for (const dialect of TEST_DIALECTS) {
+  describe(`record list from checkpoints (${dialect})`, () => {
+    let testApp: TestApp;
+    let db: Executor;
+    let tenant: Tenant;
+    let categoryId: string;
+    let serial = 0;
+
+    before(async () => {
+      testApp = await startTestApp(dialect);
+      db = testApp.context.database.db;
+      tenant = await testApp.newTenant();
+      categoryId = await seedCategory(tenant);
+    });
+
+    after(() => testApp.close());
+
+    /** Writes a work order straight into storage at the given instant, counters included, as a create does. */
+    async function insertAt(createdAt: string, status: string): Promise<void> {
+      const id = `rec_${String(++serial).padStart(26, '0')}`;
+      const row: RecordsTable = {
+        id,
+        org_id: tenant.orgId,
+        category_id: categoryId,
+        status,
+        address: `${serial} Test Street`,
+        requester_name: 'Tester',
+        description: `work order ${serial}`,
+        priority: 'MEDIUM',
+        due_at: null,
+        assignee: null,
+        asset_id: null,
+        location_id: null,
+        external_ref: null,
+        metadata: '{}',
+        resolution_notes: null,
+        completed_at: null,
+        closed_at: null,
+        cancelled_at: null,
+        created_at: createdAt,
+        updated_at: createdAt,
+        version: 1,
+      };
+      await testApp.context.database.db.transaction().execute(async (tx) => {
+        await insertRecord(tx, row);
+        await adjustStatusCount(tx, tenant.orgId, status, 1);
+      });
+    }
+
+    async function changeStatus(id: string, to: string): Promise<void> {
+      await testApp.context.database.db.transaction().execute(async (tx) => {
+        const { status } = await tx.selectFrom('records').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+        await tx.updateTable('records').set({ status: to }).where('id', '=', id).execute();
+        await adjustStatusCount(tx, tenant.orgId, status, -1);
+        await adjustStatusCount(tx, tenant.orgId, to, 1);
+      });
+    }
+
+    async function wholeList(): Promise<string[]> {
+      const rows = await db.selectFrom('records').select('id').where('org_id', '=', tenant.orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      return rows.map((row) => row.id);
+    }
+
+    async function pageIds(checkpoints: ListCheckpoints, limit: number, offset: number): Promise<{ ids: string[]; total: number }> {
+      const { recordsJson, total } = await listRecordsAsJson(db, tenant.orgId, {}, { limit, offset }, checkpoints);
+      return { ids: recordsJson.map((json) => (JSON.parse(json) as { id: string }).id), total };
+    }
+
+    async function assertEveryPage(checkpoints: ListCheckpoints, limits: number[], label: string): Promise<void> {
+      const whole = await wholeList();
+      for (const limit of limits) {
+        for (let offset = 0; offset <= whole.length + 1; offset++) {
+          const page = await pageIds(checkpoints, limit, offset);
+          assert.equal(page.total, whole.length, `${label}: total, limit ${limit}, offset ${offset}`);
+          assert.deepEqual(page.ids, whole.slice(offset, offset + limit), `${label}: limit ${limit}, offset ${offset}`);
+        }
+      }
+    }
+
+    it('answers every page as the slice of the whole list through inserts (some older than the checkpoints), timestamp ties and status changes', async () => {
+      const random = randomSequence(dialect === 'sqlite' ? 7 : 11);
+      const base = Date.parse('2026-01-01T00:00:00.000Z');
+      const instant = (ms: number) => new Date(base + ms).toISOString();
+      for (let i = 0; i < 150; i++) await insertAt(instant(i * 1000), STATUSES[i % STATUSES.length]!);
+
+      const checkpoints = new ListCheckpoints(4);
+      await assertEveryPage(checkpoints, [1, 3, 7], 'initial');
+      assert.ok((checkpoints.cachedFor(tenant.orgId)?.length ?? 0) > 10, 'deep pages were read from checkpoints');
+
+      for (let round = 0; round < 4; round++) {
+        for (let i = 0; i < 12; i++) {
+          const roll = random();
+          if (roll < 0.4) {
+            await insertAt(instant(200_000 + round * 20_000 + i * 1000), 'OPEN'); // newer than everything
+          } else if (roll < 0.6) {
+            await insertAt(instant(Math.floor(random() * 150) * 1000 + 1), 'OPEN'); // a clock that went back
+          } else if (roll < 0.75) {
+            await insertAt(instant(Math.floor(random() * 150) * 1000), 'ASSIGNED'); // same instant as another: the id breaks the tie
+          } else {
+            const ids = await wholeList();
+            await changeStatus(ids[Math.floor(random() * ids.length)]!, STATUSES[Math.floor(random() * STATUSES.length)]!);
+          }
+        }
+        await assertEveryPage(checkpoints, [2, 5], `round ${round}`);
+      }
+    });
+
+    it('reads each page and its total from one snapshot while work orders are being created', async () => {
+      const checkpoints = new ListCheckpoints(4);
+      const before = await wholeList();
+      await pageIds(checkpoints, 5, before.length - 30);
+      assert.equal(checkpoints.fullWalks, 1);
+      const start = Date.parse('2027-01-01T00:00:00.000Z');
+      const creating = (async () => {
+        for (let i = 0; i < 60; i++) await insertAt(new Date(start + i * 1000).toISOString(), 'OPEN');
+      })();
+      const answers: { offset: number; ids: string[]; total: number }[] = [];
+      const reader = async (first: number) => {
+        for (let i = first; i < first + 40; i++) {
+          const offset = before.length - 40 + (i % 30);
+          answers.push({ offset, ...(await pageIds(checkpoints, 5, offset)) });
+        }
+      };
+      await Promise.all([creating, reader(0), reader(7), reader(13)]);
+
+      // New work orders never invalidate the checkpoints: the total and the check see the same rows.
+      assert.equal(checkpoints.fullWalks, 1);
+      // Creates only add newer work orders, so the list holding `total` rows is the list before,
+      // preceded by the newest (total - before) of the created ones: each answer must be its slice.
+      const created = (await wholeList()).slice(0, 60);
+      for (const answer of answers) {
+        const added = answer.total - before.length;
+        assert.ok(added >= 0 && added <= 60, `total ${answer.total}`);
+        const listThen = [...created.slice(60 - added), ...before];
+        assert.deepEqual(answer.ids, listThen.slice(answer.offset, answer.offset + 5), `offset ${answer.offset}, total ${answer.total}`);
+      }
+    });
+  });
+}
