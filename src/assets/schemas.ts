@@ -1,6 +1,6 @@
 // @NOTE: the event catalogue imports this module, so it must not import events/ (no import cycle).
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, JsonObject, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const ASSET_STATUSES = ['ACTIVE', 'INACTIVE', 'RETIRED'] as const;
@@ -32,7 +32,7 @@ export const AssetSchema = Type.Object(
     status: AssetStatusSchema,
     locationId: Nullable(Type.String()),
     externalRef: Nullable(Type.String()),
-    metadata: Type.Record(Type.String(), Type.Unknown()),
+    metadata: JsonObject(),
     retiredAt: Nullable(Type.String({ description: 'When the asset last became RETIRED; null unless RETIRED.' })),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -32,7 +32,18 @@ export function IdOf(prefix: string, description?: string) {
 
 /** Free-form key/value data kept for the client (ERP ids, tags). At most 50 keys, 16 KiB serialized. */
 // `propertyNames` states the key limits: TypeBox turns a Record's key schema into a catch-all pattern.
-export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+/**
+ * Any JSON object, every key kept. Use this, not `Type.Record(Type.String(), …)`: that becomes
+ * `patternProperties: {"^(.*)$": …}`, and the response serializer then dropped keys containing a
+ * line break (`.` does not match one).
+ */
+export function JsonObject(options: { description?: string } = {}) {
+  return Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, ...options });
+}
+
+export const Metadata = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
   maxProperties: 50,
   propertyNames: { minLength: 1, maxLength: 40 },
   description: 'Free-form JSON object for the client’s own data: at most 50 keys of up to 40 characters, 16 KiB in all.',

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, JsonObject, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 const fields = {
@@ -21,7 +21,7 @@ export const LocationSchema = Type.Object(
     latitude: Nullable(Type.Number()),
     longitude: Nullable(Type.Number()),
     externalRef: Nullable(Type.String()),
-    metadata: Type.Record(Type.String(), Type.Unknown()),
+    metadata: JsonObject(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     version: Type.Integer({ description: 'Increases with every change; the ETag is this number in quotes.' }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, JsonObject, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const RECORD_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CLOSED', 'CANCELLED'] as const;
@@ -78,7 +78,7 @@ export const RecordSchema = Type.Object(
     assetId: Nullable(Type.String()),
     locationId: Nullable(Type.String()),
     externalRef: Nullable(Type.String()),
-    metadata: Type.Record(Type.String(), Type.Unknown()),
+    metadata: JsonObject(),
     resolutionNotes: Nullable(Type.String()),
     completedAt: Nullable(Type.String()),
     closedAt: Nullable(Type.String()),
@@ -125,7 +125,7 @@ export const RecordEventSchema = Type.Object(
     fromStatus: Nullable(RecordStatusSchema),
     toStatus: Nullable(RecordStatusSchema),
     actor: Nullable(Type.Object({ type: Type.Literal('api_key'), id: Type.String() })),
-    data: Type.Record(Type.String(), Type.Unknown()),
+    data: JsonObject(),
     occurredAt: Type.String(),
   },
   { $id: 'RecordEvent' },

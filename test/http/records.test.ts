@@ -59,6 +59,17 @@ describe('POST /api/v1/records', () => {
     assert.deepEqual(record.metadata, { unit: '4B', floor: 2, tags: ['leak'] });
   });
 
+  itOnEachDatabase('returns every metadata key as stored, including one with a line break, from the one-record and list reads', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const metadata = { 'line\nbreak': 1, 'tab\there': 'x', plain: { nested: [true, null] } };
+    const created = await createRecord(tenant, await seedCategory(tenant), { metadata });
+    assert.deepEqual(created.metadata, metadata);
+    const fetched = await tenant.request({ method: 'GET', url: `/api/v1/records/${created.id}` });
+    assert.deepEqual(fetched.json().metadata, metadata);
+    const listed = await tenant.request({ method: 'GET', url: '/api/v1/records' });
+    assert.deepEqual(listed.json().records[0].metadata, metadata);
+  });
+
   for (const field of ['categoryId', ...Object.keys(REQUIRED_FIELDS)]) {
     itOnEachDatabase(`rejects a missing ${field} with a validation problem naming it`, async ({ newTenant }) => {
       const tenant = await newTenant();
