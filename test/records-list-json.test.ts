@@ -39,8 +39,8 @@ for (const dialect of TEST_DIALECTS) {
           externalRef: 'ERP-"1"\n',
           assignee: 'Tech 😀',
           metadata: {
-            // No line break in a key: the serializer matches keys against /^(.*)$/ and drops such keys.
             'k "\\ \t\u0001 😀': AWKWARD_TEXT,
+            'line\nbreak\r\n': 'keys with line breaks are kept on both paths',
             nested: { list: [1, -0, 1e21, 0.1, 123456789012345, -1.5e-7, true, false, null, 'x'], empty: {}, none: [] },
             'ünï': '😀',
           },
