@@ -1,5 +1,6 @@
-import { SqliteAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from './database.js';
+import { isSqlite } from './dialect.js';
 
 /**
  * Whether the executor's database takes row locks. PostgreSQL runs several API processes under
@@ -7,7 +8,7 @@ import type { Executor } from './database.js';
  * every write transaction of the embedded process on one connection, and has no FOR SHARE anyway.
  */
 export function takesRowLocks(db: Executor): boolean {
-  return !(db.getExecutor().adapter instanceof SqliteAdapter);
+  return !isSqlite(db);
 }
 
 /** Arbitrary class id for our transaction-scoped advisory locks (two-integer key space). */
