@@ -1,4 +1,4 @@
-import type { Executor } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import { newId } from '../ids.js';
 import type { EventType } from './catalogue.js';
@@ -42,4 +42,30 @@ export async function emitEvents(executor: Executor, events: NewEvent[]): Promis
   // 500 rows × 6 columns stays far below both dialects' bound-parameter limits.
   for (let i = 0; i < rows.length; i += 500) await executor.insertInto('outbox_events').values(rows.slice(i, i + 500)).execute();
   return rows.map((row) => row.id);
+}
+
+/**
+ * Deletes dispatched events recorded before `cutoff`, oldest first, `chunk` at a time; returns how
+ * many. Once dispatched, an event lives on in its deliveries (each holds its own body), so the outbox
+ * row is only history. Walking from the lowest `seq` and stopping at the first event that is
+ * undispatched or recent keeps every step an index range read, however long the outbox is; the
+ * delete re-checks `dispatched_at`, because on PostgreSQL an event with a lower `seq` can commit after
+ * the walk (its transaction was still open) and must not be swept away undelivered.
+ */
+export async function purgeDispatchedEvents(db: Db, cutoff: string, chunk = 1000): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const rows = await db.selectFrom('outbox_events').select(['seq', 'created_at', 'dispatched_at']).orderBy('seq').limit(chunk).execute();
+    let lastSeq: number | undefined;
+    let count = 0;
+    for (const row of rows) {
+      if (row.dispatched_at === null || row.created_at >= cutoff) break;
+      lastSeq = Number(row.seq);
+      count++;
+    }
+    if (lastSeq === undefined) return purged;
+    await db.deleteFrom('outbox_events').where('seq', '<=', lastSeq).where('dispatched_at', 'is not', null).execute();
+    purged += count;
+    if (count < chunk) return purged;
+  }
 }

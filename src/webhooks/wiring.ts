@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../clock.js';
 import { intervalJob, type BackgroundJob } from '../jobs.js';
+import { purgeDispatchedEvents } from '../events/outbox.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventDispatcher } from './dispatcher.js';
 import { pollingJob } from './polling-loop.js';
@@ -33,8 +34,11 @@ export function createWebhooks(deps: { config: Config; database: Database; clock
   const retentionJob = intervalJob(
     'webhook-delivery-retention',
     60 * 60_000,
-    () => service.purgeOldDeliveries(config.webhooks.retentionDays),
-    (error) => logger.error({ err: error }, 'webhook delivery purge failed'),
+    async () => {
+      await service.purgeOldDeliveries(config.webhooks.retentionDays);
+      await purgeDispatchedEvents(database.db, new Date(clock.now().getTime() - config.webhooks.retentionDays * 86_400_000).toISOString());
+    },
+    (error) => logger.error({ err: error }, 'webhook delivery and outbox purge failed'),
   );
   return { service, jobs: [dispatcherJob, worker, retentionJob] };
 }
