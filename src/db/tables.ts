@@ -93,8 +93,17 @@ export interface OutboxEventsTable {
   /** JSON payload as it will be delivered. */
   payload: string;
   created_at: string;
-  /** Set once the webhook dispatcher has fanned the event out into deliveries. */
+  /**
+   * PostgreSQL: set once the webhook dispatcher has fanned the event out into deliveries.
+   * SQLite: always null; the dispatcher's cursor (`outbox_cursor`) says what was dispatched.
+   */
   dispatched_at: string | null;
+}
+
+/** SQLite only: the last outbox `seq` the webhook dispatcher handled (one row, id 1). */
+export interface OutboxCursorTable {
+  id: number;
+  last_seq: number;
 }
 
 export interface IdempotencyKeysTable {
@@ -313,6 +322,7 @@ export interface Tables {
   record_events: RecordEventsTable;
   record_counters: RecordCountersTable;
   outbox_events: OutboxEventsTable;
+  outbox_cursor: OutboxCursorTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -1,4 +1,5 @@
-import type { Db, Executor } from '../db/database.js';
+import type { Db, DialectName, Executor } from '../db/database.js';
+import { outboxProgress } from './outbox-progress.js';
 import { preparedQuery } from '../db/prepared.js';
 import { newId } from '../ids.js';
 import type { EventType } from './catalogue.js';
@@ -49,22 +50,29 @@ export async function emitEvents(executor: Executor, events: NewEvent[]): Promis
  * many. Once dispatched, an event lives on in its deliveries (each holds its own body), so the outbox
  * row is only history. Walking from the lowest `seq` and stopping at the first event that is
  * undispatched or recent keeps every step an index range read, however long the outbox is; the
- * delete re-checks `dispatched_at`, because on PostgreSQL an event with a lower `seq` can commit after
- * the walk (its transaction was still open) and must not be swept away undelivered.
+ * delete re-checks `dispatched_at` on PostgreSQL, because there an event with a lower `seq` can
+ * commit after the walk (its transaction was still open) and must not be swept away undelivered.
+ * On SQLite "dispatched" is the dispatcher's cursor (see outbox-progress.ts), which only moves forward.
  */
-export async function purgeDispatchedEvents(db: Db, cutoff: string, chunk = 1000): Promise<number> {
+export async function purgeDispatchedEvents(db: Db, dialect: DialectName, cutoff: string, chunk = 1000): Promise<number> {
+  const progress = outboxProgress(dialect);
   let purged = 0;
   for (;;) {
+    const cursor = await progress.cursor(db);
     const rows = await db.selectFrom('outbox_events').select(['seq', 'created_at', 'dispatched_at']).orderBy('seq').limit(chunk).execute();
     let lastSeq: number | undefined;
     let count = 0;
     for (const row of rows) {
-      if (row.dispatched_at === null || row.created_at >= cutoff) break;
+      if (!progress.isDispatched(row, cursor) || row.created_at >= cutoff) break;
       lastSeq = Number(row.seq);
       count++;
     }
     if (lastSeq === undefined) return purged;
-    await db.deleteFrom('outbox_events').where('seq', '<=', lastSeq).where('dispatched_at', 'is not', null).execute();
+    await db
+      .deleteFrom('outbox_events')
+      .where('seq', '<=', lastSeq)
+      .$if(dialect !== 'sqlite', (query) => query.where('dispatched_at', 'is not', null))
+      .execute();
     purged += count;
     if (count < chunk) return purged;
   }

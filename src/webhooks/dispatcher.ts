@@ -1,4 +1,5 @@
 import type { Db, DialectName } from '../db/database.js';
+import { outboxProgress, type OutboxProgress } from '../events/outbox-progress.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
 import { isoNow, type Clock } from '../clock.js';
 import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
@@ -17,16 +18,22 @@ const MAX_DELIVERIES_PER_BATCH = 2_000;
  * Fans committed outbox events out into deliveries: one per active subscription that lists the
  * event. Events are read in `seq` order and, in the SAME transaction, the deliveries are inserted
  * and the events marked dispatched, so a crash at any point leaves either both or neither.
- * On PostgreSQL, `FOR UPDATE SKIP LOCKED` lets any number of workers share the outbox.
+ *
+ * "Dispatched" is kept per dialect (see `outboxProgress`): on SQLite a one-row cursor (the last
+ * dispatched `seq`), on PostgreSQL a `dispatched_at` per event, read with `FOR UPDATE SKIP LOCKED`
+ * so that any number of workers share the outbox.
  */
 export class EventDispatcher {
+  private readonly progress: OutboxProgress;
+
   constructor(
     private readonly db: Db,
-    private readonly dialect: DialectName,
+    dialect: DialectName,
     private readonly clock: Clock,
     private readonly batchSize = 500,
   ) {
     this.eventsPerBatch = batchSize;
+    this.progress = outboxProgress(dialect);
   }
 
   /** Events read per batch: fewer when the last batch fanned out widely (see MAX_DELIVERIES_PER_BATCH). */
@@ -35,23 +42,19 @@ export class EventDispatcher {
   /** Dispatches one batch; resolves to the number of outbox events handled (0 when none waited). */
   async dispatchBatch(): Promise<{ events: number; deliveries: number }> {
     return this.db.transaction().execute(async (tx) => {
-      const events = await tx
-        .selectFrom('outbox_events')
-        .select(['seq', 'id', 'org_id', 'type', 'payload', 'created_at'])
-        .where('dispatched_at', 'is', null)
-        .orderBy('seq')
-        .limit(this.eventsPerBatch)
-        .$if(this.dialect === 'postgres', (query) => query.forUpdate().skipLocked())
-        .execute();
+      const events = await this.progress.next(tx, this.eventsPerBatch);
       if (events.length === 0) return { events: 0, deliveries: 0 };
 
-      const orgIds = [...new Set(events.map((event) => event.org_id))];
-      const subscriptions = await tx
-        .selectFrom('webhook_subscriptions')
-        .select(['id', 'org_id', 'events'])
-        .where('org_id', 'in', padInList(orgIds))
-        .where('active', '=', 1)
-        .execute();
+      const orgIds = [...new Set(events.filter((event) => event.payload !== null).map((event) => event.org_id))];
+      const subscriptions =
+        orgIds.length === 0
+          ? []
+          : await tx
+              .selectFrom('webhook_subscriptions')
+              .select(['id', 'org_id', 'events'])
+              .where('org_id', 'in', padInList(orgIds))
+              .where('active', '=', 1)
+              .execute();
       const byOrg = new Map<string, { id: string; org_id: string; events: Set<string> }[]>();
       for (const sub of subscriptions) {
         const list = byOrg.get(sub.org_id) ?? [];
@@ -66,6 +69,7 @@ export class EventDispatcher {
         // The rest of the events stay in the outbox for the next batch, in order.
         if (deliveries.length >= MAX_DELIVERIES_PER_BATCH) break;
         taken++;
+        if (event.payload === null) continue;
         const matching = (byOrg.get(event.org_id) ?? []).filter((sub) => sub.events.has(event.type));
         if (matching.length === 0) continue;
         const body = deliveryEnvelope(event.type, event.payload, Number(event.seq), event.created_at);
@@ -75,11 +79,7 @@ export class EventDispatcher {
       const fanOut = deliveries.length / taken;
       this.eventsPerBatch = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_DELIVERIES_PER_BATCH / Math.max(1, fanOut))));
       for (const chunk of powerOfTwoChunks(deliveries, INSERT_CHUNK)) await tx.insertInto('webhook_deliveries').values(chunk).execute();
-      await tx
-        .updateTable('outbox_events')
-        .set({ dispatched_at: now })
-        .where('seq', 'in', padInList(dispatched.map((event) => event.seq)))
-        .execute();
+      await this.progress.markDispatched(tx, dispatched, now);
       return { events: dispatched.length, deliveries: deliveries.length };
     });
   }

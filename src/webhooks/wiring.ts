@@ -36,7 +36,7 @@ export function createWebhooks(deps: { config: Config; database: Database; clock
     60 * 60_000,
     async () => {
       await service.purgeOldDeliveries(config.webhooks.retentionDays);
-      await purgeDispatchedEvents(database.db, new Date(clock.now().getTime() - config.webhooks.retentionDays * 86_400_000).toISOString());
+      await purgeDispatchedEvents(database.db, database.dialect, new Date(clock.now().getTime() - config.webhooks.retentionDays * 86_400_000).toISOString());
     },
     (error) => logger.error({ err: error }, 'webhook delivery and outbox purge failed'),
   );

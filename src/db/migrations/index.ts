@@ -5,6 +5,7 @@ import { webhooks } from './0003-webhooks.js';
 import { proofs } from './0004-proofs.js';
 import { admin } from './0005-admin.js';
 import { createPathIndexes } from './0007-create-path-indexes.js';
+import { outboxCursor } from './0008-outbox-cursor.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor];

@@ -1,0 +1,100 @@
+import { sql } from 'kysely';
+import type { DialectName, Executor, Tx } from '../db/database.js';
+import { padInList } from '../db/statement-shapes.js';
+
+/** An outbox event as the dispatcher reads it; `payload` is null when its organization has no active subscription. */
+export interface PendingEvent {
+  seq: number;
+  id: string;
+  org_id: string;
+  type: string;
+  payload: string | null;
+  created_at: string;
+}
+
+/** Which events are still to dispatch, and how dispatching them is recorded. */
+export interface OutboxProgress {
+  /** The next undispatched events in `seq` order, at most `limit`. */
+  next(tx: Tx, limit: number): Promise<PendingEvent[]>;
+  /** Records `events` (a prefix of what `next` answered) as dispatched, in the same transaction. */
+  markDispatched(tx: Tx, events: PendingEvent[], now: string): Promise<void>;
+  /** Whether this event (seq and flag) counts as dispatched, for retention; `cursor` is read once per sweep. */
+  isDispatched(event: { seq: number; dispatched_at: string | null }, cursor: number): boolean;
+  /** The cursor `isDispatched` needs (SQLite), read in the caller's snapshot. */
+  cursor(executor: Executor): Promise<number>;
+  /** How many events wait to be dispatched (operations, tests). */
+  pendingCount(executor: Executor): Promise<number>;
+}
+
+export function outboxProgress(dialect: DialectName): OutboxProgress {
+  return dialect === 'sqlite' ? sqliteCursor : postgresRowFlags;
+}
+
+// Most events belong to organizations that subscribe to nothing: their ~1 KB payload is not even read.
+const payloadIfSubscribed = sql<string | null>`CASE WHEN EXISTS (
+  SELECT 1 FROM webhook_subscriptions s WHERE s.org_id = outbox_events.org_id AND s.active = 1
+) THEN outbox_events.payload END`;
+
+/**
+ * SQLite has one writer at a time (and within this process, transactions run one after another on
+ * one connection), so an event with a lower `seq` is always committed before, or together with, one
+ * with a higher `seq`: the last dispatched `seq` says everything about what was dispatched.
+ */
+const sqliteCursor: OutboxProgress = {
+  async next(tx, limit) {
+    const cursor = await readCursor(tx);
+    return tx
+      .selectFrom('outbox_events')
+      .select(['seq', 'id', 'org_id', 'type', 'created_at', payloadIfSubscribed.as('payload')])
+      .where('seq', '>', cursor)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  },
+  async markDispatched(tx, events) {
+    const last = events[events.length - 1];
+    if (last) await tx.updateTable('outbox_cursor').set({ last_seq: Number(last.seq) }).where('id', '=', 1).execute();
+  },
+  isDispatched: (event, cursor) => Number(event.seq) <= cursor,
+  cursor: (executor) => readCursor(executor),
+  async pendingCount(executor) {
+    const cursor = await readCursor(executor);
+    const row = await executor.selectFrom('outbox_events').select((eb) => eb.fn.countAll<number>().as('n')).where('seq', '>', cursor).executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};
+
+async function readCursor(executor: Executor): Promise<number> {
+  const row = await executor.selectFrom('outbox_cursor').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  return Number(row.last_seq);
+}
+
+/** On PostgreSQL a lower `seq` can commit after a higher one, so each event carries its own flag. */
+const postgresRowFlags: OutboxProgress = {
+  async next(tx, limit) {
+    return tx
+      .selectFrom('outbox_events')
+      .select(['seq', 'id', 'org_id', 'type', 'created_at', payloadIfSubscribed.as('payload')])
+      .where('dispatched_at', 'is', null)
+      .orderBy('seq')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+  },
+  async markDispatched(tx, events, now) {
+    if (events.length === 0) return;
+    await tx
+      .updateTable('outbox_events')
+      .set({ dispatched_at: now })
+      .where('seq', 'in', padInList(events.map((event) => event.seq)))
+      .execute();
+  },
+  isDispatched: (event) => event.dispatched_at !== null,
+  cursor: async () => 0,
+  async pendingCount(executor) {
+    const row = await executor.selectFrom('outbox_events').select((eb) => eb.fn.countAll<number>().as('n')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};
+
