@@ -41,7 +41,7 @@ await cost('auth: apiKeys.authenticate', () => context.apiKeys.authenticate(key)
 await cost('idempotency: claim + complete (two commits)', async (i) => {
   const k = `direct-${run++}-${i}`;
   const claim = await context.idempotency.claim(org.id, k, 'fingerprint');
-  if (claim.kind === 'claimed') await context.idempotency.complete(org.id, k, claim.lease, { status: 201, headers: {}, body });
+  if (claim.kind === 'claimed') await context.idempotency.complete(claim.claim, { status: 201, headers: {}, body });
 });
 await cost('RecordService.create (one transaction, Kysely)', () => context.records.create(principal, input));
 

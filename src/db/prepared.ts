@@ -1,5 +1,6 @@
 import { CompiledQuery, type Compilable, type DialectAdapter, type QueryResult } from 'kysely';
 import type { Executor } from './database.js';
+import { returnBeforeCommit } from './sqlite-group-commit.js';
 
 type Params = object;
 
@@ -12,9 +13,13 @@ type Params = object;
  * parameter whose value is filled in per call. It must therefore use each value only as a bound
  * value (never to decide the query's shape), and every call must pass the same keys (a table row
  * type with no optional fields, for instance).
+ *
+ * `returnBeforeCommit`: on SQLite a write outside a transaction returns before its group commits
+ * (see `returnBeforeCommit` in sqlite-group-commit.ts for when that is safe).
  */
 export function preparedQuery<P extends Params, R = unknown>(
   build: (executor: Executor, params: P) => Compilable<R>,
+  options: { returnBeforeCommit?: boolean } = {},
 ): (executor: Executor, params: P) => Promise<QueryResult<R>> {
   // Compiled SQL differs per dialect (`?` vs `$1`), so it is kept per database (a transaction shares its adapter).
   const compiledByAdapter = new WeakMap<DialectAdapter, { sql: string; slots: (string | { constant: unknown })[] }>();
@@ -38,7 +43,8 @@ export function preparedQuery<P extends Params, R = unknown>(
     }
     const values = params as Record<string, unknown>;
     const parameters = compiled.slots.map((slot) => (typeof slot === 'string' ? values[slot] : slot.constant));
-    return executor.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>);
+    const query = CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>;
+    return executor.executeQuery(options.returnBeforeCommit ? returnBeforeCommit(query) : query);
   };
 }
 

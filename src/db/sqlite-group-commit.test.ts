@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
+import { GroupCommitSqliteDialect, returnBeforeCommit, type GroupCommitStats } from './sqlite-group-commit.js';
 
 import type { Generated } from 'kysely';
 
@@ -110,6 +110,17 @@ describe('SQLite group commit', () => {
   it('makes a single write outside a transaction wait for its commit too', async () => {
     await pair.db.insertInto('items').values({ label: 'single' }).execute();
     assert.ok(pair.committedLabels().includes('single'));
+  });
+
+  it('returns a write marked returnBeforeCommit before its group commits, and commits it with the next awaited one', async () => {
+    const marked = returnBeforeCommit(pair.db.insertInto('items').values({ label: 'claim-like' }).compile());
+    await pair.db.executeQuery(marked);
+    assert.ok(!pair.committedLabels().includes('claim-like'), 'not committed yet when the call returned');
+    const seen = await pair.db.transaction().execute(async (tx) => tx.selectFrom('items').select('label').where('label', '=', 'claim-like').execute());
+    assert.equal(seen.length, 1, 'this connection sees it at once');
+    await insertInTransaction(pair.db, 'follows-claim');
+    const labels = pair.committedLabels();
+    assert.ok(labels.includes('claim-like') && labels.includes('follows-claim'), 'the awaited transaction committed it too');
   });
 
   it('fails every member of a group whose commit fails, and keeps none of their writes', async () => {

@@ -40,6 +40,14 @@ import {
  *
  * Statements that cannot run in a transaction (PRAGMA, VACUUM, explicit transaction control) first
  * commit the open group, then run alone.
+ *
+ * One exception to "returns once committed", asked for per query with `returnBeforeCommit`: a write
+ * that joins the group and returns at once. It is for a write that nobody reports on its own and
+ * that its caller always follows with a write it does wait for (an idempotency claim, then the
+ * request's own transaction): groups commit in order on the one connection, so that later commit
+ * covers the earlier write too, and this process (the only writer until the group commits) sees it
+ * at once. If its group fails, the write is lost without its caller hearing of it: use it only where
+ * that is harmless or detected later (see `IdempotencyStore.complete`).
  */
 export interface GroupCommitOptions {
   /** The group commits when this many transactions and writes have joined it, even within one turn. */
@@ -81,6 +89,19 @@ export class GroupCommitSqliteDialect implements Dialect {
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SqliteIntrospector(db);
   }
+}
+
+/** Queries marked by `returnBeforeCommit`; a WeakSet, so a marked query leaves nothing behind. */
+const returningBeforeCommit = new WeakSet<CompiledQuery>();
+
+/**
+ * Marks a compiled write to return as soon as it has run in the open group, before the group commits
+ * (see the class comment for when that is safe). Other dialects ignore the mark: their statements
+ * outside a transaction commit on their own before returning.
+ */
+export function returnBeforeCommit<R>(query: CompiledQuery<R>): CompiledQuery<R> {
+  returningBeforeCommit.add(query);
+  return query;
 }
 
 const DEFAULT_MAX_GROUP_SIZE = 100;
@@ -235,7 +256,8 @@ export class GroupCommitSqliteDriver implements Driver {
     // A write, or a read while a group is open: it becomes part of the group and returns once committed.
     this.joinGroup();
     const result = this.run<R>(statement, parameters);
-    await this.awaitCommit(lease);
+    if (returningBeforeCommit.has(compiledQuery)) lease.release();
+    else await this.awaitCommit(lease);
     return result;
   }
 

@@ -74,6 +74,29 @@ describe('Idempotency-Key on POST', () => {
     assert.equal(response.headers['retry-after'], '1');
   });
 
+  itOnEachDatabase('stores the answer even if the claim row was lost before it completed, so a retry replays it', async ({ newTenant, context }) => {
+    // On SQLite a claim returns before its group commits; if that group failed, the claim row is gone
+    // while the request's own transaction committed later. The answer must still be kept.
+    const tenant = await newTenant();
+    const key = randomUUID();
+    const outcome = await context.idempotency.claim(tenant.orgId, key, 'fingerprint-lost');
+    assert.equal(outcome.kind, 'claimed');
+    if (outcome.kind !== 'claimed') return;
+    await context.database.db.deleteFrom('idempotency_keys').where('org_id', '=', tenant.orgId).where('key', '=', key).execute();
+    await context.idempotency.complete(outcome.claim, { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' });
+    const replay = await context.idempotency.claim(tenant.orgId, key, 'fingerprint-lost');
+    assert.deepEqual(replay, { kind: 'replay', response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' } });
+    // A claim taken over by another request (a new lease) is not overwritten by the old holder.
+    const other = randomUUID();
+    const first = await context.idempotency.claim(tenant.orgId, other, 'f');
+    if (first.kind !== 'claimed') return assert.fail('expected a claim');
+    await context.database.db.updateTable('idempotency_keys').set({ locked_until: '2099-01-01T00:00:00.000Z' }).where('org_id', '=', tenant.orgId).where('key', '=', other).execute();
+    await context.idempotency.complete(first.claim, { status: 201, headers: {}, body: 'stale' });
+    const row = await context.database.db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', tenant.orgId).where('key', '=', other).executeTakeFirstOrThrow();
+    assert.equal(row.state, 'in_flight');
+    assert.equal(row.response_body, null);
+  });
+
   itOnEachDatabase('rejects keys longer than 255 characters with 400 and accepts exactly 255', async ({ newTenant }) => {
     const tenant = await newTenant();
     const tooLong = await tenant.request({ method: 'POST', url: '/api/v1/categories', headers: { 'idempotency-key': 'k'.repeat(256) }, payload: { name: 'A' } });
