@@ -155,6 +155,8 @@ export class GroupCommitSqliteDriver implements Driver {
   private readonly stats: GroupCommitStats;
   private group: Group | undefined;
   private flushScheduled = false;
+  /** Every transaction runs these: prepared once rather than parsed by exec() each time. */
+  private readonly control: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', SqliteDatabase.Statement>;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
@@ -163,6 +165,13 @@ export class GroupCommitSqliteDriver implements Driver {
     this.maxGroupSize = options.maxGroupSize ?? DEFAULT_MAX_GROUP_SIZE;
     this.statementCacheSize = options.statementCacheSize ?? DEFAULT_STATEMENT_CACHE_SIZE;
     this.stats = options.stats ?? { commits: 0, members: 0, failures: 0 };
+    this.control = {
+      begin: sqlite.prepare('BEGIN IMMEDIATE'),
+      commit: sqlite.prepare('COMMIT'),
+      savepoint: sqlite.prepare(`SAVEPOINT ${SAVEPOINT}`),
+      release: sqlite.prepare(`RELEASE ${SAVEPOINT}`),
+      rollbackTo: sqlite.prepare(`ROLLBACK TO ${SAVEPOINT}`),
+    };
   }
 
   async init(): Promise<void> {}
@@ -175,13 +184,13 @@ export class GroupCommitSqliteDriver implements Driver {
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = asLease(connection);
     this.joinGroup();
-    this.sqlite.exec(`SAVEPOINT ${SAVEPOINT}`);
+    this.control.savepoint.run();
     lease.inTransaction = true;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = asLease(connection);
-    this.sqlite.exec(`RELEASE ${SAVEPOINT}`);
+    this.control.release.run();
     lease.inTransaction = false;
     await this.awaitCommit(lease);
   }
@@ -192,8 +201,8 @@ export class GroupCommitSqliteDriver implements Driver {
     if (!lease.inTransaction) return;
     lease.inTransaction = false;
     if (this.sqlite.inTransaction) {
-      this.sqlite.exec(`ROLLBACK TO ${SAVEPOINT}`);
-      this.sqlite.exec(`RELEASE ${SAVEPOINT}`);
+      this.control.rollbackTo.run();
+      this.control.release.run();
     }
   }
 
@@ -278,7 +287,7 @@ export class GroupCommitSqliteDriver implements Driver {
     if (!this.group) {
       // IMMEDIATE takes the write lock now: a deferred group that read first could not write later
       // if another process (a CLI command) had committed in between.
-      this.sqlite.exec('BEGIN IMMEDIATE');
+      this.control.begin.run();
       this.group = new Group();
       this.scheduleFlush();
     }
@@ -314,7 +323,7 @@ export class GroupCommitSqliteDriver implements Driver {
     if (!group) return;
     this.group = undefined;
     try {
-      this.sqlite.exec('COMMIT');
+      this.control.commit.run();
       this.stats.commits++;
       this.stats.members += group.members;
       group.resolve();
