@@ -3,6 +3,7 @@ import { Baseline, measurementSeconds, runLoad } from '../lib/load.js';
 import { startBenchScript, startService, temporaryDataDir, removeDataDir, serverRunner } from '../lib/processes.js';
 import { check, isClean, loadMeasurement, type Measurement, type PartResult } from '../lib/results.js';
 import { createCategory, createTenant, recordBody, type Tenant } from '../lib/tenant.js';
+import { REFERENCE_CATEGORY, REFERENCE_KEY } from '../lib/reference-tenant.js';
 
 let idempotencyCounter = 0;
 
@@ -46,6 +47,37 @@ async function measureReference(baseline: Baseline, connections: number): Promis
   }
 }
 
+/**
+ * The same work as a create, done the plainest way (bench/reference-same-work-server.ts: raw
+ * better-sqlite3 on the service's schema, one commit per step): tells the price of the contract's
+ * work apart from the price of how the service is built.
+ */
+async function measureSameWorkReference(baseline: Baseline, connections: number): Promise<Measurement> {
+  const reference = await startBenchScript('reference-same-work-server.ts');
+  try {
+    const headers = { authorization: `Bearer ${REFERENCE_KEY}`, 'content-type': 'application/json' };
+    const body = recordBody(REFERENCE_CATEGORY, 1);
+    const run = `${process.pid}-${Date.now()}`;
+    let n = 0;
+    const options = {
+      url: reference.baseUrl,
+      connections,
+      requests: [
+        {
+          method: 'POST' as const,
+          path: '/api/v1/records',
+          setupRequest: (request: RequestSpec) => ({ ...request, body, headers: { ...headers, 'idempotency-key': `same-${run}-${++n}` } }),
+        },
+      ],
+    };
+    await runLoad({ ...options, durationS: 1 }); // warm-up
+    const figures = await runLoad({ ...options, server: reference });
+    return loadMeasurement(`reference: the same work, plain better-sqlite3, one commit per step, ${connections} connections`, figures, await baseline.at(connections));
+  } finally {
+    await reference.stop();
+  }
+}
+
 export async function runCreatePart(): Promise<PartResult> {
   const baseline = new Baseline();
   const dataDir = temporaryDataDir();
@@ -54,6 +86,8 @@ export async function runCreatePart(): Promise<PartResult> {
   for (const connections of [10, 50]) await baseline.at(connections);
   const reference = await measureReference(baseline, 50);
   measurements.push(reference);
+  const sameWork = await measureSameWorkReference(baseline, 50);
+  measurements.push(sameWork);
   const service = await startService({ dataDir });
   try {
     const tenant = await createTenant(dataDir);
@@ -79,6 +113,11 @@ export async function runCreatePart(): Promise<PartResult> {
           'create at 50 connections CPU per request vs the reference handler (issue: "must not be slower than that")',
           `${at50.cpuUsPerReq} µs vs ${reference.cpuUsPerReq} µs (reference ratio ${reference.ratio?.toFixed(3)})`,
           isClean(at50) && at50.cpuUsPerReq !== undefined && reference.cpuUsPerReq !== undefined && at50.cpuUsPerReq <= reference.cpuUsPerReq,
+        ),
+        check(
+          'create at 50 connections CPU per request vs the same work done plainly (reference-same-work-server.ts)',
+          `${at50.cpuUsPerReq} µs vs ${sameWork.cpuUsPerReq} µs (same-work ratio ${sameWork.ratio?.toFixed(3)})`,
+          isClean(at50) && isClean(sameWork) && at50.cpuUsPerReq !== undefined && sameWork.cpuUsPerReq !== undefined && at50.cpuUsPerReq <= sameWork.cpuUsPerReq,
         ),
         check('peak RSS ≤ 250 MB', `${service.peakRssMb().toFixed(0)} MB`, service.peakRssMb() <= 250),
       ],
