@@ -30,9 +30,13 @@ export function outboxProgress(dialect: DialectName): OutboxProgress {
   return dialect === 'sqlite' ? sqliteCursor : postgresRowFlags;
 }
 
-// Most events belong to organizations that subscribe to nothing: their ~1 KB payload is not even read.
+// Most events are wanted by no subscription (an organization that subscribes to nothing, or only to
+// other events): their ~1 KB payload is not even read. `events` is a JSON array of names; the LIKE may
+// match more than the exact name (`_` is a wildcard), never less, and the dispatcher still matches
+// each subscription exactly, so it only decides whether the payload is read.
 const payloadIfSubscribed = sql<string | null>`CASE WHEN EXISTS (
-  SELECT 1 FROM webhook_subscriptions s WHERE s.org_id = outbox_events.org_id AND s.active = 1
+  SELECT 1 FROM webhook_subscriptions s
+  WHERE s.org_id = outbox_events.org_id AND s.active = 1 AND s.events LIKE ('%"' || outbox_events.type || '"%')
 ) THEN outbox_events.payload END`;
 
 /**

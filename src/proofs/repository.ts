@@ -23,6 +23,19 @@ export async function latestStatementOfRecord(db: Executor, orgId: string, recor
     .executeTakeFirst();
 }
 
+/** Only the id of the latest statement (what a new statement supersedes): its JWS, kilobytes, is not read. */
+export async function latestStatementIdOfRecord(db: Executor, orgId: string, recordId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('proof_statements')
+    .select('id')
+    .where('org_id', '=', orgId)
+    .where('record_id', '=', recordId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export async function pendingStatements(db: Executor, limit: number): Promise<Pick<ProofStatementsTable, 'id' | 'org_id' | 'record_id' | 'jws'>[]> {
   return db
     .selectFrom('proof_statements')

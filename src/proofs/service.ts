@@ -10,7 +10,7 @@ import type { ProofKeys } from './keys.js';
 import { buildCompletionStatement } from './statement.js';
 import type { TransparencyLog } from './transparency-log.js';
 import { BUNDLE_MEDIA_TYPE, BUNDLE_VERSION, type Jwks, type ProofBundle } from './verify.js';
-import { findStatement, latestStatementOfRecord, insertStatement } from './repository.js';
+import { findStatement, latestStatementIdOfRecord, latestStatementOfRecord, insertStatement } from './repository.js';
 import type { ProofStatementsTable } from '../db/tables.js';
 import { toHex } from './encoding.js';
 
@@ -40,7 +40,7 @@ export class ProofService {
     const { record } = completion;
     // WorkOrder carries no organization id; the row does.
     const orgId = await this.orgOf(tx, record.id);
-    const previous = await latestStatementOfRecord(tx, orgId, record.id);
+    const previousId = (await latestStatementIdOfRecord(tx, orgId, record.id)) ?? null;
     const proofId = newId('proof');
     const statement = buildCompletionStatement({
       proofId,
@@ -48,7 +48,7 @@ export class ProofService {
       record,
       history: completion.history,
       evidence: completion.evidence,
-      supersedes: previous?.id ?? null,
+      supersedes: previousId,
     });
     let payload: Uint8Array;
     try {
@@ -67,7 +67,7 @@ export class ProofService {
       record_id: record.id,
       jws: this.keys.signJws(payload),
       statement_digest: createHash('sha256').update(payload).digest('hex'),
-      supersedes: previous?.id ?? null,
+      supersedes: previousId,
       status: 'pending',
       leaf_index: null,
       tree_size: null,
