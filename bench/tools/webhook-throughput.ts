@@ -80,7 +80,7 @@ for (const subscriptions of subscriptionCounts) {
   process.stdout.write(
     `${String(subscriptions).padStart(3)} subscriptions: ${received}/${expected} received in ${seconds.toFixed(2)} s = ${Math.round(received / seconds)
       .toString()
-      .padStart(6)} deliveries/s, ${((used.user + used.system) / Math.max(1, received)).toFixed(0).padStart(5)} µs CPU/delivery (${Number(succeeded.n)} recorded succeeded)\n`,
+      .padStart(6)} deliveries/s, ${((used.user + used.system) / Math.max(1, received)).toFixed(0).padStart(5)} µs CPU/delivery (${Number(succeeded.n)} recorded succeeded), peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,
   );
   await context.close();
 }

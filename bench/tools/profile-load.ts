@@ -1,0 +1,70 @@
+// Server CPU per request under one load, optionally with a CPU profile of just that load:
+//   npx tsx bench/tools/profile-load.ts <create|complete|get> [--profile] [--subscribe] [--no-worker]
+// create:   POST /api/v1/records with a fresh Idempotency-Key, 50 connections, 8 s.
+// complete: 3,000 work orders created and started first, then completed at 20 connections
+//           (--subscribe adds a receiver subscribed to record.proof_delivered, as the bench does).
+// get:      GET /api/v1/categories/{id}, 50 connections, 6 s: the fixed cost every authenticated route pays.
+// --profile starts the built service with bench/lib/cpu-profile-window.mjs and writes
+// window-<pid>.cpuprofile (BENCH_PROFILE_DIR, default the OS temp dir) covering only the measured load;
+// summarize it with `node bench/tools/summarize-profile.mjs <file>`. Uses dist/: run `npm run build` first.
+import path from 'node:path';
+import type { RequestSpec } from 'autocannon';
+import { runLoad, type LoadOptions } from '../lib/load.js';
+import { REPO_ROOT, removeDataDir, startService, temporaryDataDir } from '../lib/processes.js';
+import { WebhookReceiver } from '../lib/receiver.js';
+import { createCategory, createTenant, recordBody } from '../lib/tenant.js';
+import { subscribe, WEBHOOK_ENV } from '../parts/webhooks.js';
+
+const scenario = process.argv[2];
+if (scenario !== 'create' && scenario !== 'complete' && scenario !== 'get') {
+  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get> [--profile] [--subscribe] [--no-worker]');
+  process.exit(2);
+}
+const profile = process.argv.includes('--profile');
+const dataDir = temporaryDataDir();
+const service = await startService({
+  dataDir,
+  args: process.argv.includes('--no-worker') ? ['serve', '--no-worker'] : ['serve'],
+  env: WEBHOOK_ENV,
+  nodeArgs: profile ? ['--import', path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')] : [],
+});
+const receiver = await WebhookReceiver.start();
+try {
+  const tenant = await createTenant(dataDir);
+  const categoryId = await createCategory(service.baseUrl, tenant);
+  let options: LoadOptions;
+  if (scenario === 'create') {
+    let n = 0;
+    const spec: RequestSpec = { method: 'POST', path: '/api/v1/records', setupRequest: (r) => ({ ...r, body: recordBody(categoryId, 1), headers: { ...tenant.headers, 'idempotency-key': `p-${process.pid}-${++n}` } }) };
+    options = { url: service.baseUrl, connections: 50, durationS: 8, requests: [spec] };
+  } else if (scenario === 'get') {
+    options = { url: service.baseUrl, connections: 50, durationS: 6, path: `/api/v1/categories/${categoryId}`, headers: tenant.readHeaders };
+  } else {
+    if (process.argv.includes('--subscribe')) await subscribe(service.baseUrl, tenant, receiver, 1, ['record.proof_delivered'], 'profile');
+    const ready: string[] = [];
+    await runLoad({
+      url: service.baseUrl,
+      connections: 20,
+      amount: 6000,
+      requests: [
+        { method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 3, { assignee: 'T' }), onResponse: (s, b, c) => void (s === 201 && (c.id = (JSON.parse(b) as { id: string }).id)) },
+        { method: 'POST', setupRequest: (r, c) => (c.id ? { ...r, path: `/api/v1/records/${String(c.id)}/start`, headers: tenant.headers, body: '{}' } : null), onResponse: (s, b) => void (s === 200 && ready.push((JSON.parse(b) as { id: string }).id)) },
+      ],
+    });
+    const body = JSON.stringify({ resolutionNotes: 'Replaced the thermostat and tested the circuit.' });
+    options = { url: service.baseUrl, connections: 20, amount: ready.length, requests: [{ method: 'POST', setupRequest: (r) => ({ ...r, path: `/api/v1/records/${ready.shift() ?? 'rec_none'}/complete`, headers: tenant.headers, body }) }] };
+  }
+  if (scenario !== 'complete') await runLoad({ ...options, durationS: 2 }); // warm-up
+  if (profile) process.kill(service.pid, 'SIGUSR2');
+  const figures = await runLoad({ ...options, server: service });
+  if (profile) process.kill(service.pid, 'SIGUSR2');
+  console.log(`${scenario}: ${figures.reqPerSec} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.serverCpuUsPerReq} µs server CPU/req, non-2xx ${figures.non2xx}`);
+  if (profile) {
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // the profile is written asynchronously
+    console.log(`profile: ${process.env.BENCH_PROFILE_DIR ?? '$TMPDIR'}/window-${service.pid}.cpuprofile`);
+  }
+} finally {
+  await receiver.stop();
+  await service.stop();
+  removeDataDir(dataDir);
+}
