@@ -95,7 +95,8 @@ export interface OutboxEventsTable {
   created_at: string;
   /**
    * PostgreSQL: set once the webhook dispatcher has fanned the event out into deliveries.
-   * SQLite: always null; the dispatcher's cursor (`outbox_cursor`) says what was dispatched.
+   * SQLite: no longer written (rows from before migration 0008 keep theirs); the dispatcher's cursor
+   * (`outbox_cursor`) says what was dispatched.
    */
   dispatched_at: string | null;
 }

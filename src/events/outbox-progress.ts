@@ -2,7 +2,10 @@ import { sql } from 'kysely';
 import type { DialectName, Executor, Tx } from '../db/database.js';
 import { padInList } from '../db/statement-shapes.js';
 
-/** An outbox event as the dispatcher reads it; `payload` is null when its organization has no active subscription. */
+/**
+ * An outbox event as the dispatcher reads it; `payload` is null when no active subscription of its
+ * organization listed its type when it was read (see `payloadIfSubscribed`).
+ */
 export interface PendingEvent {
   seq: number;
   id: string;
@@ -57,7 +60,9 @@ const sqliteCursor: OutboxProgress = {
   },
   async markDispatched(tx, events) {
     const last = events[events.length - 1];
-    if (last) await tx.updateTable('outbox_cursor').set({ last_seq: Number(last.seq) }).where('id', '=', 1).execute();
+    if (!last) return;
+    // Only ever forward: a cursor moved back would dispatch events a second time.
+    await tx.updateTable('outbox_cursor').set({ last_seq: Number(last.seq) }).where('id', '=', 1).where('last_seq', '<', Number(last.seq)).execute();
   },
   isDispatched: (event, cursor) => Number(event.seq) <= cursor,
   cursor: (executor) => readCursor(executor),

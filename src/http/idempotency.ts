@@ -113,8 +113,8 @@ export class IdempotencyStore {
   /**
    * Stores the answer, unless the claim was taken over meanwhile (its lease no longer ours). On SQLite
    * the claim returned before its group committed; should that group have failed, the claim is gone
-   * while the work it guarded committed later: the answer is then inserted afresh, so a retry still
-   * replays it instead of doing the work twice. (An upsert in one statement measured slower here, 199–220
+   * while the work it guarded committed later: the answer is then inserted afresh, so later retries
+   * replay it (one arriving before this point would have run the work again: docs/architecture.md). (An upsert in one statement measured slower here, 199–220
    * against 164–169 µs of CPU per create in back-to-back runs; this UPDATE is all the common case runs.)
    */
   async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Db, DialectName } from '../db/database.js';
-import { outboxProgress, type OutboxProgress } from '../events/outbox-progress.js';
+import { outboxProgress, type OutboxProgress, type PendingEvent } from '../events/outbox-progress.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
 import { isoNow, type Clock } from '../clock.js';
 import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
@@ -45,21 +45,32 @@ export class EventDispatcher {
       const events = await this.progress.next(tx, this.eventsPerBatch);
       if (events.length === 0) return { events: 0, deliveries: 0 };
 
-      const orgIds = [...new Set(events.filter((event) => event.payload !== null).map((event) => event.org_id))];
-      const subscriptions =
-        orgIds.length === 0
-          ? []
-          : await tx
-              .selectFrom('webhook_subscriptions')
-              .select(['id', 'org_id', 'events'])
-              .where('org_id', 'in', padInList(orgIds))
-              .where('active', '=', 1)
-              .execute();
+      const orgIds = [...new Set(events.map((event) => event.org_id))];
+      const subscriptions = await tx
+        .selectFrom('webhook_subscriptions')
+        .select(['id', 'org_id', 'events'])
+        .where('org_id', 'in', padInList(orgIds))
+        .where('active', '=', 1)
+        .execute();
       const byOrg = new Map<string, { id: string; org_id: string; events: Set<string> }[]>();
       for (const sub of subscriptions) {
         const list = byOrg.get(sub.org_id) ?? [];
         list.push({ id: sub.id, org_id: sub.org_id, events: new Set(JSON.parse(sub.events) as string[]) });
         byOrg.set(sub.org_id, list);
+      }
+      const matchingOf = (event: PendingEvent) => (byOrg.get(event.org_id) ?? []).filter((sub) => sub.events.has(event.type));
+
+      // On PostgreSQL the subscriptions were read in a later snapshot than the events: one created in
+      // between may want an event whose payload was left unread. Read those now rather than skip them.
+      const unread = events.filter((event) => event.payload === null && byOrg.has(event.org_id) && matchingOf(event).length > 0);
+      if (unread.length > 0) {
+        const payloads = await tx
+          .selectFrom('outbox_events')
+          .select(['seq', 'payload'])
+          .where('seq', 'in', padInList(unread.map((event) => event.seq)))
+          .execute();
+        const bySeq = new Map(payloads.map((row) => [Number(row.seq), row.payload]));
+        for (const event of unread) event.payload = bySeq.get(Number(event.seq)) ?? null;
       }
 
       const now = isoNow(this.clock);
@@ -70,7 +81,7 @@ export class EventDispatcher {
         if (deliveries.length >= MAX_DELIVERIES_PER_BATCH) break;
         taken++;
         if (event.payload === null) continue;
-        const matching = (byOrg.get(event.org_id) ?? []).filter((sub) => sub.events.has(event.type));
+        const matching = matchingOf(event);
         if (matching.length === 0) continue;
         const body = deliveryEnvelope(event.type, event.payload, Number(event.seq), event.created_at);
         for (const sub of matching) deliveries.push(newDeliveryRow(sub, { eventId: event.id, eventType: event.type, body, now }));

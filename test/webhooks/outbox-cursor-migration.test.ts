@@ -4,36 +4,40 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator, type Migration } from 'kysely';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { outboxProgress } from '../../src/events/outbox-progress.js';
+import { purgeDispatchedEvents } from '../../src/events/outbox.js';
 import { EventDispatcher } from '../../src/webhooks/dispatcher.js';
 import { systemClock } from '../../src/clock.js';
+
+/** A SQLite database at the schema before the cursor, with five events of which `dispatched` were dispatched. */
+async function databaseBeforeCursor(dispatched: number): Promise<{ database: Database; dir: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wo-cursor-'));
+  const database = openDatabase({ sqlitePath: path.join(dir, 'wo.sqlite') });
+  const byName: Record<string, Migration> = {};
+  for (const m of migrations) byName[m.name] = { up: (db) => m.up(db, 'sqlite') };
+  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => byName } });
+  assert.equal((await migrator.migrateTo('0007-create-path-indexes')).error, undefined);
+  const now = new Date().toISOString();
+  await database.db.insertInto('organizations').values({ id: 'org_m', name: 'm', created_at: now }).execute();
+  for (let i = 1; i <= 5; i++) {
+    await database.db
+      .insertInto('outbox_events')
+      .values({ id: `evt_${i}`, org_id: 'org_m', type: 'record.created', payload: '{}', created_at: now, dispatched_at: i <= dispatched ? now : null })
+      .execute();
+  }
+  return { database, dir };
+}
 
 // An existing SQLite database moves from per-row flags to the dispatcher's cursor without losing or
 // repeating an event: the cursor starts just before the first event the old dispatcher had not handled.
 describe('outbox cursor migration (SQLite)', () => {
   it('starts the cursor before the first undispatched event, and the dispatcher carries on from there', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'wo-cursor-'));
-    const database = openDatabase({ sqlitePath: path.join(dir, 'wo.sqlite') });
+    const { database, dir } = await databaseBeforeCursor(3);
     try {
-      const byName: Record<string, Migration> = {};
-      for (const m of migrations) byName[m.name] = { up: (db) => m.up(db, 'sqlite') };
-      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => byName } });
-      const before = await migrator.migrateTo('0007-create-path-indexes');
-      assert.equal(before.error, undefined);
-
-      const now = new Date().toISOString();
-      await database.db.insertInto('organizations').values({ id: 'org_m', name: 'm', created_at: now }).execute();
-      for (let i = 1; i <= 5; i++) {
-        await database.db
-          .insertInto('outbox_events')
-          .values({ id: `evt_${i}`, org_id: 'org_m', type: 'record.created', payload: '{}', created_at: now, dispatched_at: i <= 3 ? now : null })
-          .execute();
-      }
       assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
-
       const progress = outboxProgress('sqlite');
       assert.equal(await progress.cursor(database.db), 3);
       assert.equal(await progress.pendingCount(database.db), 2);
@@ -41,6 +45,48 @@ describe('outbox cursor migration (SQLite)', () => {
       assert.deepEqual(await dispatcher.dispatchBatch(), { events: 2, deliveries: 0 });
       assert.equal(await progress.cursor(database.db), 5);
       assert.deepEqual(await dispatcher.dispatchBatch(), { events: 0, deliveries: 0 });
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('starts after the last event when everything was dispatched, and after the last seq ever used when the outbox was purged empty', async () => {
+    const { database, dir } = await databaseBeforeCursor(5);
+    try {
+      // The quiet system whose dispatched history was also swept by retention: no row is left.
+      await database.db.deleteFrom('outbox_events').execute();
+      assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
+      const progress = outboxProgress('sqlite');
+      assert.equal(await progress.cursor(database.db), 5, 'AUTOINCREMENT remembers seq 5: nothing older is dispatched again');
+      await database.db.insertInto('outbox_events').values({ id: 'evt_6', org_id: 'org_m', type: 'record.created', payload: '{}', created_at: new Date().toISOString(), dispatched_at: null }).execute();
+      assert.equal(await progress.pendingCount(database.db), 1);
+      assert.deepEqual(await new EventDispatcher(database.db, 'sqlite', systemClock).dispatchBatch(), { events: 1, deliveries: 0 });
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('with every event dispatched and kept, starts at the last one; the old flags still count for retention', async () => {
+    const { database, dir } = await databaseBeforeCursor(5);
+    try {
+      assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
+      assert.equal(await outboxProgress('sqlite').cursor(database.db), 5);
+      assert.equal(await purgeDispatchedEvents(database.db, 'sqlite', new Date(Date.now() + 60_000).toISOString()), 5);
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('can run again after being interrupted halfway (SQLite migrations are not transactional)', async () => {
+    const { database, dir } = await databaseBeforeCursor(2);
+    try {
+      const cursorMigration = migrations.find((m) => m.name === '0008-outbox-cursor')!;
+      await cursorMigration.up(database.db, 'sqlite');
+      await cursorMigration.up(database.db, 'sqlite');
+      assert.equal(await outboxProgress('sqlite').cursor(database.db), 2);
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

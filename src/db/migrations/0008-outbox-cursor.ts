@@ -13,9 +13,12 @@ import type { VersionedMigration } from '../migrate.js';
  */
 export const outboxCursor: VersionedMigration = {
   name: '0008-outbox-cursor',
+  // Every step may be run again: SQLite migrations are not transactional (Kysely runs them statement by
+  // statement), so a process killed halfway must find the rest still doable at the next start.
   async up(db, dialect) {
     await db.schema
       .createTable('outbox_cursor')
+      .ifNotExists()
       .addColumn('id', 'integer', (c) => c.primaryKey().check(sql`id = 1`))
       .addColumn('last_seq', 'bigint', (c) => c.notNull())
       .execute();
@@ -26,9 +29,10 @@ export const outboxCursor: VersionedMigration = {
         (SELECT MIN(seq) - 1 FROM outbox_events WHERE dispatched_at IS NULL),
         (SELECT MAX(seq) FROM outbox_events),
         (SELECT seq FROM sqlite_sequence WHERE name = 'outbox_events'),
-        0))`.execute(db);
+        0))
+      ON CONFLICT (id) DO NOTHING`.execute(db);
     // The cursor walks the primary key; this index only grew with every event.
-    await db.schema.dropIndex('outbox_events_pending').execute();
+    await db.schema.dropIndex('outbox_events_pending').ifExists().execute();
   },
   async down(db, dialect) {
     if (dialect === 'sqlite') {
