@@ -4,6 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -212,10 +213,36 @@ export async function runCli(dataDir: string, args: string[], env: Record<string
   return out;
 }
 
-/** Starts a script under bench/ (the baseline server, the webhook receiver) and waits until it answers. */
+/**
+ * Compiles a script under bench/ to plain JavaScript once per run (esbuild, our own sources bundled,
+ * packages left to node_modules), so the baseline and reference servers run as the service does, from
+ * compiled code: under tsx every function pays esbuild's keepNames wrapper and source maps are on,
+ * which would handicap the yardsticks against a service measured from dist/.
+ */
+const compiledScripts = new Map<string, Promise<string>>();
+function compileBenchScript(script: string): Promise<string> {
+  let compiled = compiledScripts.get(script);
+  if (!compiled) {
+    const outfile = path.join(REPO_ROOT, 'node_modules', '.cache', 'wo-bench', script.replace(/\.ts$/, '.mjs'));
+    compiled = build({
+      entryPoints: [path.join(REPO_ROOT, 'bench', script)],
+      outfile,
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'error',
+    }).then(() => outfile);
+    compiledScripts.set(script, compiled);
+  }
+  return compiled;
+}
+
+/** Starts a script under bench/ (the baseline server, the webhook receiver), compiled, and waits until it answers. */
 export async function startBenchScript(script: string, healthPath = '/'): Promise<ManagedProcess & { baseUrl: string; port: number }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', script)], {
+  const child = spawn(process.execPath, [await compileBenchScript(script)], {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
