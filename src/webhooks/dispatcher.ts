@@ -39,11 +39,15 @@ export class EventDispatcher {
   /** Events read per batch: fewer when the last batch fanned out widely (see MAX_DELIVERIES_PER_BATCH). */
   private eventsPerBatch: number;
 
-  /** Dispatches one batch; resolves to the number of outbox events handled (0 when none waited). */
-  async dispatchBatch(): Promise<{ events: number; deliveries: number }> {
+  /**
+   * Dispatches one batch; resolves to the number of outbox events handled (0 when none waited) and
+   * whether the batch was full (more are likely waiting).
+   */
+  async dispatchBatch(): Promise<{ events: number; deliveries: number; full: boolean }> {
     return this.db.transaction().execute(async (tx) => {
-      const events = await this.progress.next(tx, this.eventsPerBatch);
-      if (events.length === 0) return { events: 0, deliveries: 0 };
+      const limit = this.eventsPerBatch;
+      const events = await this.progress.next(tx, limit);
+      if (events.length === 0) return { events: 0, deliveries: 0, full: false };
 
       const orgIds = [...new Set(events.map((event) => event.org_id))];
       const subscriptions = await tx
@@ -91,7 +95,7 @@ export class EventDispatcher {
       this.eventsPerBatch = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_DELIVERIES_PER_BATCH / Math.max(1, fanOut))));
       for (const chunk of powerOfTwoChunks(deliveries, INSERT_CHUNK)) await tx.insertInto('webhook_deliveries').values(chunk).execute();
       await this.progress.markDispatched(tx, dispatched, now);
-      return { events: dispatched.length, deliveries: deliveries.length };
+      return { events: dispatched.length, deliveries: deliveries.length, full: events.length === limit || dispatched.length < events.length };
     });
   }
 }

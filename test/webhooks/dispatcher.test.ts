@@ -27,7 +27,7 @@ describe('webhook dispatcher', () => {
         { orgId: quiet.orgId, type: 'record.status_changed', payload: { recordId: 'rec_b' }, occurredAt },
       ]),
     );
-    assert.deepEqual(await dispatcher.dispatchBatch(), { events: 3, deliveries: 1 });
+    assert.deepEqual(await dispatcher.dispatchBatch(), { events: 3, deliveries: 1, full: false });
     assert.equal(await outboxProgress(dialect).pendingCount(db), 0);
     const rows = await db.selectFrom('webhook_deliveries').selectAll().where('org_id', '=', tenant.orgId).execute();
     assert.deepEqual(
