@@ -13,8 +13,8 @@ import { WebhookService } from './service.js';
 
 /**
  * After a batch that drained the outbox, the dispatcher lets events gather this long before the next:
- * under a steady stream of writes it otherwise ran one small transaction per event-loop turn (~600 a
- * second at 8,000 creates/s), now at most 200. Measured: 2–5 % less CPU per create with the embedded
+ * under a steady stream of writes it otherwise ran one small transaction per event-loop turn (3,330
+ * batches for 53,402 creates, measured), now at most 200 a second. 2–5 % less CPU per create with the embedded
  * worker, within this VM's noise (bench/analysis.md, session 3). Adds at most this much to a delivery's
  * latency; a backlog (full batches) is still read back to back.
  */
