@@ -35,6 +35,14 @@ describe('configuration', () => {
     assert.equal(config.webhooks.retryBaseMs, 25);
   });
 
+  it('bounds V8 heap growth at 50 % by default; WO_HEAP_GROWING_PERCENT=0 leaves V8 its own factor', () => {
+    assert.equal(loadConfig({}).heapGrowingPercent, 50);
+    assert.equal(loadConfig({ WO_HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent, 0);
+    assert.equal(loadConfig({ WO_HEAP_GROWING_PERCENT: '100' }).heapGrowingPercent, 100);
+    assert.throws(() => loadConfig({ WO_HEAP_GROWING_PERCENT: '-5' }), /WO_HEAP_GROWING_PERCENT/);
+    assert.throws(() => loadConfig({ WO_HEAP_GROWING_PERCENT: 'half' }), /WO_HEAP_GROWING_PERCENT/);
+  });
+
   it('refuses invalid values with a message naming the variable', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: 'eighty' }, /PORT/],
