@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyReply } from 'fastify';
 import SqliteDatabase from 'better-sqlite3';
+import { serveUntilStopped } from './lib/serve-until-stopped.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { newId } from '../src/ids.js';
@@ -141,14 +142,7 @@ app.post('/api/v1/records', { schema: { body: CreateRecordBody, response: { 201:
   complete.run(201, JSON.stringify(headers), body, key.org_id, idempotencyKey, lease);
   return reply.code(201).headers(headers).send(body);
 });
-await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
-
-const stop = () => {
-  void app.close().then(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+await serveUntilStopped(app, () => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import SqliteDatabase from 'better-sqlite3';
+import { serveUntilStopped } from './lib/serve-until-stopped.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'wo-reference-'));
 const db = new SqliteDatabase(path.join(dir, 'reference.sqlite'));
@@ -30,14 +31,7 @@ app.post('/items', async (request, reply) => {
   create(item);
   return reply.code(201).send(item);
 });
-await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
-
-const stop = () => {
-  void app.close().then(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
-  });
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+await serveUntilStopped(app, () => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});

@@ -42,6 +42,15 @@ const payloadIfSubscribed = sql<string | null>`CASE WHEN EXISTS (
   WHERE s.org_id = outbox_events.org_id AND s.active = 1 AND s.events LIKE ('%"' || outbox_events.type || '"%')
 ) THEN outbox_events.payload END`;
 
+/** The next events in `seq` order as the dispatcher reads them; each dialect adds which ones are pending. */
+function selectPending(tx: Tx, limit: number) {
+  return tx
+    .selectFrom('outbox_events')
+    .select(['seq', 'id', 'org_id', 'type', 'created_at', payloadIfSubscribed.as('payload')])
+    .orderBy('seq')
+    .limit(limit);
+}
+
 /**
  * SQLite has one writer at a time (and within this process, transactions run one after another on
  * one connection), so an event with a lower `seq` is always committed before, or together with, one
@@ -50,13 +59,7 @@ const payloadIfSubscribed = sql<string | null>`CASE WHEN EXISTS (
 const sqliteCursor: OutboxProgress = {
   async next(tx, limit) {
     const cursor = await readCursor(tx);
-    return tx
-      .selectFrom('outbox_events')
-      .select(['seq', 'id', 'org_id', 'type', 'created_at', payloadIfSubscribed.as('payload')])
-      .where('seq', '>', cursor)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
+    return selectPending(tx, limit).where('seq', '>', cursor).execute();
   },
   async markDispatched(tx, events) {
     const last = events[events.length - 1];
@@ -81,15 +84,7 @@ async function readCursor(executor: Executor): Promise<number> {
 /** On PostgreSQL a lower `seq` can commit after a higher one, so each event carries its own flag. */
 const postgresRowFlags: OutboxProgress = {
   async next(tx, limit) {
-    return tx
-      .selectFrom('outbox_events')
-      .select(['seq', 'id', 'org_id', 'type', 'created_at', payloadIfSubscribed.as('payload')])
-      .where('dispatched_at', 'is', null)
-      .orderBy('seq')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
+    return selectPending(tx, limit).where('dispatched_at', 'is', null).forUpdate().skipLocked().execute();
   },
   async markDispatched(tx, events, now) {
     if (events.length === 0) return;
