@@ -55,10 +55,16 @@ try {
     options = { url: service.baseUrl, connections: 20, amount: ready.length, requests: [{ method: 'POST', setupRequest: (r) => ({ ...r, path: `/api/v1/records/${ready.shift() ?? 'rec_none'}/complete`, headers: tenant.headers, body }) }] };
   }
   if (scenario !== 'complete') await runLoad({ ...options, durationS: 2 }); // warm-up
+  const groupsBefore = await groupCommitCounters(service.baseUrl);
   if (profile) process.kill(service.pid, 'SIGUSR2');
   const figures = await runLoad({ ...options, server: service });
   if (profile) process.kill(service.pid, 'SIGUSR2');
-  console.log(`${scenario}: ${figures.reqPerSec} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.serverCpuUsPerReq} µs server CPU/req, non-2xx ${figures.non2xx}`);
+  const groupsAfter = await groupCommitCounters(service.baseUrl);
+  const commits = groupsAfter.commits - groupsBefore.commits;
+  console.log(
+    `${scenario}: ${figures.reqPerSec} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ${figures.serverCpuUsPerReq} µs server CPU/req, non-2xx ${figures.non2xx}; ` +
+      `${commits} group commits, ${(figures.requests / Math.max(1, commits)).toFixed(1)} requests and ${((groupsAfter.members - groupsBefore.members) / Math.max(1, commits)).toFixed(1)} members per commit`,
+  );
   if (profile) {
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the profile is written asynchronously
     console.log(`profile: ${process.env.BENCH_PROFILE_DIR ?? '$TMPDIR'}/window-${service.pid}.cpuprofile`);
@@ -67,4 +73,11 @@ try {
   await receiver.stop();
   await service.stop();
   removeDataDir(dataDir);
+}
+
+/** The SQLite group-commit counters from /metrics (commits, members). */
+async function groupCommitCounters(baseUrl: string): Promise<{ commits: number; members: number }> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+  return { commits: read('wo_sqlite_group_commits_total'), members: read('wo_sqlite_group_members_total') };
 }
