@@ -39,4 +39,40 @@ describe('webhook dispatcher', () => {
     assert.equal(body.payload.to, 'ASSIGNED');
     assert.notEqual(closedHook.id, statusHook.id);
   });
+
+  itOnEachDatabase('splits a wide fan-out across batches without losing or repeating a delivery, past events nobody wants', async ({ context, newTenant }) => {
+    const { db, dialect } = context.database;
+    const tenant = await newTenant();
+    const quiet = await newTenant();
+    const dispatcher = new EventDispatcher(db, dialect, systemClock);
+    while ((await dispatcher.dispatchBatch()).events > 0);
+    for (let i = 0; i < 5; i++) {
+      await context.webhooks.create(tenant.orgId, { name: `s${i}`, url: `http://127.0.0.1:9/s${i}`, events: ['record.created'] });
+    }
+    const occurredAt = new Date().toISOString();
+    // 500 wanted events (× 5 subscriptions = 2,500 deliveries, more than one batch may hold), each
+    // followed by one nobody wants, so batches end and resume between them.
+    const events = Array.from({ length: 1000 }, (_, i) => ({
+      orgId: i % 2 === 0 ? tenant.orgId : quiet.orgId,
+      type: 'record.created' as const,
+      payload: { recordId: `rec_${i}` },
+      occurredAt,
+    }));
+    await db.transaction().execute((tx) => emitEvents(tx, events));
+    let batches = 0;
+    let deliveries = 0;
+    for (;;) {
+      const batch = await dispatcher.dispatchBatch();
+      if (batch.events === 0) break;
+      batches++;
+      deliveries += batch.deliveries;
+      assert.ok(batch.deliveries <= 2_000, 'one batch holds at most 2,000 deliveries');
+    }
+    assert.ok(batches >= 2, `the fan-out took ${batches} batch(es)`);
+    assert.equal(deliveries, 2_500);
+    const rows = await db.selectFrom('webhook_deliveries').select(['event_id', 'subscription_id']).where('org_id', '=', tenant.orgId).execute();
+    assert.equal(rows.length, 2_500);
+    assert.equal(new Set(rows.map((r) => `${r.event_id}/${r.subscription_id}`)).size, 2_500, 'no delivery twice');
+    assert.equal(await outboxProgress(dialect).pendingCount(db), 0);
+  });
 });
