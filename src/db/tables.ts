@@ -101,7 +101,7 @@ export interface OutboxEventsTable {
   dispatched_at: string | null;
 }
 
-/** SQLite only: the last outbox `seq` the webhook dispatcher handled (one row, id 1). */
+/** The last outbox `seq` the webhook dispatcher handled (one row, id 1); created on both dialects, used on SQLite only. */
 export interface OutboxCursorTable {
   id: number;
   last_seq: number;
