@@ -12,8 +12,8 @@ import { purgeDispatchedEvents } from '../../src/events/outbox.js';
 import { EventDispatcher } from '../../src/webhooks/dispatcher.js';
 import { systemClock } from '../../src/clock.js';
 
-/** A SQLite database at the schema before the cursor, with five events of which `dispatched` were dispatched. */
-async function databaseBeforeCursor(dispatched: number): Promise<{ database: Database; dir: string }> {
+/** Runs `check` on a SQLite database at the schema before the cursor, with five events of which `dispatched` were dispatched. */
+async function withDatabaseBeforeCursor(dispatched: number, check: (database: Database) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wo-cursor-'));
   const database = openDatabase({ sqlitePath: path.join(dir, 'wo.sqlite') });
   const byName: Record<string, Migration> = {};
@@ -28,15 +28,19 @@ async function databaseBeforeCursor(dispatched: number): Promise<{ database: Dat
       .values({ id: `evt_${i}`, org_id: 'org_m', type: 'record.created', payload: '{}', created_at: now, dispatched_at: i <= dispatched ? now : null })
       .execute();
   }
-  return { database, dir };
+  try {
+    await check(database);
+  } finally {
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // An existing SQLite database moves from per-row flags to the dispatcher's cursor without losing or
 // repeating an event: the cursor starts just before the first event the old dispatcher had not handled.
 describe('outbox cursor migration (SQLite)', () => {
   it('starts the cursor before the first undispatched event, and the dispatcher carries on from there', async () => {
-    const { database, dir } = await databaseBeforeCursor(3);
-    try {
+    await withDatabaseBeforeCursor(3, async (database) => {
       assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
       const progress = outboxProgress('sqlite');
       assert.equal(await progress.cursor(database.db), 3);
@@ -45,15 +49,11 @@ describe('outbox cursor migration (SQLite)', () => {
       assert.deepEqual(await dispatcher.dispatchBatch(), { events: 2, deliveries: 0, full: false });
       assert.equal(await progress.cursor(database.db), 5);
       assert.deepEqual(await dispatcher.dispatchBatch(), { events: 0, deliveries: 0, full: false });
-    } finally {
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('starts after the last event when everything was dispatched, and after the last seq ever used when the outbox was purged empty', async () => {
-    const { database, dir } = await databaseBeforeCursor(5);
-    try {
+    await withDatabaseBeforeCursor(5, async (database) => {
       // The quiet system whose dispatched history was also swept by retention: no row is left.
       await database.db.deleteFrom('outbox_events').execute();
       assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
@@ -62,34 +62,23 @@ describe('outbox cursor migration (SQLite)', () => {
       await database.db.insertInto('outbox_events').values({ id: 'evt_6', org_id: 'org_m', type: 'record.created', payload: '{}', created_at: new Date().toISOString(), dispatched_at: null }).execute();
       assert.equal(await progress.pendingCount(database.db), 1);
       assert.deepEqual(await new EventDispatcher(database.db, 'sqlite', systemClock).dispatchBatch(), { events: 1, deliveries: 0, full: false });
-    } finally {
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('with every event dispatched and kept, starts at the last one; the old flags still count for retention', async () => {
-    const { database, dir } = await databaseBeforeCursor(5);
-    try {
+    await withDatabaseBeforeCursor(5, async (database) => {
       assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
       assert.equal(await outboxProgress('sqlite').cursor(database.db), 5);
       assert.equal(await purgeDispatchedEvents(database.db, 'sqlite', new Date(Date.now() + 60_000).toISOString()), 5);
-    } finally {
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('can run again after being interrupted halfway (SQLite migrations are not transactional)', async () => {
-    const { database, dir } = await databaseBeforeCursor(2);
-    try {
+    await withDatabaseBeforeCursor(2, async (database) => {
       const cursorMigration = migrations.find((m) => m.name === '0008-outbox-cursor')!;
       await cursorMigration.up(database.db, 'sqlite');
       await cursorMigration.up(database.db, 'sqlite');
       assert.equal(await outboxProgress('sqlite').cursor(database.db), 2);
-    } finally {
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
