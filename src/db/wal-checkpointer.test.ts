@@ -18,10 +18,12 @@ describe('WAL checkpoints in a worker thread', () => {
       // ~6 MB, ~1,500 pages: below the main connection's own fallback threshold (20,000 pages), so
       // only the checkpointer thread can have moved these pages from the WAL into the database file.
       await Promise.all(Array.from({ length: 3000 }, (_, i) => sql`INSERT INTO filler (text) VALUES (${`${i}`.padEnd(2000, '.')})`.execute(database.db)));
+      // The thread reports a checkpoint by message after the file has grown: wait for both, or the
+      // count below could be read in between (seen once under the full suite's load).
       const sizeAfter = await waitFor(() => {
         const size = statSync(file).size;
-        return size >= sizeBefore + 5_000_000 ? size : undefined;
-      }, 10_000, 'the database file to receive the checkpointed pages');
+        return size >= sizeBefore + 5_000_000 && (database.walCheckpoints?.count ?? 0) > 0 ? size : undefined;
+      }, 10_000, 'the database file to receive the checkpointed pages, and the thread to report it');
       assert.ok(sizeAfter > sizeBefore);
       assert.ok((database.walCheckpoints?.count ?? 0) > 0, 'the thread reported the checkpoints it ran');
       const [row] = (await sql<{ n: number }>`SELECT count(*) AS n FROM filler`.execute(database.db)).rows;
