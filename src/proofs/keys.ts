@@ -227,9 +227,11 @@ export class ProofKeys {
   /** Compact JWS (RFC 7515) over `payload`, Ed25519, `kid` = RFC 7638 thumbprint. */
   signJws(payload: Uint8Array): string {
     const header = { alg: 'EdDSA', kid: this.statementKid, typ: 'JOSE', cty: STATEMENT_CONTENT_TYPE };
-    const signingInput = `${toBase64Url(utf8(JSON.stringify(header)))}.${toBase64Url(payload)}`;
+    // Buffer's native base64url, not encoding.ts's browser-safe loop: a statement carries the whole
+    // history, kilobytes, and this runs inside every completing transaction.
+    const signingInput = `${Buffer.from(JSON.stringify(header), 'utf8').toString('base64url')}.${Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('base64url')}`;
     const signature = sign(null, Buffer.from(signingInput, 'ascii'), this.statementPrivate);
-    return `${signingInput}.${toBase64Url(signature)}`;
+    return `${signingInput}.${signature.toString('base64url')}`;
   }
 
   /** Signs a checkpoint body with the log key: the C2SP signed note. */

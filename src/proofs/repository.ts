@@ -1,11 +1,15 @@
 import type { Executor } from '../db/database.js';
+import { preparedQuery } from '../db/prepared.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from '../db/tables.js';
 
 // Rows per multi-row INSERT: far below SQLite's and PostgreSQL's bound-parameter limits.
 const INSERT_CHUNK = 500;
 
+// Every completion writes one statement and reads the one it supersedes: both compiled once.
+const insertStatementQuery = preparedQuery((db, row: ProofStatementsTable) => db.insertInto('proof_statements').values(row));
+
 export async function insertStatement(db: Executor, row: ProofStatementsTable): Promise<void> {
-  await db.insertInto('proof_statements').values(row).execute();
+  await insertStatementQuery(db, row);
 }
 
 export async function findStatement(db: Executor, orgId: string, id: string): Promise<ProofStatementsTable | undefined> {
@@ -24,16 +28,12 @@ export async function latestStatementOfRecord(db: Executor, orgId: string, recor
 }
 
 /** Only the id of the latest statement (what a new statement supersedes): its JWS, kilobytes, is not read. */
+const latestStatementIdQuery = preparedQuery((db, p: { orgId: string; recordId: string }) =>
+  db.selectFrom('proof_statements').select('id').where('org_id', '=', p.orgId).where('record_id', '=', p.recordId).orderBy('id', 'desc').limit(1),
+);
+
 export async function latestStatementIdOfRecord(db: Executor, orgId: string, recordId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('proof_statements')
-    .select('id')
-    .where('org_id', '=', orgId)
-    .where('record_id', '=', recordId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id;
+  return (await latestStatementIdQuery(db, { orgId, recordId })).rows[0]?.id;
 }
 
 export async function pendingStatements(db: Executor, limit: number): Promise<Pick<ProofStatementsTable, 'id' | 'org_id' | 'record_id' | 'jws'>[]> {

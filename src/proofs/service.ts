@@ -37,9 +37,7 @@ export class ProofService {
    * completing transaction and queues it for the sequencer. The request never waits for sealing.
    */
   async recordCompletion(tx: Tx, completion: CompletionContext): Promise<void> {
-    const { record } = completion;
-    // WorkOrder carries no organization id; the row does.
-    const orgId = await this.orgOf(tx, record.id);
+    const { orgId, record } = completion;
     const previousId = (await latestStatementIdOfRecord(tx, orgId, record.id)) ?? null;
     const proofId = newId('proof');
     const statement = buildCompletionStatement({
@@ -74,11 +72,6 @@ export class ProofService {
       created_at: isoNow(this.clock),
       sealed_at: null,
     });
-  }
-
-  private async orgOf(tx: Tx, recordId: string): Promise<string> {
-    const row = await tx.selectFrom('records').select('org_id').where('id', '=', recordId).executeTakeFirstOrThrow();
-    return row.org_id;
   }
 
   async forRecord(orgId: string, recordId: string): Promise<ProofAnswer> {

@@ -73,8 +73,28 @@ export function toHistoryEntry(row: RecordEventsTable): RecordHistoryEntry {
   };
 }
 
+// Every read and every lifecycle action starts here: compiled once (see preparedQuery).
+const findRecordQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
+  db.selectFrom('records').selectAll().where('id', '=', p.id).where('org_id', '=', p.orgId),
+);
+
 export async function findRecord(db: Executor, orgId: string, id: string): Promise<RecordsTable | undefined> {
-  return db.selectFrom('records').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return (await findRecordQuery(db, { orgId, id })).rows[0];
+}
+
+/**
+ * Writes every column of a new version of the row, only if it is still at `expectedVersion`; false
+ * when someone changed it since. A whole row has one shape, so the statement is compiled once
+ * (a lifecycle action otherwise built an UPDATE of ~20 columns on every call).
+ */
+const updateRecordIfVersionQuery = preparedQuery((db, p: RecordsTable & { expectedVersion: number }) => {
+  const { id, org_id, expectedVersion, ...columns } = p;
+  return db.updateTable('records').set(columns).where('id', '=', id).where('org_id', '=', org_id).where('version', '=', expectedVersion);
+});
+
+export async function updateRecordIfVersion(db: Executor, row: RecordsTable, expectedVersion: number): Promise<boolean> {
+  const result = await updateRecordIfVersionQuery(db, { ...row, expectedVersion });
+  return Number(result.numAffectedRows) === 1;
 }
 
 const insertRecordQuery = preparedQuery((db, row: RecordsTable) => db.insertInto('records').values(row));
@@ -89,14 +109,12 @@ export async function insertHistory(db: Executor, row: RecordEventsTable): Promi
   await insertHistoryQuery(db, row);
 }
 
+const listHistoryQuery = preparedQuery((db, p: { orgId: string; recordId: string }) =>
+  db.selectFrom('record_events').selectAll().where('record_id', '=', p.recordId).where('org_id', '=', p.orgId).orderBy('id', 'asc'),
+);
+
 export async function listHistory(db: Executor, orgId: string, recordId: string): Promise<RecordEventsTable[]> {
-  return db
-    .selectFrom('record_events')
-    .selectAll()
-    .where('record_id', '=', recordId)
-    .where('org_id', '=', orgId)
-    .orderBy('id', 'asc')
-    .execute();
+  return (await listHistoryQuery(db, { orgId, recordId })).rows;
 }
 
 /** Keeps the exact per-status counts that answer `total` without scanning. */

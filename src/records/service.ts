@@ -1,5 +1,4 @@
 import type { Db, Tx } from '../db/database.js';
-import { updateIfVersion } from '../db/versioned-rows.js';
 import { isForeignKeyViolation, isTransientConflict } from '../db/errors.js';
 import type { RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../http/errors.js';
@@ -19,6 +18,7 @@ import {
   insertHistory,
   insertRecord,
   listHistory,
+  updateRecordIfVersion,
   toHistoryEntry,
   toWorkOrder,
 } from './repository.js';
@@ -36,6 +36,8 @@ export interface ActionInput {
 export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null }) => Promise<FieldError[]>;
 
 export interface CompletionContext {
+  /** The organization of the work order (the API representation does not carry it). */
+  orgId: string;
   record: WorkOrder;
   history: RecordHistoryEntry[];
   evidence: NonNullable<ActionInput['evidence']>;
@@ -229,7 +231,7 @@ export class RecordService {
             await this.emit(tx, next.org_id, 'record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record }, now);
             const history = (await listHistory(tx, next.org_id, next.id)).map(toHistoryEntry);
             for (const hook of this.completionHooks) {
-              await hook(tx, { record, history, evidence: input.evidence ?? [], actorKeyId: principal.keyId });
+              await hook(tx, { orgId: next.org_id, record, history, evidence: input.evidence ?? [], actorKeyId: principal.keyId });
             }
           }
           if (action === 'close') await this.emit(tx, next.org_id, 'record.closed', { recordId: next.id, closedAt: now, record }, now);
@@ -255,8 +257,7 @@ export class RecordService {
         assertVersion(acceptedVersions, current.version, 'The work order');
         const { row, after } = await change(tx, current);
         if (row === current) return toWorkOrder(current);
-        const { id: _id, org_id: _org, ...columns } = row;
-        if (!(await updateIfVersion(tx, 'records', orgId, id, current.version, columns))) return undefined;
+        if (!(await updateRecordIfVersion(tx, row, current.version))) return undefined;
         await after();
         return toWorkOrder(row);
       }).catch((error: unknown) => {
