@@ -52,7 +52,7 @@ try {
       ],
     });
     const body = JSON.stringify({ resolutionNotes: 'Replaced the thermostat and tested the circuit.' });
-    options = { url: service.baseUrl, connections: 20, amount: ready.length, requests: [{ method: 'POST', setupRequest: (r) => ({ ...r, path: `/api/v1/records/${ready.shift() ?? 'rec_none'}/complete`, headers: tenant.headers, body }) }] };
+    options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 20), amount: ready.length, requests: [{ method: 'POST', setupRequest: (r) => ({ ...r, path: `/api/v1/records/${ready.shift() ?? 'rec_none'}/complete`, headers: tenant.headers, body }) }] };
   }
   if (scenario !== 'complete') await runLoad({ ...options, durationS: 2 }); // warm-up
   const groupsBefore = await groupCommitCounters(service.baseUrl);
