@@ -33,6 +33,7 @@ function openPair(options: { maxGroupSize?: number } = {}) {
   const committedLabels = () => (observer.prepare('SELECT label FROM items ORDER BY id').all() as { label: string }[]).map((r) => r.label);
   return {
     db,
+    sqlite,
     file,
     stats,
     committedLabels,
@@ -158,6 +159,68 @@ describe('SQLite group commit', () => {
       pair.db.transaction().execute(async (tx) => tx.selectFrom('items').select('id').where('label', '=', 'read-back').execute()),
     ]);
     assert.equal(count.length, 1);
+  });
+});
+
+describe('SQLite group commit: reads outside a transaction', () => {
+  let pair: ReturnType<typeof openPair>;
+  let outsider: SqliteDatabase.Database;
+  before(() => {
+    pair = openPair();
+    // Another process's connection: it must never have to wait for our reads.
+    outsider = new SqliteDatabase(pair.file);
+    outsider.pragma('busy_timeout = 0');
+  });
+  after(async () => {
+    outsider.close();
+    await pair.close();
+  });
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const labels = async () => (await pair.db.selectFrom('items').select('label').execute()).map((row) => row.label);
+
+  it('share one read transaction per turn, which commits nothing and ends with the turn', async () => {
+    await nextTurn();
+    const commitsBefore = pair.stats.commits;
+    await Promise.all([labels(), labels(), labels()]);
+    assert.equal(pair.sqlite.inTransaction, true, 'the turn’s reads ran in one open read transaction');
+    await nextTurn();
+    assert.equal(pair.sqlite.inTransaction, false, 'it ended with the turn');
+    assert.equal(pair.stats.commits, commitsBefore, 'a read group is not counted as a commit');
+  });
+
+  it('never block another process’s write, and see it from the next turn on', async () => {
+    await nextTurn();
+    assert.ok(!(await labels()).includes('outside-1'));
+    // The read group holds a snapshot: WAL lets another connection write meanwhile (busy_timeout 0).
+    outsider.prepare('INSERT INTO items (label) VALUES (?)').run('outside-1');
+    assert.ok(!(await labels()).includes('outside-1'), 'reads of the same turn share the earlier snapshot');
+    await nextTurn();
+    assert.ok((await labels()).includes('outside-1'), 'the next turn reads afresh');
+  });
+
+  it('end before a write, which commits in its own group even after another process wrote', async () => {
+    await nextTurn();
+    await labels(); // a read group with an old snapshot is open
+    outsider.prepare('INSERT INTO items (label) VALUES (?)').run('outside-2');
+    // Upgrading that read transaction to a writer would fail (SQLITE_BUSY_SNAPSHOT); a new group does not.
+    const commitsBefore = pair.stats.commits;
+    await insertInTransaction(pair.db, 'after-read');
+    assert.equal(pair.stats.commits, commitsBefore + 1);
+    assert.ok(pair.committedLabels().includes('after-read'));
+  });
+
+  it('wait for the commit when they join a group that holds writes', async () => {
+    await nextTurn();
+    const write = insertInTransaction(pair.db, 'written-then-read');
+    const read = pair.db
+      .selectFrom('items')
+      .select('label')
+      .where('label', '=', 'written-then-read')
+      .execute()
+      .then((rows) => ({ rows, committedWhenReturned: pair.committedLabels().includes('written-then-read') }));
+    const [{ rows, committedWhenReturned }] = await Promise.all([read, write]);
+    assert.equal(rows.length, 1, 'the read ran in the write’s group and saw it');
+    assert.ok(committedWhenReturned, 'and returned only once it was committed');
   });
 });
 

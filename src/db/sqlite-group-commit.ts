@@ -32,11 +32,20 @@ import {
  * before it is durable**.
  *
  * A statement outside a transaction that writes joins the group the same way (so an idempotency claim
- * shares the commit too). A read outside a transaction runs directly when no group is open; while
- * one is open it runs inside it and also waits for the commit, because it may see the group's
- * uncommitted writes and must not report them before they are committed. If the group fails to
- * commit (an I/O error, a full disk), every transaction in it fails, none of them having been
- * acknowledged: from the callers' side it is as if each had failed on its own.
+ * shares the commit too). A read outside a transaction that finds a group with writes open runs inside
+ * it and also waits for the commit, because it may see the group's uncommitted writes and must not
+ * report them before they are committed. If the group fails to commit (an I/O error, a full disk),
+ * every transaction in it fails, none of them having been acknowledged: from the callers' side it is
+ * as if each had failed on its own.
+ *
+ * Reads outside a transaction with no write group open share a **read group**: a deferred `BEGIN`
+ * that the turn's reads run in, ended like a group at the end of the turn or as soon as a write
+ * arrives (the write then opens its own group). Its reads see only committed data, so they return at
+ * once. Why: an autocommit read takes and drops SQLite's shared file lock and read mark every time;
+ * measured in the running service, an API-key lookup cost 13.4 µs on its own and 4.5 µs inside a
+ * group, and an authenticated GET 141–146 → 117–132 µs of CPU. Deferred rather than IMMEDIATE, so
+ * reads never wait for another process's write lock; and never upgraded to a writer (SQLite would
+ * refuse the upgrade if another process had committed since the read): a write ends it first.
  *
  * Statements that cannot run in a transaction (PRAGMA, VACUUM, explicit transaction control) first
  * commit the open group, then run alone.
@@ -117,7 +126,11 @@ class Group {
   resolve!: () => void;
   reject!: (error: unknown) => void;
 
-  constructor() {
+  /**
+   * A read group (deferred BEGIN) holds only reads that have already returned; nothing waits on
+   * `committed`, and a write ends it rather than joining.
+   */
+  constructor(readonly readOnly = false) {
     this.committed = new Promise<void>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
@@ -156,7 +169,7 @@ export class GroupCommitSqliteDriver implements Driver {
   private group: Group | undefined;
   private flushScheduled = false;
   /** Every transaction runs these: prepared once rather than parsed by exec() each time. */
-  private readonly control: Record<'begin' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', SqliteDatabase.Statement>;
+  private readonly control: Record<'begin' | 'beginRead' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', SqliteDatabase.Statement>;
 
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
@@ -167,6 +180,7 @@ export class GroupCommitSqliteDriver implements Driver {
     this.stats = options.stats ?? { commits: 0, members: 0, failures: 0 };
     this.control = {
       begin: sqlite.prepare('BEGIN IMMEDIATE'),
+      beginRead: sqlite.prepare('BEGIN DEFERRED'),
       commit: sqlite.prepare('COMMIT'),
       savepoint: sqlite.prepare(`SAVEPOINT ${SAVEPOINT}`),
       release: sqlite.prepare(`RELEASE ${SAVEPOINT}`),
@@ -261,8 +275,12 @@ export class GroupCommitSqliteDriver implements Driver {
       return this.run<R>(this.prepare(sql), parameters);
     }
     const statement = this.prepare(sql);
-    if (lease.inTransaction || (!this.group && statement.readonly)) return this.run<R>(statement, parameters);
-    // A write, or a read while a group is open: it becomes part of the group and returns once committed.
+    if (lease.inTransaction) return this.run<R>(statement, parameters);
+    if (statement.readonly && (!this.group || this.group.readOnly)) {
+      this.joinReadGroup();
+      return this.run<R>(statement, parameters);
+    }
+    // A write, or a read while a group with writes is open: it becomes part of the group and returns once committed.
     this.joinGroup();
     const result = this.run<R>(statement, parameters);
     if (returningBeforeCommit.has(compiledQuery)) lease.release();
@@ -281,9 +299,9 @@ export class GroupCommitSqliteDriver implements Driver {
     }
   }
 
-  /** Opens a group if none is open, committing a full one first. Caller holds the lock. */
+  /** Opens a group if none is open, committing a full one (or a read group) first. Caller holds the lock. */
   private joinGroup(): void {
-    if (this.group && this.group.members >= this.maxGroupSize) this.commitGroup();
+    if (this.group && (this.group.readOnly || this.group.members >= this.maxGroupSize)) this.commitGroup();
     if (!this.group) {
       // IMMEDIATE takes the write lock now: a deferred group that read first could not write later
       // if another process (a CLI command) had committed in between.
@@ -292,6 +310,14 @@ export class GroupCommitSqliteDriver implements Driver {
       this.scheduleFlush();
     }
     this.group.members++;
+  }
+
+  /** Opens a read group if no group is open. Caller holds the lock. */
+  private joinReadGroup(): void {
+    if (this.group) return;
+    this.control.beginRead.run();
+    this.group = new Group(true);
+    this.scheduleFlush();
   }
 
   /** Releases the lock so others can join, then waits for the caller's group to commit. */
@@ -324,8 +350,11 @@ export class GroupCommitSqliteDriver implements Driver {
     this.group = undefined;
     try {
       this.control.commit.run();
-      this.stats.commits++;
-      this.stats.members += group.members;
+      // A read group wrote nothing: the counters are about commits that do.
+      if (!group.readOnly) {
+        this.stats.commits++;
+        this.stats.members += group.members;
+      }
       group.resolve();
     } catch (error) {
       if (this.sqlite.inTransaction) {
