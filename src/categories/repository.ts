@@ -12,15 +12,12 @@ export function toCategory(row: CategoriesTable): Category {
 
 /** With `lockForShare`, PostgreSQL keeps the category from being deleted until the caller commits. */
 export async function findCategory(db: Executor, orgId: string, id: string, lockForShare = false): Promise<CategoriesTable | undefined> {
-  if (lockForShare) return (await findCategoryForShareQuery(db, { orgId, id })).rows[0];
-  return db
-    .selectFrom('categories')
-    .selectAll()
-    .where('id', '=', id)
-    .where('org_id', '=', orgId)
-    .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
-    .executeTakeFirst();
+  return (await (lockForShare ? findCategoryForShareQuery : findCategoryQuery)(db, { orgId, id })).rows[0];
 }
+
+const findCategoryQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
+  db.selectFrom('categories').selectAll().where('id', '=', p.id).where('org_id', '=', p.orgId),
+);
 
 // Every work-order create checks its category: compiled once per database (the lock depends only on the dialect).
 const findCategoryForShareQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
