@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DialectName, Executor, Tx } from '../db/database.js';
 import { padInList } from '../db/statement-shapes.js';
+import { preparedQuery } from '../db/prepared.js';
 
 /**
  * An outbox event as the dispatcher reads it; `payload` is null when no active subscription of its
@@ -27,6 +28,8 @@ export interface OutboxProgress {
   cursor(executor: Executor): Promise<number>;
   /** How many events wait to be dispatched (operations, tests). */
   pendingCount(executor: Executor): Promise<number>;
+  /** Whether any event waits: one index probe, read outside a transaction before opening one. */
+  hasPending(executor: Executor): Promise<boolean>;
 }
 
 export function outboxProgress(dialect: DialectName): OutboxProgress {
@@ -74,7 +77,18 @@ const sqliteCursor: OutboxProgress = {
     const row = await executor.selectFrom('outbox_events').select((eb) => eb.fn.countAll<number>().as('n')).where('seq', '>', cursor).executeTakeFirstOrThrow();
     return Number(row.n);
   },
+  async hasPending(executor) {
+    return (await sqliteFirstPendingQuery(executor, {})).rows.length > 0;
+  },
 };
+
+const sqliteFirstPendingQuery = preparedQuery((executor) =>
+  executor
+    .selectFrom('outbox_events')
+    .select('seq')
+    .where('seq', '>', (eb) => eb.selectFrom('outbox_cursor').select('last_seq').where('id', '=', 1))
+    .limit(1),
+);
 
 async function readCursor(executor: Executor): Promise<number> {
   const row = await executor.selectFrom('outbox_cursor').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
@@ -100,5 +114,12 @@ const postgresRowFlags: OutboxProgress = {
     const row = await executor.selectFrom('outbox_events').select((eb) => eb.fn.countAll<number>().as('n')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow();
     return Number(row.n);
   },
+  // Served by the partial index outbox_events_pending. Rows another worker has locked still count: that
+  // worker may roll back, and the transaction that follows skips them anyway.
+  async hasPending(executor) {
+    return (await postgresFirstPendingQuery(executor, {})).rows.length > 0;
+  },
 };
+
+const postgresFirstPendingQuery = preparedQuery((executor) => executor.selectFrom('outbox_events').select('seq').where('dispatched_at', 'is', null).limit(1));
 

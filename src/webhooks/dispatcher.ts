@@ -44,6 +44,9 @@ export class EventDispatcher {
    * whether the batch was full (more are likely waiting).
    */
   async dispatchBatch(): Promise<{ events: number; deliveries: number; full: boolean }> {
+    // An idle poll (20 a second by default) is then a read, not a write transaction: on SQLite it
+    // would open a write group that every read of that event-loop turn then waited on.
+    if (!(await this.progress.hasPending(this.db))) return { events: 0, deliveries: 0, full: false };
     return this.db.transaction().execute(async (tx) => {
       const limit = this.eventsPerBatch;
       const events = await this.progress.next(tx, limit);

@@ -40,6 +40,27 @@ describe('webhook dispatcher', () => {
     assert.notEqual(closedHook.id, statusHook.id);
   });
 
+  itOnEachDatabase('polls an empty outbox with a read alone, and sees the next event at once', async ({ context, newTenant }) => {
+    const { db, dialect, groupCommit } = context.database;
+    const tenant = await newTenant();
+    const progress = outboxProgress(dialect);
+    const dispatcher = new EventDispatcher(db, dialect, systemClock);
+    while ((await dispatcher.dispatchBatch()).events > 0);
+    assert.equal(await progress.hasPending(db), false);
+
+    const commitsBefore = groupCommit?.commits;
+    for (let i = 0; i < 5; i++) assert.deepEqual(await dispatcher.dispatchBatch(), { events: 0, deliveries: 0, full: false });
+    // On SQLite a write transaction would have been a group commit each time.
+    assert.equal(groupCommit?.commits, commitsBefore, 'idle polls committed nothing');
+
+    await db.transaction().execute((tx) =>
+      emitEvents(tx, [{ orgId: tenant.orgId, type: 'record.created', payload: { recordId: 'rec_idle' }, occurredAt: new Date().toISOString() }]),
+    );
+    assert.equal(await progress.hasPending(db), true);
+    assert.deepEqual(await dispatcher.dispatchBatch(), { events: 1, deliveries: 0, full: false });
+    assert.equal(await progress.hasPending(db), false);
+  });
+
   itOnEachDatabase('splits a wide fan-out across batches without losing or repeating a delivery, past events nobody wants', async ({ context, newTenant }) => {
     const { db, dialect } = context.database;
     const tenant = await newTenant();
