@@ -37,6 +37,10 @@ for (const dialect of TEST_DIALECTS) {
         assert.deepEqual(sealed, { treeSize: leaves.length, sealed: batch });
       }
       assert.equal(await t.context.proofs.log.sealPending(), undefined, 'nothing left to seal');
+      // An empty tick is a read: on SQLite it opens no write group (no commit for reads to wait on).
+      const commitsBefore = t.context.database.groupCommit?.commits;
+      assert.equal(await t.context.proofs.log.sealPending(), undefined);
+      assert.equal(t.context.database.groupCommit?.commits, commitsBefore, 'an empty tick committed nothing');
 
       const source = leafArraySource(sha256Sync, leaves.map((l) => leafHash(sha256Sync, new TextEncoder().encode(l))));
       const checkpoints = await listCheckpoints(db);

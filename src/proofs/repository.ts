@@ -46,6 +46,13 @@ export async function pendingStatements(db: Executor, limit: number): Promise<Pi
     .execute();
 }
 
+/** Whether any statement waits to be sealed: one probe of the partial index on pending statements. */
+export async function hasPendingStatements(db: Executor): Promise<boolean> {
+  return (await firstPendingStatementQuery(db, {})).rows.length > 0;
+}
+
+const firstPendingStatementQuery = preparedQuery((db) => db.selectFrom('proof_statements').select('id').where('status', '=', 'pending').orderBy('id', 'asc').limit(1));
+
 /** Marks statements sealed under the checkpoint of `treeSize`, taking each leaf index from tlog_leaves (one statement per chunk). */
 export async function markSealed(db: Executor, ids: string[], treeSize: number, sealedAt: string): Promise<void> {
   for (let i = 0; i < ids.length; i += INSERT_CHUNK) {

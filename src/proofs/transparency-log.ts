@@ -10,6 +10,7 @@ import { sha256Sync } from './keys.js';
 import { consistencyProof, inclusionProof, leafHash, nodeHash, rangeHash, recordSubtreeReads, type Bytes, type SubtreeSource } from './merkle.js';
 import {
   checkpointAt,
+  hasPendingStatements,
   insertCheckpoint,
   insertLeaves,
   insertNodes,
@@ -66,6 +67,9 @@ export class TransparencyLog {
    * the sequencer lock.
    */
   async sealPending(): Promise<SealResult | undefined> {
+    // Most ticks find nothing: a read then, not a write transaction (on SQLite, a group commit that
+    // every read of that event-loop turn would wait on).
+    if (!(await hasPendingStatements(this.database.db))) return undefined;
     return this.database.db.transaction().execute(async (tx) => {
       if (this.database.dialect === 'postgres') {
         const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${SEQUENCER_LOCK_KEY}::integer, hashtext(current_schema())) AS locked`.execute(tx);
