@@ -71,6 +71,15 @@ export function round(value: number, digits = 1): number {
   return Math.round(value * f) / f;
 }
 
+/** A measurement and the baseline bracketing it (see `Baseline.around`). */
+export interface Bracketed {
+  figures: LoadFigures;
+  /** req/s: the mean of the baseline before and after. */
+  baseline: LoadFigures;
+  before: number;
+  after: number;
+}
+
 /**
  * The bare node:http ceiling, measured with the same connection count and duration, in a fresh
  * child process, and cached per connection count for the rest of the part.
@@ -81,12 +90,33 @@ export class Baseline {
   async at(connections: number): Promise<LoadFigures> {
     const known = this.figures.get(connections);
     if (known) return known;
+    const measured = await Baseline.measure(connections);
+    this.figures.set(connections, measured);
+    return measured;
+  }
+
+  /**
+   * For a measurement with a ratio target: the baseline measured right before and right after it,
+   * and the ratio taken against their mean. This machine's speed drifts by tens of percent within
+   * minutes (the same baseline measured 52k and 63k req/s in one run), and a baseline cached at the
+   * start of a part can be minutes old by the time its measurement runs (the 1M list comes after
+   * seeding a million rows), so the ratio compared two different machines.
+   */
+  async around(connections: number, measure: () => Promise<LoadFigures>): Promise<Bracketed> {
+    const before = await Baseline.measure(connections);
+    const figures = await measure();
+    const after = await Baseline.measure(connections);
+    const reqPerSec = round((before.reqPerSec + after.reqPerSec) / 2);
+    // The part's cached figure stays the first one measured, for the measurements without a target.
+    if (!this.figures.has(connections)) this.figures.set(connections, before);
+    return { figures, baseline: { ...before, reqPerSec }, before: before.reqPerSec, after: after.reqPerSec };
+  }
+
+  private static async measure(connections: number): Promise<LoadFigures> {
     const server = await startBenchScript('baseline-server.ts');
     try {
       await runLoad({ url: server.baseUrl, connections, durationS: 1 }); // warm-up: JIT and sockets
-      const measured = await runLoad({ url: server.baseUrl, connections, server });
-      this.figures.set(connections, measured);
-      return measured;
+      return await runLoad({ url: server.baseUrl, connections, server });
     } finally {
       await server.stop();
     }

@@ -1,4 +1,4 @@
-import type { LoadFigures } from './load.js';
+import type { Bracketed, LoadFigures } from './load.js';
 import { round } from './load.js';
 
 /** One line of the final table. Load measurements carry req/s; others (deliveries/s, bytes) say their unit. */
@@ -10,6 +10,8 @@ export interface Measurement {
   p50Ms?: number | null;
   p99Ms?: number | null;
   baselineReqPerSec?: number | null;
+  /** When the baseline bracketed this measurement (Baseline.around): its req/s before and after. */
+  baselineBracket?: { before: number; after: number };
   ratio?: number | null;
   errors?: number;
   non2xx?: number;
@@ -36,6 +38,28 @@ export interface PartResult {
   targets: TargetCheck[];
   notes: string[];
   baseline: Record<string, LoadFigures>;
+}
+
+/** The bare node:http req/s the issue's absolute targets were set on ("about 85–90k req/s"). */
+export const ISSUE_BASELINE_REQ_PER_SEC = 87_500;
+
+/**
+ * For a target in absolute units (deliveries/s, completions/s): what this run's figure would be on
+ * the machine the issue measured, scaled by the baseline. Informational: the target is still
+ * checked against the figure as measured.
+ */
+export function machineSpeedNote(what: string, value: number, unit: string, baseline: LoadFigures): string {
+  const speed = baseline.reqPerSec / ISSUE_BASELINE_REQ_PER_SEC;
+  return (
+    `${what}: this run's baseline answered ${Math.round(baseline.reqPerSec)} req/s at ${baseline.connections} connections, ` +
+    `${Math.round(speed * 100)} % of the ~87,500 the issue's targets were set on; scaled by it, ${value} ${unit} here ` +
+    `corresponds to ~${Math.round(value / speed)} ${unit} there (for reading across runs; the target is checked as measured)`
+  );
+}
+
+/** A load measurement whose ratio is taken against the baseline measured around it. */
+export function bracketedMeasurement(name: string, bracketed: Bracketed, note?: string): Measurement {
+  return { ...loadMeasurement(name, bracketed.figures, bracketed.baseline, note), baselineBracket: { before: bracketed.before, after: bracketed.after } };
 }
 
 export function loadMeasurement(name: string, figures: LoadFigures, baseline: LoadFigures | null, note?: string): Measurement {

@@ -1,7 +1,7 @@
 import type { RequestSpec } from 'autocannon';
 import { Baseline, measurementSeconds, runLoad } from '../lib/load.js';
 import { startBenchScript, startService, temporaryDataDir, removeDataDir, serverRunner } from '../lib/processes.js';
-import { check, isClean, loadMeasurement, type Measurement, type PartResult } from '../lib/results.js';
+import { bracketedMeasurement, check, isClean, loadMeasurement, type Measurement, type PartResult } from '../lib/results.js';
 import { createCategory, createTenant, recordBody, type Tenant } from '../lib/tenant.js';
 import { REFERENCE_CATEGORY, REFERENCE_KEY } from '../lib/reference-tenant.js';
 
@@ -94,9 +94,8 @@ export async function runCreatePart(): Promise<PartResult> {
     const categoryId = await createCategory(service.baseUrl, tenant);
     await runLoad({ url: service.baseUrl, connections: 10, durationS: 2, requests: createRequests(tenant, categoryId) }); // warm-up
     for (const connections of [10, 50]) {
-      const base = await baseline.at(connections);
-      const figures = await runLoad({ url: service.baseUrl, server: service, connections, requests: createRequests(tenant, categoryId) });
-      measurements.push(loadMeasurement(`create, ${connections} connections`, figures, base));
+      const bracketed = await baseline.around(connections, () => runLoad({ url: service.baseUrl, server: service, connections, requests: createRequests(tenant, categoryId) }));
+      measurements.push(bracketedMeasurement(`create, ${connections} connections`, bracketed));
     }
     const at50 = measurements.find((m) => m.name === 'create, 50 connections')!;
     return {

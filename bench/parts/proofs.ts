@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Baseline, measurementSeconds, round, runLoad, type LoadFigures } from '../lib/load.js';
 import { REPO_ROOT, removeDataDir, serverRunner, startService, temporaryDataDir, type ManagedProcess } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
-import { check, loadMeasurement, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
+import { check, loadMeasurement, machineSpeedNote, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
 import { callApi, createCategory, createTenant, recordBody, routeExists, type Tenant } from '../lib/tenant.js';
 import { FEATURE_MISSING, subscribe, WEBHOOK_ENV } from './webhooks.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,6 +72,7 @@ export async function runProofsPart(): Promise<PartResult> {
       note: 'latency: completedAt → record.proof_delivered receipt, with the one process saturated by completions',
     });
     targets.push(check('≥ 2,000 completions/s sealed', `${sealedRate} completions/s (completion API itself: ${saturated.load.reqPerSec} req/s)`, saturated.announced === saturated.completed && sealedRate >= 2000));
+    notes.push(machineSpeedNote('completions sealed over HTTP', sealedRate, 'completions/s', base));
     if (saturated.load.reqPerSec < 2000) notes.push(`the completion endpoint itself answered ${saturated.load.reqPerSec} req/s here, so sealing could not be offered 2,000 completions/s over HTTP`);
 
     // 2. Latency at a steady rate the one process sustains with its delivery worker (as the

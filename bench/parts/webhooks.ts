@@ -1,7 +1,7 @@
 import { Baseline, measurementSeconds, round, runLoad } from '../lib/load.js';
 import { removeDataDir, serverRunner, startService, temporaryDataDir } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
-import { check, loadMeasurement, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
+import { check, loadMeasurement, machineSpeedNote, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
 import { callApi, createCategory, createTenant, routeExists, type Tenant } from '../lib/tenant.js';
 import { createRequests } from './create.js';
 
@@ -77,6 +77,7 @@ export async function runWebhooksPart(): Promise<PartResult> {
       };
       measurements.push(m);
       targets.push(check(`≥ 5,000 deliveries/s from one worker, ${subscriptions} subscription(s) per event`, `${rate} deliveries/s`, stats.count === expected && rate >= 5000));
+      notes.push(machineSpeedNote(`deliveries, ${subscriptions} subscription(s) per event`, rate, 'deliveries/s', base));
       if (stats.badSignatures > 0) notes.push(`${stats.badSignatures} of ${stats.checkedSignatures} sampled signatures did not verify with the secret as the HMAC key`);
     }
 

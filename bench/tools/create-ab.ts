@@ -1,5 +1,7 @@
 // Alternating A/B of the create path between builds, for a machine too busy for absolute figures:
 //   npx tsx bench/tools/create-ab.ts /path/to/checkout-a /path/to/checkout-b   (each with `npm run build` done)
+// A checkout may carry Node options for its server after `::`, comma-separated, to compare runtime flags
+// on one build: `create-ab.ts . .::--max-semi-space-size=32`.
 // Runs `node <checkout>/dist/main.js serve` on a fresh data dir, creates with a fresh Idempotency-Key
 // at 50 connections (ROUNDS rounds, PROBE_S seconds each, alternating) and prints server CPU per create.
 import { spawn, spawnSync } from 'node:child_process';
@@ -9,10 +11,13 @@ import path from 'node:path';
 import type { RequestSpec } from 'autocannon';
 import { runLoad } from '../lib/load.js';
 import { ManagedProcess, freePort, waitFor } from '../lib/processes.js';
-const roots = process.argv.slice(2).map((a) => path.resolve(a));
+const roots = process.argv.slice(2);
 const rounds = Number(process.env.ROUNDS ?? 3);
 const seconds = Number(process.env.PROBE_S ?? 8);
-async function once(root: string) {
+async function once(spec: string) {
+  const [rootArg, flags] = spec.split('::');
+  const root = path.resolve(rootArg!);
+  const nodeArgs = flags ? flags.split(',') : [];
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-ab-'));
   const env = { ...process.env, WO_DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1' } as NodeJS.ProcessEnv;
   delete env.DATABASE_URL;
@@ -20,7 +25,7 @@ async function once(root: string) {
   const org = cli(['orgs', 'create', 'ab', '--json']);
   const key = cli(['keys', 'create', '--org', org.id, '--scopes', 'records:write,records:read,categories:write', '--name', 'ab', '--json']).key;
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(root, 'dist/main.js'), 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/main.js'), 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const server = new ManagedProcess('svc', child);
   const url = `http://127.0.0.1:${port}`;
   await waitFor('health', 30000, async () => ((await fetch(`${url}/healthz`)).ok ? true : undefined));
@@ -31,11 +36,12 @@ async function once(root: string) {
   const requests = [{ method: 'POST', path: '/api/v1/records', setupRequest: (r: RequestSpec) => ({ ...r, body, headers: { ...headers, 'idempotency-key': `ab-${process.pid}-${++n}` } }) }] as RequestSpec[];
   await runLoad({ url, connections: 10, durationS: 2, requests });
   const f = await runLoad({ url, connections: 50, durationS: seconds, requests, server });
+  const peakRssMb = server.peakRssMb();
   await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
-  return f;
+  return { ...f, peakRssMb };
 }
 for (let r = 0; r < rounds; r++) for (const root of roots) {
   const f = await once(root);
-  console.log(`${root.padEnd(24)} ${String(f.reqPerSec).padStart(7)} req/s p50 ${f.p50Ms} p99 ${f.p99Ms} ms ${f.serverCpuUsPerReq} µs CPU/req non2xx ${f.non2xx}`);
+  console.log(`${root.padEnd(24)} ${String(f.reqPerSec).padStart(7)} req/s p50 ${f.p50Ms} p99 ${f.p99Ms} ms ${f.serverCpuUsPerReq} µs CPU/req non2xx ${f.non2xx} peak RSS ${f.peakRssMb.toFixed(0)} MB`);
 }
