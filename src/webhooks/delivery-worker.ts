@@ -49,6 +49,8 @@ interface AttemptResult {
 
 interface SigningKeys {
   url: string;
+  /** `url` parsed, and the URL guard's verdict on a literal address: worked out on the first send. */
+  target?: { url: URL; problem: string | undefined };
   active: boolean;
   version: number;
   secret: string;
@@ -301,19 +303,24 @@ export class DeliveryWorker implements BackgroundJob {
     const nowIso = now.toISOString();
     // The lease outlives the longest possible send (time-out) plus the time to record it.
     const lease = new Date(now.getTime() + 2 * config.timeoutMs + 1000).toISOString();
-    const rows = await db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'delivering', locked_until: lease, next_attempt_at: lease, updated_at: nowIso })
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('id', 'in', padInList(ids))
-          // Re-checked under the row lock: another worker may have claimed it since we looked.
-          .where('status', 'in', ['pending', 'delivering'])
-          .where('next_attempt_at', '<=', nowIso)
-          .$if(dialect === 'postgres', (query) => query.forUpdate().skipLocked()),
-      )
+    const update = db.updateTable('webhook_deliveries').set({ status: 'delivering', locked_until: lease, next_attempt_at: lease, updated_at: nowIso });
+    // Re-checked as the row is written: another worker may have claimed it since we looked.
+    const rows = await (
+      dialect === 'postgres'
+        ? // SKIP LOCKED needs a SELECT: rows another worker is writing now are left to it.
+          update.where('id', 'in', (eb) =>
+            eb
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('id', 'in', padInList(ids))
+              .where('status', 'in', ['pending', 'delivering'])
+              .where('next_attempt_at', '<=', nowIso)
+              .forUpdate()
+              .skipLocked(),
+          )
+        : // SQLite writes one transaction at a time: the conditions on the UPDATE itself suffice.
+          update.where('id', 'in', padInList(ids)).where('status', 'in', ['pending', 'delivering']).where('next_attempt_at', '<=', nowIso)
+    )
       .returningAll()
       .execute();
     return rows.map((delivery) => ({ delivery, lease }));
@@ -454,10 +461,10 @@ export class DeliveryWorker implements BackgroundJob {
     const deadline = new AbortController();
     const deadlineTimer = setTimeout(() => deadline.abort(new DOMException(`no answer within ${config.timeoutMs} ms`, 'TimeoutError')), config.timeoutMs);
     try {
-      const url = new URL(keys.url);
-      const literalProblem = config.allowPrivateUrls ? undefined : literalAddressProblem(url);
-      if (literalProblem) throw new ForbiddenAddressError(literalProblem);
-      const response = await request(url, {
+      // Cached with the keys (per subscription version): a URL changes only with a new version.
+      keys.target ??= targetOf(keys.url, config.allowPrivateUrls);
+      if (keys.target.problem) throw new ForbiddenAddressError(keys.target.problem);
+      const response = await request(keys.target.url, {
         method: 'POST',
         headers,
         body: delivery.body,
@@ -554,6 +561,9 @@ export class DeliveryWorker implements BackgroundJob {
   }
 
   private observe(batch: AttemptResult[], finals: { outcome: 'succeeded' | 'failed'; result: AttemptResult }[], now: Date): void {
+    // Counted here and added once per label: prom-client hashes the labels on every inc().
+    const attempts = new Map<string, number>();
+    const outcomes = new Map<string, number>();
     for (const result of batch) {
       const label = !result.attempt
         ? 'skipped'
@@ -564,13 +574,15 @@ export class DeliveryWorker implements BackgroundJob {
             : result.attempt.attempt >= this.options.config.maxAttempts
               ? 'exhausted'
               : 'retry';
-      this.metrics.attempts.inc({ result: label });
+      attempts.set(label, (attempts.get(label) ?? 0) + 1);
       if (result.attempt) this.metrics.attemptDuration.observe({ result: label }, result.attempt.duration_ms / 1000);
     }
     for (const { outcome, result } of finals) {
-      this.metrics.deliveries.inc({ outcome });
+      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
       if (outcome === 'succeeded') this.metrics.deliveryLatency.observe((now.getTime() - Date.parse(result.claimed.delivery.created_at)) / 1000);
     }
+    for (const [result, n] of attempts) this.metrics.attempts.inc({ result }, n);
+    for (const [outcome, n] of outcomes) this.metrics.deliveries.inc({ outcome }, n);
   }
 }
 
@@ -609,6 +621,12 @@ function readCapped(body: Readable): Promise<string | null> {
     body.on('end', onEnd);
     body.on('error', onError);
   });
+}
+
+/** Throws (as `new URL` does) for a URL that does not parse, so that send records it as a failed attempt. */
+function targetOf(url: string, allowPrivateUrls: boolean): { url: URL; problem: string | undefined } {
+  const parsed = new URL(url);
+  return { url: parsed, problem: allowPrivateUrls ? undefined : literalAddressProblem(parsed) };
 }
 
 function findForbidden(error: unknown): ForbiddenAddressError | undefined {
