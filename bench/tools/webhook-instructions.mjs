@@ -1,6 +1,8 @@
 // Instructions per webhook delivery, counted by valgrind (callgrind), for comparing builds on a machine
-// whose speed drifts too much for timings (here ±30 % within minutes; instruction counts repeat within
-// ~0.5 %). Uses a checkout's dist/ (run `npm run build` there first):
+// whose speed drifts too much for timings (here ±30 % within minutes). Counts do not depend on the
+// machine's speed, but they still vary between runs of one build (±5 %: when the JIT and the GC run
+// differs), so compare the medians of five or more alternating runs. Uses a checkout's dist/ (run
+// `npm run build` there first):
 //   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/tmp/cg.out \
 //     node bench/tools/webhook-instructions.mjs <checkout> [deliveries=1000] [subscriptions=1] [warm-up=3000]
 // The dispatcher and worker first deliver the warm-up (not counted: the JIT compiles the hot paths);

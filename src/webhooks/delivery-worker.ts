@@ -31,8 +31,11 @@ const BATCH_WINDOW_MS = 2;
 /** The `WHERE` term of the `webhook_deliveries_due` partial index, word for word. */
 const DUE_STATUSES = sql<boolean>`status IN ('pending', 'delivering')`;
 
+/** The columns of a claimed delivery that sending and recording it use (the lease returns only these). */
+const CLAIMED_COLUMNS = ['id', 'subscription_id', 'event_id', 'event_type', 'body', 'attempt_count', 'created_at'] as const;
+
 interface Claimed {
-  delivery: WebhookDeliveriesTable;
+  delivery: Pick<WebhookDeliveriesTable, (typeof CLAIMED_COLUMNS)[number]>;
   /** The lease we set; our result is written only while it is still ours. */
   lease: string;
   keys?: SigningKeys;
@@ -321,7 +324,7 @@ export class DeliveryWorker implements BackgroundJob {
         : // SQLite writes one transaction at a time: the conditions on the UPDATE itself suffice.
           update.where('id', 'in', padInList(ids)).where('status', 'in', ['pending', 'delivering']).where('next_attempt_at', '<=', nowIso)
     )
-      .returningAll()
+      .returning(CLAIMED_COLUMNS)
       .execute();
     return rows.map((delivery) => ({ delivery, lease }));
   }
