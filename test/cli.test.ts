@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,15 @@ function cli(dataDir: string, args: string[], input?: string) {
     child.child.stdin?.end(input);
   }
   return child;
+}
+
+/** Whether `pid` still runs (a zombie, exited but not yet reaped by its new parent, counts as gone). */
+function processExists(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -77,6 +86,39 @@ describe('the wo CLI and the service as a user runs them', () => {
       assert.equal(code, 0, 'graceful shutdown exits 0');
     } finally {
       server.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('`npm start` builds and runs the compiled service, and a SIGTERM sent to npm reaches it and shuts it down gracefully', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-start-'));
+    const port = await freePort();
+    const npm = spawn('npm', ['start'], {
+      env: { ...process.env, WO_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let logs = '';
+    npm.stdout.on('data', (chunk) => (logs += chunk));
+    const npmExited = new Promise((resolve) => npm.on('exit', resolve));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      // The build comes first: a few seconds, more on a loaded machine.
+      await waitFor(async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.ok, 90_000, '`npm start` to build and serve');
+      const running = logs.split('\n').find((line) => line.includes('work-order service running'));
+      assert.ok(running, `the service announced itself:\n${logs}`);
+      const pid = (JSON.parse(running) as { pid: number }).pid;
+      // The process answering is node running the build, npm's own child (exec'd: no shell in between).
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      assert.ok(commandLine.some((part) => part.endsWith(path.join('dist', 'main.js'))), `runs dist/main.js: ${commandLine.join(' ')}`);
+      assert.ok(commandLine.includes('serve'));
+      assert.equal(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1], String(npm.pid), 'the service is npm’s direct child');
+
+      npm.kill('SIGTERM');
+      await npmExited;
+      await waitFor(() => !processExists(pid), 30_000, 'the service process to exit');
+      assert.match(logs, /"signal":"SIGTERM","msg":"shutting down"/);
+    } finally {
+      npm.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -10,7 +10,7 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 
 /**
  * How the service is launched. `dist` (the default) runs the output of `npm run build`, which the
- * harness builds first; `tsx` runs the sources as `npm start` does. Measured on this machine, tsx
+ * harness builds first, as `npm start` does; `tsx` runs the sources as `npm run dev` does. Measured on this machine, tsx
  * costs about a third more server CPU per create (esbuild's keepNames wraps every function it
  * creates, and source maps are switched on), so the built variant is the fair figure for the code.
  */

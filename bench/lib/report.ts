@@ -156,7 +156,7 @@ BENCH_DURATION_S=3 BENCH_SOAK_S=10 BENCH_LIST_SIZES=10000,100000 npm run bench  
 | \`BENCH_DURATION_S\` | 10 | seconds per measurement |
 | \`BENCH_SOAK_S\` | 60 | length of the create soak |
 | \`BENCH_LIST_SIZES\` | 10000,100000,1000000 | organization sizes for the list part |
-| \`BENCH_SERVER\` | dist | \`dist\`: the harness runs \`npm run build\`, then \`node dist/main.js\`; \`tsx\`: \`node --import tsx src/main.ts\` as \`npm start\` does |
+| \`BENCH_SERVER\` | dist | \`dist\`: the harness runs \`npm run build\`, then \`node dist/main.js\`; \`tsx\`: \`node --import tsx src/main.ts\`, the sources as \`npm run dev\` runs them (\`npm start\` runs the build) |
 | \`BENCH_SERVICE_NODE_ARGS\` | – | extra node flags for the service, e.g. \`--cpu-prof --cpu-prof-dir=prof\` |
 
 The harness starts everything itself as child processes and stops it at the end: the service
