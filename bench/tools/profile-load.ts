@@ -1,6 +1,6 @@
 // Server CPU per request under one load, optionally with a CPU profile of just that load:
 //   npx tsx bench/tools/profile-load.ts <create|complete|get> [--profile] [--subscribe] [--no-worker]
-// create:   POST /api/v1/records with a fresh Idempotency-Key, 50 connections, 8 s.
+// create:   POST /api/v1/records with a fresh Idempotency-Key (NO_IDEMPOTENCY_KEY=1: without), 50 connections, 8 s.
 // complete: 3,000 work orders created and started first, then completed at 20 connections
 //           (--subscribe adds a receiver subscribed to record.proof_delivered, as the bench does).
 // get:      GET /api/v1/categories/{id}, 50 connections, 6 s: the fixed cost every authenticated route pays.
@@ -35,7 +35,13 @@ try {
   let options: LoadOptions;
   if (scenario === 'create') {
     let n = 0;
-    const spec: RequestSpec = { method: 'POST', path: '/api/v1/records', setupRequest: (r) => ({ ...r, body: recordBody(categoryId, 1), headers: { ...tenant.headers, 'idempotency-key': `p-${process.pid}-${++n}` } }) };
+    // NO_IDEMPOTENCY_KEY=1: the same creates without the header, to see what idempotency adds.
+    const withKey = !process.env.NO_IDEMPOTENCY_KEY;
+    const spec: RequestSpec = {
+      method: 'POST',
+      path: '/api/v1/records',
+      setupRequest: (r) => ({ ...r, body: recordBody(categoryId, 1), headers: withKey ? { ...tenant.headers, 'idempotency-key': `p-${process.pid}-${++n}` } : tenant.headers }),
+    };
     options = { url: service.baseUrl, connections: 50, durationS: 8, requests: [spec] };
   } else if (scenario === 'get') {
     options = { url: service.baseUrl, connections: 50, durationS: 6, path: `/api/v1/categories/${categoryId}`, headers: tenant.readHeaders };
