@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -76,6 +76,29 @@ describe('the wo CLI and the service as a user runs them', () => {
       assert.equal(listed[0].id, created.id);
       assert.ok(!JSON.stringify(listed).includes(created.key.slice(11)), 'the list never shows the key');
       assert.ok(!logs.includes(created.key), 'the logs never contain the key');
+      // One access-log line per request, written once it was answered.
+      const accessLines = logs
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request completed"'))
+        .map((line) => JSON.parse(line) as { reqId: string; req: { method: string; url: string; remoteAddress: string }; res: { statusCode: number }; responseTime: number });
+      const createLine = accessLines.find((line) => line.req.method === 'POST' && line.req.url === '/api/v1/records');
+      assert.equal(createLine?.res.statusCode, 201);
+      assert.equal(createLine?.req.remoteAddress, '127.0.0.1');
+      assert.ok(createLine!.responseTime > 0);
+      assert.equal(accessLines.filter((line) => line.reqId === createLine!.reqId).length, 1, 'one line per request');
+      assert.ok(!logs.includes('incoming request'), 'no separate line on arrival');
+      // A client that gives up before the answer (here: half a body, then the socket closed) leaves a line too.
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.write(`POST /api/v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${created.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+          setTimeout(() => socket.destroy(), 100);
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      await waitFor(() => logs.includes('"msg":"request aborted by the client"'), 10_000, 'the aborted request to be logged');
+      const aborted = JSON.parse(logs.split('\n').find((line) => line.includes('request aborted by the client'))!) as { req: { method: string; url: string } };
+      assert.deepEqual([aborted.req.method, aborted.req.url], ['POST', '/api/v1/categories']);
 
       await cli(dataDir, ['keys', 'revoke', created.id]);
       const afterRevoke = await fetch(`${base}/api/v1/records`, { headers });

@@ -1,7 +1,7 @@
 // Alternating A/B of the create path between builds, for a machine too busy for absolute figures:
 //   npx tsx bench/tools/create-ab.ts /path/to/checkout-a /path/to/checkout-b   (each with `npm run build` done)
-// A checkout may carry Node options for its server after `::`, comma-separated, to compare runtime flags
-// on one build: `create-ab.ts . .::--max-semi-space-size=32`.
+// A checkout may carry Node options and environment for its server after `::`, comma-separated, to
+// compare runtime settings on one build: `create-ab.ts . .::--max-semi-space-size=32 .::LOG_LEVEL=info`.
 // Runs `node <checkout>/dist/main.js serve` on a fresh data dir, creates with a fresh Idempotency-Key
 // at 50 connections (ROUNDS rounds, PROBE_S seconds each, alternating) and prints server CPU per create.
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,7 +17,10 @@ const seconds = Number(process.env.PROBE_S ?? 8);
 async function once(spec: string) {
   const [rootArg, flags] = spec.split('::');
   const root = path.resolve(rootArg!);
-  const nodeArgs = flags ? flags.split(',') : [];
+  const options = flags ? flags.split(',') : [];
+  // `NAME=value` items set the server's environment; the others are Node options.
+  const nodeArgs = options.filter((o) => o.startsWith('-'));
+  const serverEnv = Object.fromEntries(options.filter((o) => !o.startsWith('-')).map((o) => o.split('=', 2) as [string, string]));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-ab-'));
   const env = { ...process.env, WO_DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1' } as NodeJS.ProcessEnv;
   delete env.DATABASE_URL;
@@ -25,7 +28,7 @@ async function once(spec: string) {
   const org = cli(['orgs', 'create', 'ab', '--json']);
   const key = cli(['keys', 'create', '--org', org.id, '--scopes', 'records:write,records:read,categories:write', '--name', 'ab', '--json']).key;
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/main.js'), 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/main.js'), 'serve'], { env: { ...env, PORT: String(port), ...serverEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   const server = new ManagedProcess('svc', child);
   const url = `http://127.0.0.1:${port}`;
   await waitFor('health', 30000, async () => ((await fetch(`${url}/healthz`)).ok ? true : undefined));
