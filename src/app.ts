@@ -5,7 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import { AppError, ProblemSchema, installErrorHandling, sendProblem, toAppError } from './http/errors.js';
-import { installAccessLog } from './http/access-log.js';
+import { AccessLogController } from './http/access-log.js';
 import { installAuthentication } from './http/auth.js';
 import { installStrictPaging } from './http/pagination.js';
 import { documentStandardHeaders } from './http/openapi.js';
@@ -36,7 +36,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     // One access-log line per request instead of Fastify's two (see access-log.ts).
-    disableRequestLogging: true,
+    logController: new AccessLogController(),
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     trustProxy: typeof context.config.trustProxy === 'number' ? trustHops(context.config.trustProxy) : context.config.trustProxy,
@@ -60,7 +60,6 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installInputGuard(app);
   installStrictPaging(app);
   installRequestMetrics(app, context);
-  installAccessLog(app);
 
   await app.register(swagger, openApiOptions(context.config));
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });

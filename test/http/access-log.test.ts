@@ -1,0 +1,87 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import Fastify from 'fastify';
+import { pino } from 'pino';
+import { AccessLogController } from '../../src/http/access-log.js';
+import { waitFor } from '../helpers/test-app.js';
+
+interface LogLine {
+  msg: string;
+  reqId?: string;
+  req?: { method: string; url: string; remoteAddress?: string };
+  res?: { statusCode: number };
+  responseTime?: number;
+}
+
+/**
+ * A real server with the service's access-log controller and a route the test holds open, so a
+ * client can hang up while the handler runs (the service's own routes answer too fast to catch).
+ */
+async function serverWithHeldRoute() {
+  const lines: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+  const app = Fastify({ loggerInstance: pino({ level: 'info' }, sink), logController: new AccessLogController() });
+  const held: Array<() => void> = [];
+  let handlerFinished = false;
+  app.post('/held', async () => {
+    await new Promise<void>((resolve) => held.push(resolve));
+    handlerFinished = true;
+    return { ok: true };
+  });
+  app.get('/quick', async () => ({ ok: true }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  return { app, port, lines, held, handlerFinished: () => handlerFinished };
+}
+
+describe('the access log', () => {
+  it('writes one line per answered request, with method, URL, client, status and time, and none on arrival', async () => {
+    const server = await serverWithHeldRoute();
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/quick?x=1`);
+      assert.equal(response.status, 200);
+      const line = await waitFor(() => server.lines.find((entry) => entry.msg === 'request completed'), 5_000, 'the access line');
+      assert.deepEqual([line.req?.method, line.req?.url, line.req?.remoteAddress, line.res?.statusCode], ['GET', '/quick?x=1', '127.0.0.1', 200]);
+      assert.ok(line.responseTime! > 0);
+      assert.equal(server.lines.filter((entry) => entry.reqId === line.reqId).length, 1, 'one line for the request');
+      assert.ok(!server.lines.some((entry) => entry.msg === 'incoming request'));
+      assert.ok(!server.lines.some((entry) => entry.msg === 'request aborted by the client'), 'an answered request is not reported as aborted');
+    } finally {
+      await server.app.close();
+    }
+  });
+
+  it('writes "request aborted by the client" when the client hangs up after sending the whole request, while the handler still runs', async () => {
+    const server = await serverWithHeldRoute();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(server.port, '127.0.0.1', () => {
+          socket.write('POST /held HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve());
+        // Hang up once the handler holds the request.
+        void waitFor(() => server.held.length === 1, 5_000, 'the handler to run').then(() => socket.destroy(), reject);
+      });
+      const line = await waitFor(() => server.lines.find((entry) => entry.msg === 'request aborted by the client'), 5_000, 'the aborted line');
+      assert.deepEqual([line.req?.method, line.req?.url, line.req?.remoteAddress], ['POST', '/held', '127.0.0.1']);
+      assert.equal(server.handlerFinished(), false, 'logged when the client left, not when the handler ended');
+
+      // The handler runs to its end; its answer has nowhere to go, and no second line is written.
+      server.held[0]!();
+      await waitFor(() => server.handlerFinished(), 5_000, 'the handler to finish');
+      await fetch(`http://127.0.0.1:${server.port}/quick`);
+      await waitFor(() => server.lines.some((entry) => entry.msg === 'request completed' && entry.req?.url === '/quick'), 5_000, 'a later request to be logged');
+      assert.equal(server.lines.filter((entry) => entry.reqId === line.reqId).length, 1, 'one line for the abandoned request');
+    } finally {
+      await server.app.close();
+    }
+  });
+});
