@@ -113,35 +113,43 @@ describe('the wo CLI and the service as a user runs them', () => {
     }
   });
 
-  it('`npm start` builds and runs the compiled service, and a SIGTERM sent to npm reaches it and shuts it down gracefully', async () => {
+  it('`npm start` builds and runs the compiled service, and a SIGTERM sent to npm reaches it and shuts it down gracefully', { timeout: 180_000 }, async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-start-'));
     const port = await freePort();
+    // Its own process group, so that whatever happens the cleanup below reaches npm and the service.
     const npm = spawn('npm', ['start'], {
       env: { ...process.env, WO_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     let logs = '';
     npm.stdout.on('data', (chunk) => (logs += chunk));
-    const npmExited = new Promise((resolve) => npm.on('exit', resolve));
+    const npmClosed = new Promise<number | null>((resolve) => npm.on('close', (code) => resolve(code)));
+    let servicePid: number | undefined;
     try {
-      const base = `http://127.0.0.1:${port}`;
       // The build comes first: a few seconds, more on a loaded machine.
-      await waitFor(async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.ok, 90_000, '`npm start` to build and serve');
-      const running = logs.split('\n').find((line) => line.includes('work-order service running'));
-      assert.ok(running, `the service announced itself:\n${logs}`);
-      const pid = (JSON.parse(running) as { pid: number }).pid;
+      const running = await waitFor(() => logs.split('\n').find((line) => line.includes('work-order service running')), 120_000, '`npm start` to build and serve');
+      servicePid = (JSON.parse(running) as { pid: number }).pid;
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      assert.equal(ready.status, 200);
       // The process answering is node running the build, npm's own child (exec'd: no shell in between).
-      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const commandLine = readFileSync(`/proc/${servicePid}/cmdline`, 'utf8').split('\0');
       assert.ok(commandLine.some((part) => part.endsWith(path.join('dist', 'main.js'))), `runs dist/main.js: ${commandLine.join(' ')}`);
       assert.ok(commandLine.includes('serve'));
-      assert.equal(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1], String(npm.pid), 'the service is npm’s direct child');
+      assert.equal(readFileSync(`/proc/${servicePid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1], String(npm.pid), 'the service is npm’s direct child');
 
       npm.kill('SIGTERM');
-      await npmExited;
-      await waitFor(() => !processExists(pid), 30_000, 'the service process to exit');
+      assert.equal(await npmClosed, 0, 'npm exits 0 once the service has shut down');
+      await waitFor(() => !processExists(servicePid!), 30_000, 'the service process to exit');
       assert.match(logs, /"signal":"SIGTERM","msg":"shutting down"/);
     } finally {
-      npm.kill('SIGKILL');
+      // npm cannot pass a SIGKILL on: kill the group (and the service by pid, should it have left it).
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      if (servicePid !== undefined && processExists(servicePid)) process.kill(servicePid, 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
