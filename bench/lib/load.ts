@@ -74,7 +74,7 @@ export function round(value: number, digits = 1): number {
 /** A measurement and the baseline bracketing it (see `Baseline.around`). */
 export interface Bracketed {
   figures: LoadFigures;
-  /** req/s: the mean of the baseline before and after. */
+  /** The baseline measured before, with reqPerSec replaced by the mean of before and after (its latencies are the before run's). */
   baseline: LoadFigures;
   before: number;
   after: number;

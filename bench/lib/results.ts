@@ -45,15 +45,16 @@ export const ISSUE_BASELINE_REQ_PER_SEC = 87_500;
 
 /**
  * For a target in absolute units (deliveries/s, completions/s): what this run's figure would be on
- * the machine the issue measured, scaled by the baseline. Informational: the target is still
- * checked against the figure as measured.
+ * the machine the issue measured, scaled by the baseline. Informational and rough: the baseline is
+ * the one the part measured when it started, minutes before the figure on a machine whose speed
+ * drifts by tens of percent within minutes; the target is still checked against the figure as measured.
  */
 export function machineSpeedNote(what: string, value: number, unit: string, baseline: LoadFigures): string {
   const speed = baseline.reqPerSec / ISSUE_BASELINE_REQ_PER_SEC;
   return (
     `${what}: this run's baseline answered ${Math.round(baseline.reqPerSec)} req/s at ${baseline.connections} connections, ` +
     `${Math.round(speed * 100)} % of the ~87,500 the issue's targets were set on; scaled by it, ${value} ${unit} here ` +
-    `corresponds to ~${Math.round(value / speed)} ${unit} there (for reading across runs; the target is checked as measured)`
+    `corresponds to roughly ${Math.round(value / speed)} ${unit} there (a guide for reading across runs, from the baseline measured at the part's start; the target is checked as measured)`
   );
 }
 

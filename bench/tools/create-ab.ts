@@ -20,7 +20,7 @@ async function once(spec: string) {
   const options = flags ? flags.split(',') : [];
   // `NAME=value` items set the server's environment; the others are Node options.
   const nodeArgs = options.filter((o) => o.startsWith('-'));
-  const serverEnv = Object.fromEntries(options.filter((o) => !o.startsWith('-')).map((o) => o.split('=', 2) as [string, string]));
+  const serverEnv = Object.fromEntries(options.filter((o) => !o.startsWith('-')).map((o) => [o.slice(0, o.indexOf('=')), o.slice(o.indexOf('=') + 1)] as [string, string]));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-ab-'));
   const env = { ...process.env, WO_DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1' } as NodeJS.ProcessEnv;
   delete env.DATABASE_URL;

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 const root = path.resolve(process.argv[2] ?? '.');
-const total = Number(process.argv[3] ?? 2000);
+const total = Number(process.argv[3] ?? 1000);
 const subscriptions = Number(process.argv[4] ?? 1);
 const { pino } = await import(path.join(root, 'node_modules/pino/pino.js'));
 const { loadConfig } = await import(path.join(root, 'dist/config.js'));
@@ -36,7 +36,7 @@ const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent', WO_WEBHOO
 const context = await createContext(config, { logger: pino({ level: 'silent' }) });
 const org = await context.organizations.create('cg');
 for (let i = 0; i < subscriptions; i++) await context.webhooks.create(org.id, { name: `s${i}`, url: `http://127.0.0.1:${port}/hooks/${i}`, events: ['record.created'] });
-const warm = Number(process.argv[5] ?? 2000);
+const warm = Number(process.argv[5] ?? 3000);
 const occurredAt = new Date().toISOString();
 const emit = async (count, tag) => {
   for (let i = 0; i < count; i += 1000) {
