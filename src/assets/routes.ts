@@ -2,11 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
 import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
 import { RecordList, RecordListQuery } from '../records/schemas.js';
 import type { AssetService } from './service.js';
-import { AssetList, AssetListQuery, CreateAssetBody, UpdateAssetBody } from './schemas.js';
+import { AssetList, AssetListQuery, CreateAssetBody, UpdateAssetBody, type Asset } from './schemas.js';
 
 const AssetRef = Type.Ref('Asset');
 const tags = ['Assets'];
@@ -28,10 +29,8 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const asset = await assets.create(principalOf(request).orgId, request.body);
-        setEtag(reply, asset.version);
-        reply.header('location', `/api/v1/assets/${asset.id}`);
-        return reply.code(201).send(asset);
+        const answer = answerCreated<Asset>(request, reply, '/api/v1/assets');
+        return answer.send(await assets.create(principalOf(request).orgId, request.body, answer.within));
       },
     );
 

@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../db/database.js';
+import type { Db, InTransaction, Tx } from '../db/database.js';
 import { deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
 import type { AssetsTable } from '../db/tables.js';
@@ -40,7 +40,8 @@ export class AssetService {
     private readonly records: RecordService,
   ) {}
 
-  async create(orgId: string, input: CreateAssetInput): Promise<Asset> {
+  /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
+  async create(orgId: string, input: CreateAssetInput, within?: InTransaction<Asset>): Promise<Asset> {
     assertMetadataSize(input.metadata);
     const tag = input.tag.trim();
     return this.db
@@ -73,6 +74,7 @@ export class AssetService {
         await insertAsset(tx, row);
         const asset = toAsset(row);
         await emitEvent(tx, { orgId, type: 'asset.created', payload: { assetId: asset.id, asset }, occurredAt: now });
+        await within?.(tx, asset);
         return asset;
       })
       .catch((error: unknown) => translateWriteError(error, tag));

@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
 import { problems, requiresScope } from '../http/openapi.js';
 import type { CategoryService } from './service.js';
-import { CategoryList, CategoryListQuery, CreateCategoryBody, UpdateCategoryBody } from './schemas.js';
+import { CategoryList, CategoryListQuery, CreateCategoryBody, UpdateCategoryBody, type Category } from './schemas.js';
 
 const CategoryRef = Type.Ref('Category');
 const tags = ['Categories'];
@@ -19,10 +20,8 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
         schema: { tags, summary: 'Create a category', ...requiresScope('categories:write'), body: CreateCategoryBody, response: { 201: CategoryRef, ...problems(400, 409, 415) } },
       },
       async (request, reply) => {
-        const category = await categories.create(principalOf(request).orgId, request.body);
-        setEtag(reply, category.version);
-        reply.header('location', `/api/v1/categories/${category.id}`);
-        return reply.code(201).send(category);
+        const answer = answerCreated<Category>(request, reply, '/api/v1/categories');
+        return answer.send(await categories.create(principalOf(request).orgId, request.body, answer.within));
       },
     );
 

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db, InTransaction } from '../db/database.js';
 import { updateIfVersion } from '../db/versioned-rows.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
 import type { CategoriesTable } from '../db/tables.js';
@@ -16,7 +16,8 @@ export class CategoryService {
     private readonly clock: Clock,
   ) {}
 
-  async create(orgId: string, input: CreateCategoryInput): Promise<Category> {
+  /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
+  async create(orgId: string, input: CreateCategoryInput, within?: InTransaction<Category>): Promise<Category> {
     const now = isoNow(this.clock);
     const row: CategoriesTable = {
       id: newId('category'),
@@ -27,8 +28,14 @@ export class CategoryService {
       updated_at: now,
       version: 1,
     };
-    await this.translateDuplicate(row.name, () => this.db.insertInto('categories').values(row).execute());
-    return toCategory(row);
+    const category = toCategory(row);
+    await this.translateDuplicate(row.name, () =>
+      this.db.transaction().execute(async (tx) => {
+        await tx.insertInto('categories').values(row).execute();
+        await within?.(tx, category);
+      }),
+    );
+    return category;
   }
 
   async get(orgId: string, id: string): Promise<Category> {

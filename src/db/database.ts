@@ -12,6 +12,12 @@ export type Db = Kysely<Tables>;
 export type Tx = Transaction<Tables>;
 /** A query runner: the database itself or an open transaction. Repository functions take this first. */
 export type Executor = Db | Tx;
+/**
+ * Work a caller asks a service to run as the last step of the service's own transaction, given what
+ * the transaction produced, so that it commits (or rolls back) with it. The idempotent answer of an
+ * HTTP request is the one use (`answerInTransaction` in src/http/idempotency.ts).
+ */
+export type InTransaction<T> = (tx: Tx, result: T) => Promise<void>;
 
 export interface Database {
   readonly db: Db;

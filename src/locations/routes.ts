@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
 import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
 import type { LocationService } from './service.js';
-import { CreateLocationBody, LocationList, LocationListQuery, UpdateLocationBody } from './schemas.js';
+import { CreateLocationBody, LocationList, LocationListQuery, UpdateLocationBody, type Location } from './schemas.js';
 
 const LocationRef = Type.Ref('Location');
 const tags = ['Locations'];
@@ -26,10 +27,8 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
         },
       },
       async (request, reply) => {
-        const location = await locations.create(principalOf(request).orgId, request.body);
-        setEtag(reply, location.version);
-        reply.header('location', `/api/v1/locations/${location.id}`);
-        return reply.code(201).send(location);
+        const answer = answerCreated<Location>(request, reply, '/api/v1/locations');
+        return answer.send(await locations.create(principalOf(request).orgId, request.body, answer.within));
       },
     );
 

@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../db/database.js';
+import type { Db, InTransaction, Tx } from '../db/database.js';
 import { deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import type { LocationsTable } from '../db/tables.js';
@@ -32,7 +32,8 @@ export class LocationService {
     private readonly clock: Clock,
   ) {}
 
-  async create(orgId: string, input: CreateLocationInput): Promise<Location> {
+  /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
+  async create(orgId: string, input: CreateLocationInput, within?: InTransaction<Location>): Promise<Location> {
     assertMetadataSize(input.metadata);
     assertCoordinatesPaired(input.latitude ?? null, input.longitude ?? null);
     const parentId = input.parentId ?? null;
@@ -57,7 +58,9 @@ export class LocationService {
           version: 1,
         };
         await insertLocation(tx, row);
-        return toLocation(row);
+        const location = toLocation(row);
+        await within?.(tx, location);
+        return location;
       })
       .catch(translateVanishedParent);
   }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
-import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { acceptedVersions, etagFor, setEtag } from '../http/conditional.js';
+import { answerCreated, answerInTransaction } from '../http/idempotency.js';
 import { serializedListEnvelope } from '../http/pagination.js';
 import { IdParams } from '../http/schema-types.js';
 import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
@@ -17,6 +18,7 @@ import {
   RecordList,
   RecordListQuery,
   UpdateRecordBody,
+  type WorkOrder,
 } from './schemas.js';
 
 const RecordRef = Type.Ref('Record');
@@ -49,10 +51,8 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         },
       },
       async (request, reply) => {
-        const record = await records.create(principalOf(request), request.body);
-        setEtag(reply, record.version);
-        reply.header('location', `/api/v1/records/${record.id}`);
-        return reply.code(201).send(record);
+        const answer = answerCreated<WorkOrder>(request, reply, '/api/v1/records');
+        return answer.send(await records.create(principalOf(request), request.body, answer.within));
       },
     );
 
@@ -144,9 +144,8 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         },
         async (request, reply) => {
           const body = (request.body ?? {}) as { assignee?: string; resolutionNotes?: string; reason?: string; evidence?: never[] };
-          const record = await records.act(principalOf(request), request.params.id, action, body, acceptedVersions(request));
-          setEtag(reply, record.version);
-          return record;
+          const answer = answerInTransaction(request, reply, (record: WorkOrder) => ({ status: 200, headers: { etag: etagFor(record.version) }, body: record }));
+          return answer.send(await records.act(principalOf(request), request.params.id, action, body, acceptedVersions(request), answer.within));
         },
       );
     }

@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../db/database.js';
+import type { Db, InTransaction, Tx } from '../db/database.js';
 import { isForeignKeyViolation, isTransientConflict } from '../db/errors.js';
 import type { RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../http/errors.js';
@@ -78,7 +78,8 @@ export class RecordService {
     this.completionHooks.push(hook);
   }
 
-  async create(principal: Principal, input: CreateRecordInput): Promise<WorkOrder> {
+  /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
+  async create(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
     assertMetadataSize(input.metadata);
     return this.db.transaction().execute(async (tx) => {
       const problems = await this.checkReferences(tx, principal.orgId, input);
@@ -117,6 +118,7 @@ export class RecordService {
       if (input.assignee) {
         await this.emit(tx, row.org_id, 'record.assigned', { recordId: row.id, assignee: input.assignee, previousAssignee: null, record }, now);
       }
+      await within?.(tx, record);
       return record;
     }).catch((error: unknown) => {
       throw translateReferenceError(error);
@@ -147,7 +149,7 @@ export class RecordService {
   async update(principal: Principal, id: string, input: UpdateRecordInput, acceptedVersions?: number[]): Promise<WorkOrder> {
     requireSomeField(input);
     assertMetadataSize(input.metadata);
-    return this.writeWithRetry(principal.orgId, id, acceptedVersions, async (tx, current) => {
+    return this.writeWithRetry(principal.orgId, id, acceptedVersions, undefined, async (tx, current) => {
       const problems = await this.checkReferences(tx, principal.orgId, {
         ...(input.categoryId !== undefined ? { categoryId: input.categoryId } : {}),
         ...(input.assetId !== undefined ? { assetId: input.assetId } : {}),
@@ -180,8 +182,9 @@ export class RecordService {
   }
 
   /** Applies one lifecycle action: state machine, history row and events, in one transaction. */
-  async act(principal: Principal, id: string, action: LifecycleAction, input: ActionInput, acceptedVersions?: number[]): Promise<WorkOrder> {
-    return this.writeWithRetry(principal.orgId, id, acceptedVersions, async (tx, current) => {
+  /** `within` runs as the last step of the transaction that applies the action (see `InTransaction`). */
+  async act(principal: Principal, id: string, action: LifecycleAction, input: ActionInput, acceptedVersions?: number[], within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
+    return this.writeWithRetry(principal.orgId, id, acceptedVersions, within, async (tx, current) => {
       const from = current.status as RecordStatus;
       const to = nextStatus(from, action);
       const now = isoNow(this.clock);
@@ -248,6 +251,7 @@ export class RecordService {
     orgId: string,
     id: string,
     acceptedVersions: number[] | undefined,
+    within: InTransaction<WorkOrder> | undefined,
     change: (tx: Tx, current: RecordsTable) => Promise<{ row: RecordsTable; after: () => Promise<void> }>,
   ): Promise<WorkOrder> {
     for (let attempt = 1; ; attempt++) {
@@ -256,10 +260,13 @@ export class RecordService {
         if (!current) throw errors.notFound(`Work order "${id}"`);
         assertVersion(acceptedVersions, current.version, 'The work order');
         const { row, after } = await change(tx, current);
-        if (row === current) return toWorkOrder(current);
-        if (!(await updateRecordIfVersion(tx, row, current.version))) return undefined;
-        await after();
-        return toWorkOrder(row);
+        if (row !== current) {
+          if (!(await updateRecordIfVersion(tx, row, current.version))) return undefined;
+          await after();
+        }
+        const workOrder = toWorkOrder(row);
+        await within?.(tx, workOrder);
+        return workOrder;
       }).catch((error: unknown) => {
         if (isTransientConflict(error) && attempt < MAX_WRITE_ATTEMPTS) return undefined;
         throw translateReferenceError(error);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
 import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
 import type { WebhookService } from './service.js';
@@ -14,6 +15,7 @@ import {
   UpdateWebhookBody,
   WebhookList,
   WebhookListQuery,
+  type WebhookWithSecret,
 } from './schemas.js';
 
 const WebhookRef = Type.Ref('Webhook');
@@ -44,10 +46,9 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
         },
       },
       async (request, reply) => {
-        const webhook = await webhooks.create(principalOf(request).orgId, request.body);
-        setEtag(reply, webhook.version);
-        reply.header('location', `/api/v1/webhooks/${webhook.id}`);
-        return reply.code(201).send(webhooks.sealSecretForResponse(webhook));
+        // The answer stored for a replay holds the secret sealed; revealSecret opens it on the way out.
+        const answer = answerCreated<WebhookWithSecret>(request, reply, '/api/v1/webhooks', (webhook) => webhooks.sealSecretForResponse(webhook));
+        return answer.send(await webhooks.create(principalOf(request).orgId, request.body, answer.within));
       },
     );
 

@@ -1,4 +1,4 @@
-import type { Db, Executor } from '../db/database.js';
+import type { Db, Executor, InTransaction } from '../db/database.js';
 import type { WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
 import { AppError, errors, type FieldError } from '../http/errors.js';
@@ -44,7 +44,8 @@ export class WebhookService {
     private readonly onNewDelivery: () => void = () => {},
   ) {}
 
-  async create(orgId: string, input: CreateWebhookInput): Promise<WebhookWithSecret> {
+  /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
+  async create(orgId: string, input: CreateWebhookInput, within?: InTransaction<WebhookWithSecret>): Promise<WebhookWithSecret> {
     checkEvents(input.events);
     const url = await this.checkUrl(input.url);
     const now = isoNow(this.clock);
@@ -64,8 +65,12 @@ export class WebhookService {
       updated_at: now,
       version: 1,
     };
-    await this.db.insertInto('webhook_subscriptions').values(row).execute();
-    return { ...toWebhook(row, now), secret };
+    const webhook = { ...toWebhook(row, now), secret };
+    await this.db.transaction().execute(async (tx) => {
+      await tx.insertInto('webhook_subscriptions').values(row).execute();
+      await within?.(tx, webhook);
+    });
+    return webhook;
   }
 
   async get(orgId: string, id: string): Promise<Webhook> {

@@ -2,7 +2,23 @@ import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import type { AppContext } from '../../src/context.js';
 import { itOnEachDatabase, recordBody, seedCategory, TestClock } from '../helpers/test-app.js';
+
+/** Makes every attempt to store an answer fail, for real, with a trigger on the table. */
+async function refuseStoredAnswers(context: AppContext): Promise<void> {
+  const db = context.database.db;
+  if (context.database.dialect === 'sqlite') {
+    await sql`CREATE TRIGGER refuse_answers BEFORE UPDATE OF state ON idempotency_keys WHEN NEW.state = 'completed' BEGIN SELECT RAISE(ABORT, 'answers refused'); END`.execute(db);
+  } else {
+    await sql`CREATE OR REPLACE FUNCTION refuse_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'answers refused'; END $$`.execute(db);
+    await sql`CREATE TRIGGER refuse_answers BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION refuse_answers()`.execute(db);
+  }
+}
+
+async function acceptStoredAnswers(context: AppContext): Promise<void> {
+  await (context.database.dialect === 'sqlite' ? sql`DROP TRIGGER refuse_answers` : sql`DROP TRIGGER refuse_answers ON idempotency_keys`).execute(context.database.db);
+}
 
 describe('Idempotency-Key on POST', () => {
   itOnEachDatabase('replays the original status, body and headers with X-Idempotent-Replay, creating nothing new', async ({ newTenant }) => {
@@ -19,6 +35,7 @@ describe('Idempotency-Key on POST', () => {
     assert.equal(second.body, first.body);
     assert.equal(second.headers.location, first.headers.location);
     assert.equal(second.headers.etag, first.headers.etag);
+    assert.equal(second.headers['content-type'], first.headers['content-type']);
     assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).json().total, 1);
   });
 
@@ -121,6 +138,78 @@ describe('Idempotency-Key on POST', () => {
     const retried = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
     assert.equal(retried.statusCode, 201);
     assert.equal(retried.headers['x-idempotent-replay'], undefined);
+  });
+
+  itOnEachDatabase('stores a create’s answer in the create’s own transaction: an answer that cannot be stored takes the work order with it', async ({ newTenant, context }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    // Were the answer written after the work's own commit, the work order would exist now, and a
+    // retry (its claim free again) would create a second one.
+    await refuseStoredAnswers(context);
+    const failed = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
+    assert.equal(failed.statusCode, 500);
+    assert.equal(failed.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(failed.headers.location, undefined, 'the failed answer points at no work order');
+    assert.equal(failed.headers.etag, undefined);
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).json().total, 0, 'no work order without its answer');
+    const events = await context.database.db.selectFrom('outbox_events').select('type').where('org_id', '=', tenant.orgId).execute();
+    assert.deepEqual(events, [], 'and no event announcing it');
+    await acceptStoredAnswers(context);
+
+    const retried = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
+    assert.equal(retried.statusCode, 201);
+    assert.equal(retried.headers['x-idempotent-replay'], undefined, 'the failed attempt left nothing to replay');
+    const replayed = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
+    assert.equal(replayed.headers['x-idempotent-replay'], 'true');
+    assert.equal(replayed.body, retried.body);
+    assert.equal(replayed.headers['content-type'], retried.headers['content-type']);
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).json().total, 1);
+  });
+
+  itOnEachDatabase('stores the answer in the change’s transaction for every create and work-order action, and replays each byte for byte', async ({ newTenant, context }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const recordId = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId) })).json().id as string;
+    const operations: Array<{ url: string; payload: Record<string, unknown>; unchanged: () => Promise<boolean> }> = [
+      { url: '/api/v1/assets', payload: { name: 'Boiler', tag: 'B-1' }, unchanged: async () => (await tenant.request({ method: 'GET', url: '/api/v1/assets' })).json().total === 0 },
+      { url: '/api/v1/locations', payload: { name: 'Block A' }, unchanged: async () => (await tenant.request({ method: 'GET', url: '/api/v1/locations' })).json().total === 0 },
+      { url: '/api/v1/categories', payload: { name: 'Roofing' }, unchanged: async () => (await tenant.request({ method: 'GET', url: '/api/v1/categories' })).json().total === 1 },
+      {
+        url: '/api/v1/webhooks',
+        payload: { name: 'erp', url: 'https://93.184.216.34/hooks', events: ['record.created'] },
+        unchanged: async () => (await tenant.request({ method: 'GET', url: '/api/v1/webhooks' })).json().total === 0,
+      },
+      {
+        url: `/api/v1/records/${recordId}/assign`,
+        payload: { assignee: 'Technician 1' },
+        unchanged: async () => (await tenant.request({ method: 'GET', url: `/api/v1/records/${recordId}` })).json().status === 'OPEN',
+      },
+    ];
+    for (const operation of operations) {
+      const key = randomUUID();
+      await refuseStoredAnswers(context);
+      const failed = await tenant.request({ method: 'POST', url: operation.url, headers: { 'idempotency-key': key }, payload: operation.payload });
+      await acceptStoredAnswers(context);
+      assert.equal(failed.statusCode, 500, operation.url);
+      assert.ok(await operation.unchanged(), `${operation.url}: nothing changed without the answer`);
+
+      const done = await tenant.request({ method: 'POST', url: operation.url, headers: { 'idempotency-key': key }, payload: operation.payload });
+      assert.ok(done.statusCode === 200 || done.statusCode === 201, `${operation.url}: ${done.statusCode} ${done.body}`);
+      assert.ok(!(await operation.unchanged()), `${operation.url}: the retry ran`);
+      const replayed = await tenant.request({ method: 'POST', url: operation.url, headers: { 'idempotency-key': key }, payload: operation.payload });
+      assert.equal(replayed.headers['x-idempotent-replay'], 'true', operation.url);
+      assert.equal(replayed.statusCode, done.statusCode, operation.url);
+      assert.equal(replayed.body, done.body, operation.url);
+      for (const header of ['content-type', 'location', 'etag']) assert.equal(replayed.headers[header], done.headers[header], `${operation.url}: ${header}`);
+    }
+    // The webhook's secret was stored sealed and is shown in the clear, the same on replay.
+    const webhookKey = randomUUID();
+    const payload = { name: 'second', url: 'https://93.184.216.34/other', events: ['record.created'] };
+    const created = await tenant.request({ method: 'POST', url: '/api/v1/webhooks', headers: { 'idempotency-key': webhookKey }, payload });
+    assert.match(created.json().secret, /^whsec_/);
+    const stored = await context.database.db.selectFrom('idempotency_keys').select('response_body').where('key', '=', webhookKey).executeTakeFirstOrThrow();
+    assert.ok(!stored.response_body!.includes(created.json().secret), 'the stored answer does not hold the secret in the clear');
   });
 
   itOnEachDatabase('frees a key after 24 hours', async ({ newTenant, context }) => {
