@@ -329,9 +329,9 @@ export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyRe
       // The route's response serializer for this status: a JSON serializer, whose output is a string.
       const body = String(reply.serializeInput(answer.body as Record<string, unknown>, String(answer.status)));
       // The content type Fastify sets when it serializes a payload itself: stored with the answer and replayed.
-      const headers = { 'content-type': JSON_CONTENT_TYPE, ...answer.headers };
-      await held.store.complete(held.claim, { status: answer.status, headers, body }, tx);
-      stored = { status: answer.status, headers, body };
+      const response = { status: answer.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...answer.headers }, body };
+      await held.store.complete(held.claim, response, tx);
+      stored = response;
     },
     send: (result) => {
       // A service that returned without running `within` stored nothing: fall back to onSend's path.

@@ -210,6 +210,9 @@ describe('Idempotency-Key on POST', () => {
     assert.match(created.json().secret, /^whsec_/);
     const stored = await context.database.db.selectFrom('idempotency_keys').select('response_body').where('key', '=', webhookKey).executeTakeFirstOrThrow();
     assert.ok(!stored.response_body!.includes(created.json().secret), 'the stored answer does not hold the secret in the clear');
+    const replayedWebhook = await tenant.request({ method: 'POST', url: '/api/v1/webhooks', headers: { 'idempotency-key': webhookKey }, payload });
+    assert.equal(replayedWebhook.headers['x-idempotent-replay'], 'true');
+    assert.equal(replayedWebhook.json().secret, created.json().secret, 'the replay shows the same secret');
   });
 
   itOnEachDatabase('frees a key after 24 hours', async ({ newTenant, context }) => {
