@@ -1,7 +1,6 @@
-import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { Db, DialectName } from '../db/database.js';
@@ -15,6 +14,7 @@ import type { SecretBox } from './secret-box.js';
 import { signWebhookBody } from './signature.js';
 import { ForbiddenAddressError, guardedLookup, literalAddressProblem } from './url-guard.js';
 import { PING_EVENT } from './schemas.js';
+import { postWebhook } from './post-webhook.js';
 import { BUSY_POLL_MS, BUSY_WINDOW_MS } from './polling-loop.js';
 
 /** Bytes of a response body the worker reads at most; the rest is discarded unread. */
@@ -456,34 +456,25 @@ export class DeliveryWorker implements BackgroundJob {
     let statusCode: number | null = null;
     let error: string | null = null;
     let excerpt: string | null = null;
-    // @NOTE: not AbortSignal.timeout(): its timer stays armed for the whole time-out after the send
-    // finished, keeping thousands of signals per second alive past young-generation GCs. Garbage
-    // promoted that way lets the old generation (and RSS) grow to several times the live heap
-    // before a major GC (bench/analysis.md, "Memory (session 2)"). This timer is cleared as soon
-    // as the answer is read.
-    const deadline = new AbortController();
-    const deadlineTimer = setTimeout(() => deadline.abort(new DOMException(`no answer within ${config.timeoutMs} ms`, 'TimeoutError')), config.timeoutMs);
     try {
       // Cached with the keys (per subscription version): a URL changes only with a new version.
       keys.target ??= targetOf(keys.url, config.allowPrivateUrls);
       if (keys.target.problem) throw new ForbiddenAddressError(keys.target.problem);
-      const response = await request(keys.target.url, {
-        method: 'POST',
+      const answer = await postWebhook(this.agent!, keys.target.url, {
         headers,
         body: delivery.body,
-        dispatcher: this.agent,
-        signal: deadline.signal,
+        timeoutMs: config.timeoutMs,
+        readCapBytes: RESPONSE_READ_CAP_BYTES,
+        excerptChars: RESPONSE_EXCERPT_CHARS,
       });
-      statusCode = response.statusCode;
-      excerpt = await readCapped(response.body);
-      outcome = classifyStatus(response.statusCode, response.headers['retry-after'], clock.now());
-      if (outcome.kind !== 'success') error = `receiver answered HTTP ${response.statusCode}`;
+      statusCode = answer.statusCode;
+      excerpt = answer.excerpt;
+      outcome = classifyStatus(answer.statusCode, answer.retryAfter, clock.now());
+      if (outcome.kind !== 'success') error = `receiver answered HTTP ${answer.statusCode}`;
     } catch (caught) {
       const forbidden = findForbidden(caught);
       outcome = forbidden ? { kind: 'permanent' } : { kind: 'retryable' };
       error = forbidden ? `refused by the URL guard: ${forbidden.message}` : describeNetworkError(caught, config.timeoutMs);
-    } finally {
-      clearTimeout(deadlineTimer);
     }
     const durationMs = Math.round(performance.now() - started);
     return {
@@ -587,43 +578,6 @@ export class DeliveryWorker implements BackgroundJob {
     for (const [result, n] of attempts) this.metrics.attempts.inc({ result }, n);
     for (const [outcome, n] of outcomes) this.metrics.deliveries.inc({ outcome }, n);
   }
-}
-
-/**
- * Reads at most RESPONSE_READ_CAP_BYTES of a response body; a larger body is cut off (its connection is not reused).
- * Listens to the stream's events rather than iterating it: the async iterator allocates a few
- * kilobytes per response (measured), for a body that is usually a few bytes.
- */
-function readCapped(body: Readable): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const detach = () => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-    };
-    const onEnd = () => {
-      detach();
-      resolve(size === 0 ? null : Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_EXCERPT_CHARS));
-    };
-    const onError = (error: unknown) => {
-      detach();
-      reject(error);
-    };
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk.subarray(0, RESPONSE_READ_CAP_BYTES - size));
-      size += chunk.length;
-      if (size < RESPONSE_READ_CAP_BYTES) return;
-      onEnd();
-      // Destroying the unread rest reports an abort error we asked for.
-      body.on('error', () => {});
-      body.destroy();
-    };
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-  });
 }
 
 /** Throws (as `new URL` does) for a URL that does not parse, so that send records it as a failed attempt. */

@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
@@ -293,6 +294,22 @@ for (const dialect of TEST_DIALECTS) {
       const [delivery] = await settled(tenant, id, 1);
       assert.deepEqual(delivery!.attempts.map((a) => a.statusCode), [302, 200]);
       assert.equal(elsewhere.received.length, 0);
+    });
+
+    it('records a refused connection as a network error, and retries it', async () => {
+      const tenant = await t.newTenant();
+      // A port that was just free: nothing listens there.
+      const probe = net.createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const port = (probe.address() as net.AddressInfo).port;
+      await new Promise((resolve) => probe.close(resolve));
+      const { id } = await subscribe(tenant, `http://127.0.0.1:${port}/hook`, ['record.created']);
+      await createRecord(tenant);
+      const retried = await waitFor(async () => (await deliveries(tenant, id)).find((d) => d.attemptCount >= 2), 10_000, 'a second attempt');
+      for (const attempt of retried.attempts.slice(0, 2)) {
+        assert.equal(attempt.statusCode, null);
+        assert.match(attempt.error!, /^network error ECONNREFUSED/);
+      }
     });
 
     it('sends a signed webhook.ping through the delivery pipeline', async () => {
