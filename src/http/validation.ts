@@ -27,20 +27,34 @@ export function installValidation(app: FastifyInstance): void {
 /** Deepest nesting a request may carry; deeper JSON is refused before anything recurses into it. */
 export const MAX_JSON_DEPTH = 64;
 
+/** What `inspectInput` finds wrong with a request part. */
+export type InputProblem = 'nul' | 'lone_surrogate' | 'unsafe_number' | 'too_deep';
+
 /**
- * Scans `value` without recursion: 'nul' when a string or key holds U+0000 (PostgreSQL text cannot
- * store it), 'too_deep' past MAX_JSON_DEPTH levels, undefined when it is fine.
+ * Scans `value` without recursion for what no part of a request may carry, and answers the first
+ * problem found (undefined when it is fine):
+ * - 'nul': a string or key holding U+0000 (PostgreSQL text cannot store it);
+ * - 'lone_surrogate': a string or key holding half of a UTF-16 surrogate pair (JSON's `\ud800`):
+ *   it has no UTF-8 form, so the database would store replacement characters instead of what the
+ *   answer echoed, and a completion statement could not be canonicalized (RFC 8785);
+ * - 'unsafe_number': a number that is not finite (`1e400` parses as Infinity, stored as null) or an
+ *   integer beyond ±(2^53 − 1), which JSON.parse has already rounded (I-JSON, RFC 7493);
+ * - 'too_deep': nesting past MAX_JSON_DEPTH levels.
  */
-export function inspectInput(value: unknown): 'nul' | 'too_deep' | undefined {
+export function inspectInput(value: unknown): InputProblem | undefined {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [item, depth] = stack.pop()!;
     if (typeof item === 'string') {
-      if (item.includes('\u0000')) return 'nul';
+      const problem = stringProblem(item);
+      if (problem) return problem;
+    } else if (typeof item === 'number') {
+      if (!Number.isFinite(item) || (Number.isInteger(item) && !Number.isSafeInteger(item))) return 'unsafe_number';
     } else if (item !== null && typeof item === 'object') {
       if (depth >= MAX_JSON_DEPTH) return 'too_deep';
       for (const [key, child] of Object.entries(item)) {
-        if (key.includes('\u0000')) return 'nul';
+        const problem = stringProblem(key);
+        if (problem) return problem;
         stack.push([child, depth + 1]);
       }
     }
@@ -48,16 +62,29 @@ export function inspectInput(value: unknown): 'nul' | 'too_deep' | undefined {
   return undefined;
 }
 
+function stringProblem(text: string): 'nul' | 'lone_surrogate' | undefined {
+  if (text.includes('\u0000')) return 'nul';
+  if (!text.isWellFormed()) return 'lone_surrogate';
+  return undefined;
+}
+
+const PROBLEM_MESSAGES: Record<InputProblem, string> = {
+  nul: 'must not contain NUL (U+0000) characters',
+  lone_surrogate: 'must not contain unpaired UTF-16 surrogates (such as a lone \\ud800): they have no UTF-8 form',
+  unsafe_number: 'numbers must be finite, and integers within ±9007199254740991 (I-JSON, RFC 7493)',
+  too_deep: `must not nest deeper than ${MAX_JSON_DEPTH} levels`,
+};
+
 /**
- * @NOTE: NUL characters and absurdly deep JSON are refused up front, in every part of the request,
- * so both databases see the same input and nothing downstream can overflow the stack on it.
+ * @NOTE: what no database stores faithfully (NUL, lone surrogates, unsafe numbers) and absurdly deep
+ * JSON are refused up front, in every part of the request, so both databases store exactly what the
+ * answer echoes, a completion can always be signed, and nothing downstream overflows the stack.
  */
 export function installInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     for (const [part, value] of [['path', request.params], ['querystring', request.query], ['body', request.body]] as const) {
       const problem = inspectInput(value);
-      if (problem === 'nul') throw errors.validation([{ field: part, message: 'must not contain NUL (U+0000) characters' }]);
-      if (problem === 'too_deep') throw errors.validation([{ field: part, message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` }]);
+      if (problem) throw errors.validation([{ field: part, message: PROBLEM_MESSAGES[problem] }]);
     }
   });
 }

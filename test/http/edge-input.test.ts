@@ -19,6 +19,34 @@ describe('edge-case input', () => {
     assert.equal(fine.statusCode, 201);
   });
 
+  itOnEachDatabase('refuses what no database stores as sent: lone surrogates and unsafe numbers, anywhere in the body', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const base = `"categoryId":"${categoryId}","requesterName":"b","description":"c"`;
+    const refused: [string, RegExp][] = [
+      [`{${base},"address":"lone \\ud800 x"}`, /surrogate/],
+      [`{${base},"address":"a","metadata":{"k\\udc00":"v"}}`, /surrogate/],
+      [`{${base},"address":"a","metadata":{"s":["\\ud800"]}}`, /surrogate/],
+      [`{${base},"address":"a","metadata":{"n":9007199254740993}}`, /9007199254740991/],
+      [`{${base},"address":"a","metadata":{"n":-9007199254740992}}`, /9007199254740991/],
+      [`{${base},"address":"a","metadata":{"n":1e400}}`, /finite/],
+    ];
+    for (const [payload, message] of refused) {
+      const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'content-type': 'application/json' }, payload });
+      assert.equal(response.statusCode, 400, `${payload}: ${response.body}`);
+      assert.equal(response.json().code, 'validation_failed');
+      assert.equal(response.json().errors[0].field, 'body');
+      assert.match(response.json().errors[0].message, message);
+    }
+    // Paired surrogates (an emoji), the largest safe integers and fractions are stored and read back as sent.
+    const metadata = { emoji: '\u{1F6B0}', max: 9007199254740991, min: -9007199254740991, fraction: 0.1, small: 5e-324 };
+    const created = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { address: 'Tap \u{1F6B0}', metadata }) });
+    assert.equal(created.statusCode, 201, created.body);
+    const read = await tenant.request({ method: 'GET', url: `/api/v1/records/${created.json().id}` });
+    assert.equal(read.json().address, 'Tap \u{1F6B0}');
+    assert.deepEqual(read.json().metadata, metadata);
+  });
+
   itOnEachDatabase('refuses instants that cannot be stored sortably: leap seconds and years beyond 0000–9999', async ({ newTenant }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
