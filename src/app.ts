@@ -8,7 +8,7 @@ import { AppError, ProblemSchema, installErrorHandling, sendProblem, toAppError 
 import { AccessLogController } from './http/access-log.js';
 import { installAuthentication } from './http/auth.js';
 import { installStrictPaging } from './http/pagination.js';
-import { documentStandardHeaders } from './http/openapi.js';
+import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installInputGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
@@ -48,7 +48,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 
   const routeMethods = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
-    documentStandardHeaders(route);
+    documentStandardContract(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const set = routeMethods.get(route.url) ?? new Set<string>();
     for (const method of methods) if (method !== 'HEAD') set.add(method);
@@ -62,7 +62,14 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installRequestMetrics(app, context);
 
   await app.register(swagger, openApiOptions(context.config));
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { url: `${API_PREFIX}/openapi.json` } as never });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    // Swagger UI injects <style> elements and style attributes as it renders: allow inline styles on
+    // this page (scripts stay 'self' only), or the browser logs a refusal for each one.
+    transformStaticCSP: (header) => header.replace(/style-src ([^;]*);/, (_match, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`),
+    uiConfig: { url: `${API_PREFIX}/openapi.json` } as never,
+  });
 
   // Named schemas: referenced by routes, and emitted once as OpenAPI components.
   const namedSchemas = [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema, AssetSchema, LocationSchema];
@@ -101,9 +108,16 @@ function installJsonParser(app: FastifyInstance): void {
   // JSON only: no text/plain or other default parsers, so any other media type is a 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (request, body, done) => {
+    // Bodies are read as sent: a compressed one would only fail as "not JSON", which misleads.
+    const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') {
+      return done(new AppError('unsupported_media_type', `Content-Encoding "${encoding.slice(0, 40)}" is not supported: send the body uncompressed.`, { headers: { 'accept-encoding': 'identity' } }), undefined);
+    }
     const text = body as string;
     request.rawBody = text;
-    if (text.trim() === '') return done(new AppError('malformed_json', 'The body is empty but Content-Type says JSON.'), undefined);
+    // An empty body is no body (many clients send Content-Type: application/json on every request):
+    // validation then reports the fields a route needs, and actions whose fields are optional run.
+    if (text.trim() === '') return done(null, undefined);
     parseJson(request, text, (error, value) => {
       if (error) return done(new AppError('malformed_json', 'The request body is not valid JSON.'), undefined);
       done(null, value);

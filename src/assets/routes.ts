@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
-import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
 import { RecordList, RecordListQuery } from '../records/schemas.js';
 import type { AssetService } from './service.js';
 import { AssetList, AssetListQuery, CreateAssetBody, UpdateAssetBody, type Asset } from './schemas.js';
@@ -25,7 +25,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           description: 'The tag must be unique within your organization (409 `already_exists`). Send `Idempotency-Key` to retry safely.',
           ...requiresScope('assets:write'),
           body: CreateAssetBody,
-          response: { 201: { ...AssetRef, headers: ETagHeader }, ...problems(400, 409, 413, 415, 422) },
+          response: { 201: { ...AssetRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
       },
       async (request, reply) => {

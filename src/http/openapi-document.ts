@@ -44,6 +44,15 @@ export function openApiOptions(config: Config): SwaggerOptions {
       ],
       webhooks: webhookDocs() as never,
     },
+    // PATCH bodies are also accepted as JSON Merge Patch (RFC 7396, the same document and schema).
+    transformObject: (documentObject) => {
+      const document = (documentObject as { openapiObject?: unknown }).openapiObject as { paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> };
+      for (const item of Object.values(document.paths ?? {})) {
+        const content = item.patch?.requestBody?.content;
+        if (content?.['application/json']) content['application/merge-patch+json'] ??= content['application/json'];
+      }
+      return document as never;
+    },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   };
 }

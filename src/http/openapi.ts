@@ -10,18 +10,36 @@ export function requiresScope(scope: Scope) {
   return { security: [{ bearerAuth: [scope] }] };
 }
 
-/** Problem responses an operation can give, documented from the error catalogue. */
+/** The media type of every error answer (RFC 9457). */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/**
+ * One documented problem response: the Problem schema under `application/problem+json` (what the
+ * error handler sends), described by the codes of the error catalogue with that status.
+ */
+export function problemResponse(status: number) {
+  const codes = Object.entries(ERROR_CODES)
+    .filter(([, v]) => v.status === status)
+    .map(([code]) => `\`${code}\``);
+  return { description: `Problem: ${codes.join(', ')}`, content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemRef } } };
+}
+
+/** Problem responses an operation can give besides those every operation of its kind can (see documentStandardContract). */
 export function problems(...statuses: number[]) {
-  const all = [...new Set([401, 403, ...statuses])].sort();
-  return Object.fromEntries(
-    all.map((status) => {
-      const codes = Object.entries(ERROR_CODES).filter(([, v]) => v.status === status).map(([code]) => code);
-      return [status, { ...ProblemRef, description: `Problem: ${codes.join(', ')}` }];
-    }),
-  );
+  return Object.fromEntries([...new Set([401, 403, ...statuses])].sort().map((status) => [status, problemResponse(status)]));
 }
 
 export const ETagHeader = { etag: Type.String({ description: 'Entity tag of the returned version; send it in If-Match to update safely.' }) };
+
+/** Headers of a 201: the new resource's ETag and where to read it. */
+export const CreatedHeaders = {
+  ...ETagHeader,
+  location: Type.String({ description: 'Path of the created resource (`/api/v1/<collection>/<id>`).' }),
+};
+
+const IdempotentReplayHeader = Type.Literal('true', {
+  description: 'Present on an answer replayed for a repeated `Idempotency-Key`: the work was not done again.',
+});
 
 const IdempotencyKeyHeader = Type.String({
   description: 'Makes the POST safe to retry: a repeat within 24 h replays the first answer with `X-Idempotent-Replay: true`. 1–255 visible ASCII characters; a UUID is recommended.',
@@ -29,19 +47,51 @@ const IdempotencyKeyHeader = Type.String({
 const IfMatchHeader = Type.String({ description: 'ETag the change is based on; a stale one answers 412 and changes nothing.' });
 
 /**
- * Documents the cross-cutting request headers on every authenticated operation they apply to:
- * `Idempotency-Key` on POSTs, `If-Match` on PATCH, DELETE and state-changing actions on one resource.
- * The schemas only describe (no constraints): the idempotency hook gives its own precise errors.
+ * Documents what every operation of a kind shares, from the hooks that implement it, so no route can
+ * forget it:
+ * - request headers: `Idempotency-Key` on POSTs, `If-Match` on PATCH, DELETE and actions on one
+ *   resource (the schemas only describe: the hooks give their own precise errors);
+ * - `X-Idempotent-Replay` on the success answers of POSTs;
+ * - the problem responses the cross-cutting hooks give: 401/403 (auth), 400 (path, query and
+ *   headers are validated; bodies may be malformed), 413/415 (bodies), 400/409/422 (idempotency),
+ *   412 (`If-Match`), 500;
+ * - `application/problem+json` as the media type of every problem response, however declared.
  */
-export function documentStandardHeaders(route: RouteOptions): void {
-  if (!route.config || !(route.config as { scope?: string }).scope || !route.schema) return;
-  const methods = Array.isArray(route.method) ? route.method : [route.method];
-  const extra: Record<string, TSchema> = {};
-  if (methods.includes('POST')) extra['idempotency-key'] = Type.Optional(IdempotencyKeyHeader);
-  if (methods.includes('PATCH') || methods.includes('DELETE') || (methods.includes('POST') && /\/:id\/[a-z-]+$/.test(route.url))) {
-    extra['if-match'] = Type.Optional(IfMatchHeader);
+export function documentStandardContract(route: RouteOptions): void {
+  if (!route.schema) return;
+  // Copied, entries included: routes share response objects (`RecordRef`, the proofs' responses).
+  const response = { ...(route.schema.response as Record<string, unknown> | undefined) };
+  const authenticated = Boolean(route.config && (route.config as { scope?: string }).scope);
+  if (authenticated) {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const writes = methods.some((method) => method === 'POST' || method === 'PATCH' || method === 'PUT');
+    const conditional = methods.includes('PATCH') || methods.includes('DELETE') || (methods.includes('POST') && /\/:id\/[a-z-]+$/.test(route.url));
+    const extra: Record<string, TSchema> = {};
+    if (methods.includes('POST')) extra['idempotency-key'] = Type.Optional(IdempotencyKeyHeader);
+    if (conditional) extra['if-match'] = Type.Optional(IfMatchHeader);
+    if (Object.keys(extra).length > 0) {
+      const existing = route.schema.headers as TObject | undefined;
+      route.schema.headers = Type.Object({ ...(existing?.properties ?? {}), ...extra });
+    }
+    const statuses = [401, 403, 500];
+    if (route.schema.params || route.schema.querystring || route.schema.headers || writes) statuses.push(400);
+    if (writes) statuses.push(413, 415);
+    if (methods.includes('POST')) statuses.push(409, 422);
+    if (conditional) statuses.push(412);
+    for (const status of statuses) response[status] ??= problemResponse(status);
+    if (methods.includes('POST')) {
+      for (const [status, answer] of Object.entries(response)) {
+        if (!/^2\d\d$/.test(status) || answer === null || typeof answer !== 'object') continue;
+        const headers = (answer as { headers?: Record<string, TSchema> }).headers;
+        response[status] = { ...answer, headers: { ...headers, 'x-idempotent-replay': Type.Optional(IdempotentReplayHeader) } };
+      }
+    }
   }
-  if (Object.keys(extra).length === 0) return;
-  const existing = route.schema.headers as TObject | undefined;
-  route.schema.headers = Type.Object({ ...(existing?.properties ?? {}), ...extra });
+  for (const [status, answer] of Object.entries(response)) {
+    // A bare `Type.Ref('Problem')` documents application/json; the error handler sends problem+json.
+    if (Number(status) >= 400 && answer !== null && typeof answer === 'object' && (answer as { $ref?: string }).$ref === 'Problem') {
+      response[status] = problemResponse(Number(status));
+    }
+  }
+  if (Object.keys(response).length > 0) route.schema.response = response;
 }

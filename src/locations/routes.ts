@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
-import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
 import type { LocationService } from './service.js';
 import { CreateLocationBody, LocationList, LocationListQuery, UpdateLocationBody, type Location } from './schemas.js';
 
@@ -23,7 +23,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           description: 'Give `parentId` to place it inside another location. Send `Idempotency-Key` to retry safely.',
           ...requiresScope('locations:write'),
           body: CreateLocationBody,
-          response: { 201: { ...LocationRef, headers: ETagHeader }, ...problems(400, 409, 413, 415, 422) },
+          response: { 201: { ...LocationRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
       },
       async (request, reply) => {

@@ -12,8 +12,13 @@ import { CheckpointQuery, ConsistencyProofSchema, ConsistencyQuery, InclusionPro
 const tags = ['Proofs'];
 const ProblemRef = Type.Ref('Problem');
 const proofResponses = {
-  200: { ...Type.Ref('ProofBundle'), description: `The sealed proof bundle (\`Content-Type: ${BUNDLE_MEDIA_TYPE}\`).` },
-  202: { ...Type.Ref('PendingProof'), description: 'Signed, not yet sealed into the log; retry after `Retry-After` seconds.' },
+  // Keyed by the media type without its parameter: Fastify picks the serializer by that name.
+  200: { description: `The sealed proof bundle (\`Content-Type: ${BUNDLE_MEDIA_TYPE}\`).`, content: { [BUNDLE_MEDIA_TYPE.split(';')[0]!]: { schema: Type.Ref('ProofBundle') } } },
+  202: {
+    ...Type.Ref('PendingProof'),
+    description: 'Signed, not yet sealed into the log; retry after `Retry-After` seconds.',
+    headers: { 'retry-after': Type.String({ description: 'Seconds to wait before asking again.' }) },
+  },
   ...problems(404),
 };
 
@@ -68,7 +73,7 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
           tags,
           summary: 'A signed checkpoint of the transparency log (C2SP signed note, text/plain)',
           querystring: CheckpointQuery,
-          response: { 200: Type.String({ description: 'The signed note.' }), 400: ProblemRef, 404: ProblemRef },
+          response: { 200: { description: 'The signed note.', content: { 'text/plain': { schema: Type.String() } } }, 400: ProblemRef, 404: ProblemRef },
         },
       },
       async (request, reply) => {
@@ -84,7 +89,7 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
         schema: {
           tags,
           summary: 'The log key as a signed-note verifier key: <name>+<hex key id>+<base64(0x01 ‖ public key)>',
-          response: { 200: Type.String() },
+          response: { 200: { description: 'The verifier key, one line.', content: { 'text/plain': { schema: Type.String() } } } },
         },
       },
       async (_request, reply) => reply.type('text/plain; charset=utf-8').send(`${proofs.verifierKey}\n`),

@@ -5,7 +5,7 @@ import { acceptedVersions, etagFor, setEtag } from '../http/conditional.js';
 import { answerCreated, answerInTransaction } from '../http/idempotency.js';
 import { serializedListEnvelope } from '../http/pagination.js';
 import { IdParams } from '../http/schema-types.js';
-import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
 import type { RecordService } from './service.js';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './lifecycle.js';
 import {
@@ -47,7 +47,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           description: 'Starts OPEN, or ASSIGNED when an assignee is given. Send `Idempotency-Key` to retry safely.',
           ...requiresScope('records:write'),
           body: CreateRecordBody,
-          response: { 201: { ...RecordRef, headers: ETagHeader }, ...problems(400, 409, 413, 415, 422) },
+          response: { 201: { ...RecordRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
       },
       async (request, reply) => {
@@ -102,7 +102,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           ...requiresScope('records:write'),
           params: IdParams,
           body: UpdateRecordBody,
-          response: { 200: RecordRef, ...problems(400, 404, 409, 412, 415, 422) },
+          response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415, 422) },
         },
       },
       async (request, reply) => {
@@ -139,7 +139,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
             ...requiresScope('records:write'),
             params: IdParams,
             body: docs.body,
-            response: { 200: RecordRef, ...problems(400, 404, 409, 412, 415) },
+            response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) },
           },
         },
         async (request, reply) => {

@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
-import { ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
 import type { WebhookService } from './service.js';
 import {
   CreateWebhookBody,
@@ -42,7 +42,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
             'Answers the subscription with its signing `secret`, shown this once. The URL must be absolute http(s) and resolve to public addresses; unknown event names are refused with 422.',
           ...requiresScope(scope),
           body: CreateWebhookBody,
-          response: { 201: { ...WebhookWithSecretRef, headers: ETagHeader }, ...problems(400, 415, 422) },
+          response: { 201: { ...WebhookWithSecretRef, headers: CreatedHeaders }, ...problems(400, 415, 422) },
         },
       },
       async (request, reply) => {

@@ -1,0 +1,174 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { recordBody, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
+import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+interface Operation {
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+}
+type Document = { paths: Record<string, Record<string, Operation>> };
+
+/** Response headers a client acts on: each must be documented where the service sends it. */
+const CONTRACT_HEADERS = ['etag', 'location', 'x-idempotent-replay', 'retry-after'];
+
+/**
+ * Checks the OpenAPI document against what the service really answers: a tour calls every
+ * documented operation (the test fails when one is left out) with successes and the usual
+ * failures, and every answer's status, media type and contract headers must be documented for its
+ * operation. So the document cannot drift from the behaviour, not only from the schemas.
+ */
+describe('the OpenAPI document describes the answers the service gives', () => {
+  let t: TestApp;
+  let document: Document;
+  let hook: WebhookReceiver;
+  const seen: { method: string; url: string; response: LightMyRequestResponse }[] = [];
+
+  before(async () => {
+    t = await startTestApp('sqlite', { env: { WO_WEBHOOK_IDLE_POLL_MS: '10' } });
+    for (const job of t.context.backgroundJobs) job.start();
+    hook = await startReceiver();
+    document = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+  });
+  after(async () => {
+    await t.close();
+    await hook.close();
+  });
+
+  const operationOf = (method: string, url: string): { template: string; operation: Operation } | undefined => {
+    const path = url.split('?')[0]!;
+    for (const [template, item] of Object.entries(document.paths)) {
+      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      if (pattern.test(path) && item[method.toLowerCase()]) return { template, operation: item[method.toLowerCase()]! };
+    }
+    return undefined;
+  };
+
+  async function call(tenant: Tenant | undefined, options: InjectOptions & { method: string; url: string }): Promise<LightMyRequestResponse> {
+    const response = tenant ? await tenant.request(options) : await t.app.inject(options);
+    seen.push({ method: options.method, url: options.url, response });
+    return response;
+  }
+
+  it('for every operation, status, media type and headers of each answer are documented', async () => {
+    const tenant = await t.newTenant();
+    const reader = await t.newTenant(['records:read']);
+    const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => call(tenant, { method: 'POST', url, payload: payload as never, headers });
+    const json = (response: LightMyRequestResponse) => response.json() as { id: string } & Record<string, unknown>;
+
+    // Operations and health.
+    await call(undefined, { method: 'GET', url: '/healthz' });
+    await call(undefined, { method: 'GET', url: '/readyz' });
+    await call(undefined, { method: 'GET', url: '/.well-known/jwks.json' });
+
+    // Categories, with the failures every write shares.
+    const key = randomUUID();
+    const category = json(await post('/api/v1/categories', { name: 'Plumbing' }, { 'idempotency-key': key }));
+    assert.equal((await post('/api/v1/categories', { name: 'Plumbing' }, { 'idempotency-key': key })).headers['x-idempotent-replay'], 'true');
+    assert.equal((await post('/api/v1/categories', { name: 'Electrical' }, { 'idempotency-key': key })).statusCode, 422);
+    assert.equal((await call(tenant, { method: 'POST', url: '/api/v1/categories', payload: '{"name":', headers: { 'content-type': 'application/json' } })).statusCode, 400);
+    assert.equal((await call(tenant, { method: 'POST', url: '/api/v1/categories', payload: 'name=x', headers: { 'content-type': 'text/plain' } })).statusCode, 415);
+    assert.equal((await post('/api/v1/categories', { name: 'x'.repeat(2 * 1024 * 1024) })).statusCode, 413);
+    assert.equal((await post('/api/v1/categories', { name: 'Plumbing' })).statusCode, 409);
+    assert.equal((await call(undefined, { method: 'GET', url: '/api/v1/categories' })).statusCode, 401);
+    assert.equal((await call(reader, { method: 'GET', url: '/api/v1/categories' })).statusCode, 403);
+    await call(tenant, { method: 'GET', url: '/api/v1/categories?limit=0' });
+    await call(tenant, { method: 'GET', url: `/api/v1/categories/${category.id}` });
+    await call(tenant, { method: 'GET', url: '/api/v1/categories/cat_missing' });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/categories/${category.id}`, payload: { description: 'Pipes' }, headers: { 'if-match': '"1"' } });
+    assert.equal((await call(tenant, { method: 'PATCH', url: `/api/v1/categories/${category.id}`, payload: { description: 'x' }, headers: { 'if-match': '"1"' } })).statusCode, 412);
+    const spare = json(await post('/api/v1/categories', { name: 'Spare' }));
+    await call(tenant, { method: 'DELETE', url: `/api/v1/categories/${spare.id}` });
+
+    // Locations and assets.
+    const site = json(await post('/api/v1/locations', { name: 'Harbour site' }));
+    const room = json(await post('/api/v1/locations', { name: 'Boiler room', parentId: site.id }));
+    await call(tenant, { method: 'GET', url: '/api/v1/locations' });
+    await call(tenant, { method: 'GET', url: `/api/v1/locations/${site.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/locations/${room.id}`, payload: { name: 'Plant room' } });
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${site.id}` })).statusCode, 409);
+    const asset = json(await post('/api/v1/assets', { name: 'Boiler', tag: 'B-1', locationId: room.id }));
+    await call(tenant, { method: 'GET', url: '/api/v1/assets?q=Boil' });
+    await call(tenant, { method: 'GET', url: `/api/v1/assets/${asset.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/assets/${asset.id}`, payload: { model: 'X2' }, headers: { 'content-type': 'application/merge-patch+json' } });
+    await call(tenant, { method: 'GET', url: `/api/v1/assets/${asset.id}/records` });
+
+    // Webhooks (the receiver on loopback).
+    const webhook = json(await post('/api/v1/webhooks', { name: 'ERP', url: hook.url, events: ['record.created', 'record.proof_delivered'] }));
+    await call(tenant, { method: 'GET', url: '/api/v1/webhooks' });
+    await call(tenant, { method: 'GET', url: `/api/v1/webhooks/${webhook.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/webhooks/${webhook.id}`, payload: { name: 'ERP sync' } });
+    await post(`/api/v1/webhooks/${webhook.id}/rotate-secret`, {});
+    await post(`/api/v1/webhooks/${webhook.id}/ping`, {});
+
+    // A work order through its lifecycle, to its proof.
+    const record = json(await post('/api/v1/records', recordBody(category.id, { assetId: asset.id })));
+    await call(tenant, { method: 'GET', url: '/api/v1/records?status=OPEN' });
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/records/${record.id}`, payload: { priority: 'HIGH' } });
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/events` });
+    const actionKey = randomUUID();
+    await post(`/api/v1/records/${record.id}/assign`, { assignee: 'Technician 3' }, { 'idempotency-key': actionKey });
+    await post(`/api/v1/records/${record.id}/assign`, { assignee: 'Technician 3' }, { 'idempotency-key': actionKey });
+    assert.equal((await post(`/api/v1/records/${record.id}/close`, {})).statusCode, 409);
+    for (const action of ['start', 'hold', 'resume']) assert.equal((await post(`/api/v1/records/${record.id}/${action}`, action === 'hold' ? { reason: 'Parts' } : {})).statusCode, 200);
+    await post(`/api/v1/records/${record.id}/complete`, { resolutionNotes: 'Replaced the washer.' });
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/proof` });
+    await waitFor(async () => (await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/proof` })).statusCode === 200, 10_000, 'the sealed proof');
+    const announced = await waitFor(() => hook.received.find((r) => r.headers['x-webhook-event'] === 'record.proof_delivered'), 10_000, 'record.proof_delivered');
+    const proofPath = `/api/v1/proofs/${(JSON.parse(announced.body) as { payload: { proofId: string } }).payload.proofId}`;
+    await call(tenant, { method: 'GET', url: proofPath });
+    await call(tenant, { method: 'GET', url: '/api/v1/proofs/prf_missing' });
+    await post(`/api/v1/records/${record.id}/close`, {});
+    await post(`/api/v1/records/${record.id}/reopen`, { reason: 'Leaks again' });
+    await post(`/api/v1/records/${record.id}/cancel`, { reason: 'Duplicate' });
+    await post(`/api/v1/assets/${asset.id}/retire`, {});
+    await call(tenant, { method: 'DELETE', url: `/api/v1/assets/${asset.id}` });
+    await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${room.id}` });
+
+    // The public transparency log.
+    await call(undefined, { method: 'GET', url: '/api/v1/transparency/checkpoint' });
+    await call(undefined, { method: 'GET', url: '/api/v1/transparency/checkpoint?treeSize=999999' });
+    await call(undefined, { method: 'GET', url: '/api/v1/transparency/verifier-key' });
+    await call(undefined, { method: 'GET', url: '/api/v1/transparency/inclusion?leafIndex=0&treeSize=1' });
+    await call(undefined, { method: 'GET', url: '/api/v1/transparency/inclusion?leafIndex=x' });
+    await call(undefined, { method: 'GET', url: '/api/v1/transparency/consistency?first=1&second=1' });
+
+    // The delivery log, redelivery, and deleting the subscription.
+    const delivery = await waitFor(async () => {
+      const list = (await call(tenant, { method: 'GET', url: `/api/v1/webhooks/${webhook.id}/deliveries?status=succeeded` })).json() as { deliveries: { id: string }[] };
+      return list.deliveries[0];
+    }, 10_000, 'a succeeded delivery');
+    await call(tenant, { method: 'GET', url: `/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}` });
+    await post(`/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}/redeliver`, {});
+    await call(tenant, { method: 'DELETE', url: `/api/v1/webhooks/${webhook.id}` });
+
+    // Every documented operation was called, and every answer is documented.
+    const called = new Set(seen.map(({ method, url }) => `${method} ${operationOf(method, url)?.template}`));
+    const documented = Object.entries(document.paths).flatMap(([template, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${template}`));
+    assert.deepEqual(documented.filter((operation) => !called.has(operation)), [], 'operations the tour does not call');
+    const problems: string[] = [];
+    for (const { method, url, response } of seen) {
+      const found = operationOf(method, url);
+      if (!found) {
+        problems.push(`${method} ${url}: no such operation in the document`);
+        continue;
+      }
+      const where = `${method} ${found.template} → ${response.statusCode}`;
+      const answer = found.operation.responses[String(response.statusCode)] ?? found.operation.responses[`${String(response.statusCode)[0]}XX`] ?? found.operation.responses.default;
+      if (!answer) {
+        problems.push(`${where}: status not documented (${response.body.slice(0, 120)})`);
+        continue;
+      }
+      const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (response.statusCode !== 204 && response.body.length > 0 && !answer.content?.[mediaType]) {
+        problems.push(`${where}: sent ${mediaType}, documented ${Object.keys(answer.content ?? {}).join(', ') || 'no body'}`);
+      }
+      for (const header of CONTRACT_HEADERS) {
+        if (response.headers[header] !== undefined && !answer.headers?.[header]) problems.push(`${where}: sends ${header}, not documented`);
+      }
+    }
+    assert.deepEqual([...new Set(problems)], []);
+  });
+});
