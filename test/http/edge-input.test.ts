@@ -1,5 +1,6 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { itOnEachDatabase, recordBody, seedCategory } from '../helpers/test-app.js';
 
 describe('edge-case input', () => {
@@ -45,6 +46,33 @@ describe('edge-case input', () => {
     const read = await tenant.request({ method: 'GET', url: `/api/v1/records/${created.json().id}` });
     assert.equal(read.json().address, 'Tap \u{1F6B0}');
     assert.deepEqual(read.json().metadata, metadata);
+  });
+
+  itOnEachDatabase('treats an empty JSON body as no body, and refuses compressed bodies with 415', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const json = { 'content-type': 'application/json' };
+    const record = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Technician 3' }) })).json();
+    const started = await tenant.request({ method: 'POST', url: `/api/v1/records/${record.id}/start`, headers: json, payload: '' });
+    assert.equal(started.statusCode, 200, started.body);
+    assert.equal(started.json().status, 'IN_PROGRESS');
+    const missing = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: json, payload: ' ' });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().code, 'validation_failed');
+    assert.ok(missing.json().errors.some((e: { field: string }) => e.field === 'body.categoryId'), missing.body);
+    const spare = (await tenant.request({ method: 'POST', url: '/api/v1/categories', payload: { name: 'Spare' } })).json();
+    assert.equal((await tenant.request({ method: 'DELETE', url: `/api/v1/categories/${spare.id}`, headers: json })).statusCode, 204);
+
+    const body = JSON.stringify(recordBody(categoryId));
+    for (const [encoding, payload] of [['gzip', gzipSync(body)], ['br', Buffer.from(body)]] as const) {
+      const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { ...json, 'content-encoding': encoding }, payload });
+      assert.equal(response.statusCode, 415, `${encoding}: ${response.body}`);
+      assert.equal(response.json().code, 'unsupported_media_type');
+      assert.match(response.json().detail, new RegExp(`Content-Encoding "${encoding}"`));
+      assert.equal(response.headers['accept-encoding'], 'identity');
+    }
+    const identity = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { ...json, 'content-encoding': 'identity' }, payload: body });
+    assert.equal(identity.statusCode, 201, identity.body);
   });
 
   itOnEachDatabase('refuses instants that cannot be stored sortably: leap seconds and years beyond 0000–9999', async ({ newTenant }) => {
