@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ERROR_CODES } from '../src/http/errors.js';
-import { EVENT_TYPES } from '../src/events/catalogue.js';
+import { EVENT_CATALOGUE, EVENT_TYPES } from '../src/events/catalogue.js';
 
 describe('reference documentation', () => {
   it('docs/errors.md lists exactly the error codes the API can answer with, with their status', () => {
@@ -12,9 +12,15 @@ describe('reference documentation', () => {
     for (const [code, status] of documented) assert.equal(ERROR_CODES[code as keyof typeof ERROR_CODES].status, status, String(code));
   });
 
-  it('docs/events.md lists exactly the events of the catalogue', () => {
+  it('docs/events.md lists exactly the events of the catalogue, each with its payload’s top-level keys', () => {
     const page = readFileSync('docs/events.md', 'utf8');
-    const documented = [...page.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \|/gm)].map((m) => m[1]);
-    assert.deepEqual(documented.sort(), [...EVENT_TYPES].sort());
+    const rows = [...page.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \|.*\| `\{(.*?)\}`/gm)];
+    assert.deepEqual(rows.map((m) => m[1]).sort(), [...EVENT_TYPES].sort());
+    for (const [, event, keys] of rows) {
+      // Top-level keys only: drop nested `{…}` before splitting on commas.
+      const documented = keys!.replace(/\{[^{}]*\}/g, '').split(',').map((key) => key.split(':')[0]!.trim());
+      const schema = EVENT_CATALOGUE[event as keyof typeof EVENT_CATALOGUE].payload as { properties: Record<string, unknown> };
+      assert.deepEqual(documented.sort(), Object.keys(schema.properties).sort(), event);
+    }
   });
 });
