@@ -124,8 +124,11 @@ for (const dialect of TEST_DIALECTS) {
     });
 
     it('refuses to complete with data a canonical statement cannot carry, with a 422 instead of a 500', async () => {
-      const created = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Bob', metadata: { big: 2 ** 60 } }) });
+      // The API refuses such a number at the edge (400); here it reached the database another way.
+      assert.equal((await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { metadata: { big: 2 ** 60 } }) })).statusCode, 400);
+      const created = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Bob', metadata: { big: 1 } }) });
       const id = created.json().id as string;
+      await t.context.database.db.updateTable('records').set({ metadata: `{"big":${2 ** 60}}` }).where('id', '=', id).execute();
       await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} });
       const response = await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'done' } });
       assert.equal(response.statusCode, 422, response.body);
@@ -267,6 +270,13 @@ for (const dialect of TEST_DIALECTS) {
           const tampered = wo(file('tampered.json'), '--keys', file('jwks.json'));
           assert.equal(tampered.status, 1);
           assert.match(tampered.stdout, /^invalid: leaf_not_in_tree/);
+          // Input that cannot be read is a usage error (exit 2), not a verdict on the proof.
+          writeFileSync(file('not-json.json'), 'not json');
+          for (const args of [[file('missing.json'), '--keys', file('jwks.json')], [file('bundle.json'), '--keys', file('missing-jwks.json')], [file('not-json.json'), '--keys', file('jwks.json')]]) {
+            const unreadable = wo(...args);
+            assert.equal(unreadable.status, 2, `${args.join(' ')}: ${unreadable.stdout}${unreadable.stderr}`);
+            assert.doesNotMatch(unreadable.stdout, /^valid/);
+          }
         } finally {
           rmSync(outside, { recursive: true, force: true });
           t = await startTestApp(dialect);
