@@ -30,7 +30,7 @@ describe('the /docs API reference in a browser', () => {
       if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
     });
     page.on('response', (response) => {
-      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) failed.push(`${response.status()} ${response.url()}`);
+      if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
     });
     const response = await page.goto(`${baseUrl}/docs/`);
     assert.equal(response?.status(), 200);

@@ -19,6 +19,9 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
       async () => ({ status: 'ok' as const }),
     );
 
+    // Browsers ask every origin for an icon; the service has none, and "none" is not an error page.
+    app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send());
+
     app.get(
       '/readyz',
       {

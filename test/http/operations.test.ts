@@ -7,6 +7,10 @@ describe('operational endpoints', () => {
   itOnEachDatabase('answers liveness, readiness with the database, and Prometheus metrics without a key', async ({ app, context }) => {
     assert.deepEqual((await app.inject({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
     assert.deepEqual((await app.inject({ method: 'GET', url: '/readyz' })).json(), { status: 'ready', database: context.database.dialect });
+    // The icon every browser asks for: none, and no error page for it.
+    const icon = await app.inject({ method: 'GET', url: '/favicon.ico' });
+    assert.equal(icon.statusCode, 204);
+    assert.equal(icon.body, '');
     await app.inject({ method: 'GET', url: '/api/v1/records' });
     const metrics = await app.inject({ method: 'GET', url: '/metrics' });
     assert.equal(metrics.statusCode, 200);
