@@ -1,5 +1,15 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { RouteOptions } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Whether the operation honours `If-Match` (412 on a stale ETag). By default: PATCH, DELETE and
+     * POST actions on one resource (`/:id/<action>`); `false` for actions that do not look at it.
+     */
+    conditional?: boolean;
+  }
+}
 import type { Scope } from '../keys/scopes.js';
 import { ERROR_CODES } from './errors.js';
 
@@ -65,7 +75,9 @@ export function documentStandardContract(route: RouteOptions): void {
   if (authenticated) {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const writes = methods.some((method) => method === 'POST' || method === 'PATCH' || method === 'PUT');
-    const conditional = methods.includes('PATCH') || methods.includes('DELETE') || (methods.includes('POST') && /\/:id\/[a-z-]+$/.test(route.url));
+    const conditional =
+      (route.config as { conditional?: boolean }).conditional ??
+      (methods.includes('PATCH') || methods.includes('DELETE') || (methods.includes('POST') && /\/:id\/[a-z-]+$/.test(route.url)));
     const extra: Record<string, TSchema> = {};
     if (methods.includes('POST')) extra['idempotency-key'] = Type.Optional(IdempotencyKeyHeader);
     if (conditional) extra['if-match'] = Type.Optional(IfMatchHeader);

@@ -121,7 +121,8 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
     app.post(
       '/webhooks/:id/rotate-secret',
       {
-        config: { scope },
+        // Not conditional: rotating or pinging does not depend on the version the client read.
+        config: { scope, conditional: false },
         onSend: revealSecret,
         // The body is optional: no body means the default overlap.
         preValidation: async (request) => {
@@ -148,7 +149,8 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
     app.post(
       '/webhooks/:id/ping',
       {
-        config: { scope },
+        // Not conditional: rotating or pinging does not depend on the version the client read.
+        config: { scope, conditional: false },
         schema: {
           tags,
           summary: 'Send a test delivery',

@@ -6,6 +6,7 @@ import { recordBody, startTestApp, waitFor, type TestApp, type Tenant } from '..
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 interface Operation {
+  parameters?: { in: string; name: string }[];
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
 }
 type Document = { paths: Record<string, Record<string, Operation>> };
@@ -170,5 +171,49 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       }
     }
     assert.deepEqual([...new Set(problems)], []);
+  });
+
+  it('every operation that documents If-Match refuses a stale one with 412', async () => {
+    const tenant = await t.newTenant();
+    const create = async (url: string, payload: unknown) => {
+      const response = await tenant.request({ method: 'POST', url, payload: payload as never });
+      assert.equal(response.statusCode, 201, response.body);
+      return (response.json() as { id: string }).id;
+    };
+    const categoryId = await create('/api/v1/categories', { name: 'Stale' });
+    const ids: Record<string, string> = {
+      categories: categoryId,
+      locations: await create('/api/v1/locations', { name: 'Stale site' }),
+      assets: await create('/api/v1/assets', { name: 'Stale boiler', tag: 'S-1' }),
+      records: await create('/api/v1/records', recordBody(categoryId, { assignee: 'Technician 3' })),
+      webhooks: await create('/api/v1/webhooks', { name: 'Stale', url: hook.url, events: ['record.created'] }),
+    };
+    const bodies: Record<string, unknown> = {
+      'PATCH categories': { description: 'x' },
+      'PATCH locations': { name: 'x' },
+      'PATCH assets': { model: 'x' },
+      'PATCH records': { priority: 'LOW' },
+      'PATCH webhooks': { name: 'x' },
+      assign: { assignee: 'Technician 4' },
+      hold: { reason: 'Parts' },
+      complete: { resolutionNotes: 'Done' },
+      cancel: { reason: 'Duplicate' },
+      reopen: { reason: 'Again' },
+    };
+    const checked: string[] = [];
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!operation.parameters?.some((p) => p.in === 'header' && p.name === 'if-match')) continue;
+        const collection = /^\/api\/v1\/([a-z]+)\/\{id\}/.exec(template)?.[1];
+        assert.ok(collection && ids[collection], `${method} ${template}: no resource to try it on`);
+        const url = template.replace('{id}', ids[collection]!);
+        const action = /\/\{id\}\/([a-z-]+)$/.exec(template)?.[1];
+        const body = method === 'delete' ? undefined : (bodies[action ?? `PATCH ${collection}`] ?? {});
+        const response = await tenant.request({ method: method.toUpperCase() as 'POST', url, headers: { 'if-match': '"999"' }, ...(body === undefined ? {} : { payload: body as never }) });
+        assert.equal(response.statusCode, 412, `${method.toUpperCase()} ${template}: ${response.body}`);
+        checked.push(`${method.toUpperCase()} ${template}`);
+      }
+    }
+    assert.ok(checked.length >= 15, checked.join(', '));
   });
 });
