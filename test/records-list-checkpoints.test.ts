@@ -1,15 +1,17 @@
-// Deep pages of the whole work-order list are read from remembered positions (src/records/
-// list-checkpoints.ts). Every page must still be the exact slice of the whole list, newest first,
-// whatever happened since the positions were taken: new work orders, work orders created with an
-// older timestamp (a clock that went back), ties on the timestamp, status changes — and while
-// writes run concurrently with the reads.
+// Deep pages of the whole work-order list, and of a status-filtered one, are read from remembered
+// positions (src/records/list-checkpoints.ts). Every page must still be the exact slice of its list,
+// newest first, whatever happened since the positions were taken: new work orders, work orders
+// created with an older timestamp (a clock that went back), ties on the timestamp, status changes
+// (which move entries in and out of the middle of a status's list) — and while writes run
+// concurrently with the reads.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Executor } from '../src/db/database.js';
 import type { RecordsTable } from '../src/db/tables.js';
 import { ListCheckpoints } from '../src/records/list-checkpoints.js';
+import type { RecordStatus } from '../src/records/schemas.js';
 import { listRecordsAsJson } from '../src/records/list-repository.js';
-import { adjustStatusCount, insertRecord } from '../src/records/repository.js';
+import { countCreated, countMoved, insertRecord } from '../src/records/repository.js';
 import { TEST_DIALECTS } from './helpers/databases.js';
 import { seedCategory, startTestApp, type Tenant, type TestApp } from './helpers/test-app.js';
 
@@ -69,36 +71,39 @@ for (const dialect of TEST_DIALECTS) {
       };
       await testApp.context.database.db.transaction().execute(async (tx) => {
         await insertRecord(tx, row);
-        await adjustStatusCount(tx, tenant.orgId, status, 1);
+        await countCreated(tx, tenant.orgId, status);
       });
     }
 
     async function changeStatus(id: string, to: string): Promise<void> {
       await testApp.context.database.db.transaction().execute(async (tx) => {
         const { status } = await tx.selectFrom('records').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+        if (status === to) return;
         await tx.updateTable('records').set({ status: to }).where('id', '=', id).execute();
-        await adjustStatusCount(tx, tenant.orgId, status, -1);
-        await adjustStatusCount(tx, tenant.orgId, to, 1);
+        await countMoved(tx, tenant.orgId, status, to);
       });
     }
 
-    async function wholeList(): Promise<string[]> {
-      const rows = await db.selectFrom('records').select('id').where('org_id', '=', tenant.orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    /** The list as a plain ORDER BY reads it: every work order, or those in `status`. */
+    async function wholeList(status?: string): Promise<string[]> {
+      let query = db.selectFrom('records').select('id').where('org_id', '=', tenant.orgId);
+      if (status) query = query.where('status', '=', status);
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
       return rows.map((row) => row.id);
     }
 
-    async function pageIds(checkpoints: ListCheckpoints, limit: number, offset: number): Promise<{ ids: string[]; total: number }> {
-      const { recordsJson, total } = await listRecordsAsJson(db, tenant.orgId, {}, { limit, offset }, checkpoints);
+    async function pageIds(checkpoints: ListCheckpoints, limit: number, offset: number, status?: string): Promise<{ ids: string[]; total: number }> {
+      const { recordsJson, total } = await listRecordsAsJson(db, tenant.orgId, status ? { status: status as RecordStatus } : {}, { limit, offset }, checkpoints);
       return { ids: recordsJson.map((json) => (JSON.parse(json) as { id: string }).id), total };
     }
 
-    async function assertEveryPage(checkpoints: ListCheckpoints, limits: number[], label: string): Promise<void> {
-      const whole = await wholeList();
+    async function assertEveryPage(checkpoints: ListCheckpoints, limits: number[], label: string, status?: string): Promise<void> {
+      const whole = await wholeList(status);
       for (const limit of limits) {
         for (let offset = 0; offset <= whole.length + 1; offset++) {
-          const page = await pageIds(checkpoints, limit, offset);
-          assert.equal(page.total, whole.length, `${label}: total, limit ${limit}, offset ${offset}`);
-          assert.deepEqual(page.ids, whole.slice(offset, offset + limit), `${label}: limit ${limit}, offset ${offset}`);
+          const page = await pageIds(checkpoints, limit, offset, status);
+          assert.equal(page.total, whole.length, `${label}${status ? ` (${status})` : ''}: total, limit ${limit}, offset ${offset}`);
+          assert.deepEqual(page.ids, whole.slice(offset, offset + limit), `${label}${status ? ` (${status})` : ''}: limit ${limit}, offset ${offset}`);
         }
       }
     }
@@ -107,11 +112,14 @@ for (const dialect of TEST_DIALECTS) {
       const random = randomSequence(dialect === 'sqlite' ? 7 : 11);
       const base = Date.parse('2026-01-01T00:00:00.000Z');
       const instant = (ms: number) => new Date(base + ms).toISOString();
-      for (let i = 0; i < 150; i++) await insertAt(instant(i * 1000), STATUSES[i % STATUSES.length]!);
+      // Half of them OPEN, so that list is long enough for deep pages of its own.
+      for (let i = 0; i < 150; i++) await insertAt(instant(i * 1000), i % 2 === 0 ? 'OPEN' : STATUSES[(i >> 1) % STATUSES.length]!);
 
       const checkpoints = new ListCheckpoints(4);
       await assertEveryPage(checkpoints, [1, 3, 7], 'initial');
       assert.ok((checkpoints.cachedFor(tenant.orgId)?.length ?? 0) > 10, 'deep pages were read from checkpoints');
+      for (const status of ['OPEN', 'ASSIGNED']) await assertEveryPage(checkpoints, [1, 3, 7], 'initial', status);
+      assert.ok((checkpoints.cachedFor({ orgId: tenant.orgId, status: 'OPEN' })?.length ?? 0) >= 5, 'deep OPEN pages were read from checkpoints');
 
       for (let round = 0; round < 4; round++) {
         for (let i = 0; i < 12; i++) {
@@ -128,6 +136,7 @@ for (const dialect of TEST_DIALECTS) {
           }
         }
         await assertEveryPage(checkpoints, [2, 5], `round ${round}`);
+        for (const status of ['OPEN', 'ASSIGNED', 'COMPLETED']) await assertEveryPage(checkpoints, [2, 5], `round ${round}`, status);
       }
     });
 
@@ -160,6 +169,45 @@ for (const dialect of TEST_DIALECTS) {
         const listThen = [...created.slice(60 - added), ...before];
         assert.deepEqual(answer.ids, listThen.slice(answer.offset, answer.offset + 5), `offset ${answer.offset}, total ${answer.total}`);
       }
+    });
+
+    it('stops using a status list\'s checkpoints once a work order enters or leaves it, and rebuilds them once it holds still', async () => {
+      // Older than every other work order here: a list of their own, behind everything the tests above read.
+      const base = Date.parse('2020-01-01T00:00:00.000Z');
+      for (let i = 0; i < 40; i++) await insertAt(new Date(base + i * 1000).toISOString(), 'CANCELLED');
+      const checkpoints = new ListCheckpoints(4);
+      const deep = async () => {
+        const whole = await wholeList('CANCELLED');
+        const offset = Math.floor(whole.length / 2) - 1; // the middle: the page nearest to neither end
+        const page = await pageIds(checkpoints, 3, offset, 'CANCELLED');
+        assert.deepEqual(page.ids, whole.slice(offset, offset + 3));
+        assert.equal(page.total, whole.length);
+      };
+      await deep();
+      assert.equal(checkpoints.fullWalks, 1);
+      const taken = [...(checkpoints.cachedFor({ orgId: tenant.orgId, status: 'CANCELLED' }) ?? [])];
+      await deep();
+      assert.equal(checkpoints.fullWalks, 1, 'nothing moved: the same checkpoints serve');
+
+      // The oldest cancelled work order leaves the list: every position after it shifts by one, yet
+      // the count after the last checkpoint is unchanged. Only the generation shows it.
+      const oldest = (await wholeList('CANCELLED')).at(-1)!;
+      await changeStatus(oldest, 'OPEN');
+      await deep();
+      assert.equal(checkpoints.fullWalks, 1, 'the first deep page after a move walks the plain way');
+      assert.deepEqual(checkpoints.cachedFor({ orgId: tenant.orgId, status: 'CANCELLED' }), taken, 'and keeps the old checkpoints unused');
+      await deep();
+      assert.equal(checkpoints.fullWalks, 2, 'held still since: rebuilt');
+      assert.notDeepEqual(checkpoints.cachedFor({ orgId: tenant.orgId, status: 'CANCELLED' }), taken, 'every position moved up by one');
+
+      // A work order entering the middle of the list (created before most of it) shifts them too.
+      await changeStatus(oldest, 'CANCELLED');
+      await deep();
+      await changeStatus((await wholeList('OPEN'))[0]!, 'CANCELLED');
+      await deep();
+      assert.equal(checkpoints.fullWalks, 2, 'still moving: no rebuild');
+      await deep();
+      assert.equal(checkpoints.fullWalks, 3);
     });
   });
 }

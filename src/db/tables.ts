@@ -82,6 +82,8 @@ export interface RecordCountersTable {
   org_id: string;
   status: string;
   count: number;
+  /** Work orders that entered or left this status other than by being created (migration 0009). */
+  moves: Generated<number>;
 }
 
 /** The transactional outbox: one row per domain event, written in the transaction of its change. */

@@ -10,99 +10,148 @@ export interface ListKey {
 /** Sorts before every work order (timestamps and ids are non-empty), so "after" it means "from the oldest". */
 export const BEFORE_OLDEST: ListKey = { createdAt: '', id: '' };
 
+/** Which list: an organization's whole work-order list, or the part of it in one status. */
+export interface ListScope {
+  orgId: string;
+  status?: string;
+}
+
 /**
- * Positions in each large organization's whole work-order list (no filter), remembered so that a deep
- * page walks at most a few thousand index entries instead of up to half the list (OFFSET has no
- * shortcut: offset 500,000 of 1M walked 500k entries, ~55 ms of CPU on SQLite).
+ * Positions in large work-order lists (an organization's whole list, or its part in one status),
+ * remembered so that a deep page walks at most a few thousand index entries instead of up to half
+ * the list (OFFSET has no shortcut: offset 500,000 of 1M walked 500k entries, ~55 ms of CPU on SQLite).
  *
  * `keys[j]` is the sort key of the entry at position (j + 1) × spacing counted from the **oldest**
- * end: exactly that many work orders sort at or before it. New work orders are created "now", so
- * they sort after every checkpoint and shift no position; only a work order sorting before a
- * checkpoint (a clock that went back) would. Work orders are never deleted and a status change does
- * not move one in the unfiltered list, so nothing else shifts a position either. Still, nothing is
- * taken on trust: every use first counts the entries after the last checkpoint, in the same snapshot
- * as the total (see checkpointsFor), and a count that disagrees rebuilds the checkpoints.
+ * end: exactly that many entries sort at or before it. New work orders are created "now", so they
+ * sort after every checkpoint and shift no position; only a work order sorting before a checkpoint
+ * (a clock that went back) would. Work orders are never deleted. A status change does not move a work
+ * order in the whole list, but in a status's list it removes an entry from the middle and inserts one
+ * into the middle of another: each such move bumps that status's `generation` (record_counters.moves),
+ * and checkpoints taken at another generation are not used.
+ *
+ * Nothing else is taken on trust: every use first counts the entries after the last checkpoint, in
+ * the same snapshot as the total and the generation (see checkpointsFor), and a count that disagrees
+ * rebuilds the checkpoints.
  *
  * @NOTE: if work orders ever become deletable, a delete and an older insert could cancel out in
- * that count; deletes would then have to invalidate this cache (e.g. a per-organization generation
- * bumped in the deleting transaction).
+ * that count; deletes would then have to bump the generation too.
  */
 export class ListCheckpoints {
-  private readonly byOrganization = new Map<string, ListKey[]>();
+  private readonly byList = new Map<string, { keys: ListKey[]; generation: number }>();
+  /** Lists found moved since their checkpoints: the generation seen then (see checkpointsFor). */
+  private readonly movedAt = new Map<string, number>();
   /** How often checkpoints were taken from scratch, walking a whole list (first use, or found stale). */
   fullWalks = 0;
 
   constructor(
     /** Entries between two checkpoints: a deep page walks fewer than this plus the tail (below). */
     readonly spacing = 1024,
-    /** Organizations kept, least recently used dropped first (~60 KB per million work orders). */
-    private readonly maxOrganizations = 64,
+    /** Lists kept, least recently used dropped first (~60 KB per million entries). */
+    private readonly maxLists = 64,
   ) {}
 
   /**
-   * The checkpoints of `orgId`'s list, checked against `total` and extended over work orders added
-   * since, read through `db`, which must read one snapshot (a transaction) that `total` came from. The newest
-   * checkpoint is kept at least `spacing` entries behind the newest work order, so work orders
-   * created slightly out of order (clocks of several API processes) land after it and change nothing.
+   * The checkpoints of `scope`'s list, checked against `total` and extended over work orders added
+   * since, read through `db`, which must read one snapshot (a transaction) that `total` and
+   * `generation` came from. The newest checkpoint is kept at least `spacing` entries behind the
+   * newest entry, so work orders created slightly out of order (clocks of several API processes)
+   * land after it and change nothing.
+   *
+   * Undefined when the caller should walk the plain way: the counters and the index disagree, or the
+   * list moved since its checkpoints and has not held still since the last time this was asked. A list
+   * whose work orders keep changing status would otherwise pay a walk of the whole list to rebuild
+   * checkpoints on nearly every deep page, twice what OFFSET walks; one that holds still between
+   * two deep pages is worth rebuilding.
    */
-  async checkpointsFor(db: Executor, orgId: string, total: number): Promise<ListKey[] | undefined> {
-    const cached = this.byOrganization.get(orgId);
-    let keys = cached ? await this.extended(db, orgId, total, cached) : undefined;
+  async checkpointsFor(db: Executor, scope: ListScope, total: number, generation = 0): Promise<ListKey[] | undefined> {
+    const id = listId(scope);
+    const cached = this.byList.get(id);
+    let keys: ListKey[] | undefined;
+    if (cached?.generation === generation) {
+      keys = await this.extended(db, scope, total, cached.keys);
+    } else if (cached && this.movedAt.get(id) !== generation) {
+      this.movedAt.set(id, generation);
+      return undefined;
+    }
     if (!keys) {
       this.fullWalks++;
       // Undefined again means the counters and the index disagree: the caller walks the plain way.
-      keys = await this.extended(db, orgId, total, []);
+      keys = await this.extended(db, scope, total, []);
       if (!keys) return undefined;
-    } else if ((this.byOrganization.get(orgId)?.length ?? 0) > keys.length) {
+    } else {
+      const current = this.byList.get(id);
       // A concurrent request, reading a newer snapshot, has already taken more: keep those.
-      return keys;
+      if (current && current.generation === generation && current.keys.length > keys.length) return keys;
     }
-    this.byOrganization.delete(orgId); // the Map's order is the LRU order
-    this.byOrganization.set(orgId, keys);
-    if (this.byOrganization.size > this.maxOrganizations) this.byOrganization.delete(this.byOrganization.keys().next().value!);
+    this.movedAt.delete(id);
+    this.byList.delete(id); // the Map's order is the LRU order
+    this.byList.set(id, { keys, generation });
+    if (this.byList.size > this.maxLists) {
+      const oldest = this.byList.keys().next().value!;
+      this.byList.delete(oldest);
+      this.movedAt.delete(oldest);
+    }
     return keys;
   }
 
   /** `known` extended towards the newest entry, or undefined when they do not match `total`. */
-  private async extended(db: Executor, orgId: string, total: number, known: readonly ListKey[]): Promise<ListKey[] | undefined> {
+  private async extended(db: Executor, scope: ListScope, total: number, known: readonly ListKey[]): Promise<ListKey[] | undefined> {
     // Checkpoints taken in a newer snapshot (a concurrent request) may lie past this one's newest
     // entries; those below it are the same entries (new work orders come after them), so keep those.
     const keys = known.slice(0, Math.max(0, Math.floor(total / this.spacing) - 1));
     while ((keys.length + 2) * this.spacing <= total) {
       const after = keys.at(-1) ?? BEFORE_OLDEST;
-      const [next] = (await nextCheckpointQuery(db, { orgId, afterCreatedAt: after.createdAt, afterId: after.id, skip: this.spacing - 1 })).rows;
+      const [next] = (await nextCheckpoint(db, scope, after, this.spacing - 1)).rows;
       if (!next) return undefined;
       keys.push({ createdAt: next.created_at, id: next.id });
     }
     const last = keys.at(-1) ?? BEFORE_OLDEST;
-    const [tail] = (await countAfterQuery(db, { orgId, afterCreatedAt: last.createdAt, afterId: last.id })).rows;
+    const [tail] = (await countAfter(db, scope, last)).rows;
     return keys.length * this.spacing + Number(tail?.n ?? 0) === total ? keys : undefined;
   }
 
-  /** The checkpoints last taken for `orgId`, as they stand (for tests and diagnostics). */
-  cachedFor(orgId: string): readonly ListKey[] | undefined {
-    return this.byOrganization.get(orgId);
+  /** The checkpoints last taken for a list, as they stand (for tests and diagnostics). */
+  cachedFor(scope: ListScope | string): readonly ListKey[] | undefined {
+    return this.byList.get(listId(typeof scope === 'string' ? { orgId: scope } : scope))?.keys;
   }
+}
+
+function listId(scope: ListScope): string {
+  return scope.status === undefined ? scope.orgId : `${scope.orgId}\u0000${scope.status}`;
 }
 
 type AfterKey = { orgId: string; afterCreatedAt: string; afterId: string };
 
+function nextCheckpoint(db: Executor, scope: ListScope, after: ListKey, skip: number) {
+  const key = { orgId: scope.orgId, afterCreatedAt: after.createdAt, afterId: after.id, skip };
+  return scope.status === undefined ? nextCheckpointQuery(db, key) : nextStatusCheckpointQuery(db, { ...key, status: scope.status });
+}
+
+function countAfter(db: Executor, scope: ListScope, after: ListKey) {
+  const key = { orgId: scope.orgId, afterCreatedAt: after.createdAt, afterId: after.id };
+  return scope.status === undefined ? countAfterQuery(db, key) : countStatusAfterQuery(db, { ...key, status: scope.status });
+}
+
+/**
+ * The entries of a list after a sort key: rows of the (org_id, [status,] created_at, id) index. Whether
+ * `status` is among the keys decides the shape, once per prepared query below (never a value).
+ */
+function entriesAfter(db: Executor, p: AfterKey & { status?: string }) {
+  let query = db.selectFrom('records').where('org_id', '=', p.orgId);
+  if (p.status !== undefined) query = query.where('status', '=', p.status);
+  return query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(p.afterCreatedAt, p.afterId)));
+}
+
 const nextCheckpointQuery = preparedQuery((db, p: AfterKey & { skip: number }) =>
-  db
-    .selectFrom('records')
-    .select(['created_at', 'id'])
-    .where('org_id', '=', p.orgId)
-    .where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(p.afterCreatedAt, p.afterId)))
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1)
-    .offset(p.skip),
+  entriesAfter(db, p).select(['created_at', 'id']).orderBy('created_at').orderBy('id').limit(1).offset(p.skip),
 );
 
-const countAfterQuery = preparedQuery((db, p: AfterKey) =>
-  db
-    .selectFrom('records')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('org_id', '=', p.orgId)
-    .where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(p.afterCreatedAt, p.afterId))),
+const nextStatusCheckpointQuery = preparedQuery((db, p: AfterKey & { status: string; skip: number }) =>
+  entriesAfter(db, p).select(['created_at', 'id']).orderBy('created_at').orderBy('id').limit(1).offset(p.skip),
+);
+
+const countAfterQuery = preparedQuery((db, p: AfterKey) => entriesAfter(db, p).select((eb) => eb.fn.countAll<number>().as('n')));
+
+const countStatusAfterQuery = preparedQuery((db, p: AfterKey & { status: string }) =>
+  entriesAfter(db, p).select((eb) => eb.fn.countAll<number>().as('n')),
 );

@@ -4,7 +4,7 @@ import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
 import type { Page } from '../http/pagination.js';
-import { BEFORE_OLDEST, type ListCheckpoints } from './list-checkpoints.js';
+import { BEFORE_OLDEST, type ListCheckpoints, type ListScope } from './list-checkpoints.js';
 import { WORK_ORDER_FIELDS } from './repository.js';
 import type { RecordListQuery } from './schemas.js';
 
@@ -95,8 +95,8 @@ async function listByStatus(
   const total = Number(counted.rows[0]?.n ?? 0);
   const walk = pageWalk(page, total);
   if (!walk) return { rows: [], total };
-  if (!status && checkpoints && walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
-    const fromCheckpoint = await listFromCheckpoint(db, orgId, page, form, checkpoints);
+  if (checkpoints && walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
+    const fromCheckpoint = await listFromCheckpoint(db, { orgId, status }, page, form, checkpoints);
     if (fromCheckpoint) return fromCheckpoint;
   }
   const result = status
@@ -112,38 +112,44 @@ async function listByStatus(
 const DEEP_WALK_CHECKPOINTS = 4;
 
 /**
- * A deep page of the whole list, read from the nearest checkpoint below it (ListCheckpoints). The
- * total, the check of the checkpoints and the page come from one snapshot, so concurrent writes
- * can neither pass a stale checkpoint nor skip or repeat a row; undefined when the checkpoints
- * cannot be trusted (counters and index disagree), and the caller walks the plain way.
+ * A deep page of a list (the whole list, or one status's), read from the nearest checkpoint below it
+ * (ListCheckpoints). The total, the status's generation, the check of the checkpoints and the page
+ * come from one snapshot, so concurrent writes can neither pass a stale checkpoint nor skip or repeat
+ * a row; undefined when the checkpoints cannot be used (see checkpointsFor), and the caller walks the
+ * plain way.
  */
 async function listFromCheckpoint(
   db: Executor,
-  orgId: string,
+  scope: ListScope,
   page: Page,
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number } | undefined> {
   const read = async (snapshot: Executor) => {
-    const total = Number((await organizationTotalQuery(snapshot, { orgId })).rows[0]?.n ?? 0);
+    const { total, generation } = await listSize(snapshot, scope);
     const end = total - page.offset; // positions counted from the oldest: the page is [start, end)
     if (end <= 0) return { rows: [], total };
     const start = Math.max(0, end - page.limit);
-    const keys = await checkpoints.checkpointsFor(snapshot, orgId, total);
+    const keys = await checkpoints.checkpointsFor(snapshot, scope, total, generation);
     if (!keys) return undefined;
     const below = Math.min(Math.floor(start / checkpoints.spacing), keys.length);
     const after = below === 0 ? BEFORE_OLDEST : keys[below - 1]!;
-    const result = await organizationPageAfterQueries[form](snapshot, {
-      orgId,
-      afterCreatedAt: after.createdAt,
-      afterId: after.id,
-      limit: end - start,
-      offset: start - below * checkpoints.spacing,
-    });
+    const window = { orgId: scope.orgId, afterCreatedAt: after.createdAt, afterId: after.id, limit: end - start, offset: start - below * checkpoints.spacing };
+    const result =
+      scope.status === undefined
+        ? await organizationPageAfterQueries[form](snapshot, window)
+        : await statusPageAfterQueries[form](snapshot, { ...window, status: scope.status });
     return { rows: result.rows.reverse(), total };
   };
   if (db.isTransaction) return read(db);
   return (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
+}
+
+/** How many work orders a list holds, and its status's generation (record_counters.moves; 0 for the whole list). */
+async function listSize(db: Executor, scope: ListScope): Promise<{ total: number; generation: number }> {
+  if (scope.status === undefined) return { total: Number((await organizationTotalQuery(db, { orgId: scope.orgId })).rows[0]?.n ?? 0), generation: 0 };
+  const [counter] = (await statusTotalQuery(db, { orgId: scope.orgId, status: scope.status })).rows;
+  return { total: Number(counter?.n ?? 0), generation: Number(counter?.moves ?? 0) };
 }
 
 const organizationTotalQuery = preparedQuery((db, p: { orgId: string }) =>
@@ -154,7 +160,7 @@ const organizationTotalQuery = preparedQuery((db, p: { orgId: string }) =>
 );
 
 const statusTotalQuery = preparedQuery((db, p: { orgId: string; status: string }) =>
-  db.selectFrom('record_counters').select('count as n').where('org_id', '=', p.orgId).where('status', '=', p.status),
+  db.selectFrom('record_counters').select(['count as n', 'moves']).where('org_id', '=', p.orgId).where('status', '=', p.status),
 );
 
 type WalkOrder = 'newest-first' | 'oldest-first';
@@ -197,18 +203,23 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
 
 type AfterKey = { orgId: string; afterCreatedAt: string; afterId: string; limit: number; offset: number };
 
-/** Pages of the whole list read upwards from a checkpoint's key (oldest first). */
+/** Pages of the whole list, and of one status's, read upwards from a checkpoint's key (oldest first). */
 const organizationPageAfterQueries = {
-  rows: pageAfterQuery('rows'),
-  json: pageAfterQuery('json'),
+  rows: pageAfterQuery<AfterKey>('rows'),
+  json: pageAfterQuery<AfterKey>('json'),
 };
 
-function pageAfterQuery(form: RowForm) {
-  return preparedQuery((db, p: AfterKey) => {
-    const matching = db
-      .selectFrom('records')
-      .where('org_id', '=', p.orgId)
-      .where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(p.afterCreatedAt, p.afterId)));
+const statusPageAfterQueries = {
+  rows: pageAfterQuery<AfterKey & { status: string }>('rows'),
+  json: pageAfterQuery<AfterKey & { status: string }>('json'),
+};
+
+/** Whether the parameters carry `status` decides the shape, once per prepared query (see preparedQuery). */
+function pageAfterQuery<P extends AfterKey & { status?: string }>(form: RowForm) {
+  return preparedQuery((db, p: P) => {
+    let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
+    if (p.status !== undefined) matching = matching.where('status', '=', p.status);
+    matching = matching.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(p.afterCreatedAt, p.afterId)));
     return pageQuery(db, matching, { order: 'oldest-first', limit: p.limit, offset: p.offset }, form);
   });
 }

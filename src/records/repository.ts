@@ -117,14 +117,34 @@ export async function listHistory(db: Executor, orgId: string, recordId: string)
   return (await listHistoryQuery(db, { orgId, recordId })).rows;
 }
 
-/** Keeps the exact per-status counts that answer `total` without scanning. */
-const adjustStatusCountQuery = preparedQuery((db, p: { orgId: string; status: string; delta: number }) =>
+/**
+ * The exact per-status counts that answer `total` without scanning. A create adds its work order at
+ * the newest end of its status's list; a status change removes one from the middle of a list and
+ * inserts it into the middle of another, which `moves` counts (see ListCheckpoints).
+ */
+const countCreatedQuery = preparedQuery((db, p: { orgId: string; status: string }) =>
   db
     .insertInto('record_counters')
-    .values({ org_id: p.orgId, status: p.status, count: p.delta })
-    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + ${p.delta}` })),
+    .values({ org_id: p.orgId, status: p.status, count: 1 })
+    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + 1` })),
 );
 
-export async function adjustStatusCount(db: Executor, orgId: string, status: string, delta: number): Promise<void> {
-  await adjustStatusCountQuery(db, { orgId, status, delta });
+const countMovedQuery = preparedQuery((db, p: { orgId: string; status: string; delta: number }) =>
+  db
+    .insertInto('record_counters')
+    .values({ org_id: p.orgId, status: p.status, count: p.delta, moves: 1 })
+    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + ${p.delta}`, moves: sql`record_counters.moves + 1` })),
+);
+
+/** Counts a new work order in its status. */
+export async function countCreated(db: Executor, orgId: string, status: string): Promise<void> {
+  await countCreatedQuery(db, { orgId, status });
+}
+
+/** Moves a work order's count from one status to another. */
+export async function countMoved(db: Executor, orgId: string, from: string, to: string): Promise<void> {
+  // Counter rows are always locked in the same (alphabetical) order: two transitions in opposite
+  // directions (hold and resume) would otherwise deadlock on PostgreSQL.
+  const deltas: [string, number][] = [[from, -1], [to, 1]];
+  for (const [status, delta] of deltas.sort(([a], [b]) => a.localeCompare(b))) await countMovedQuery(db, { orgId, status, delta });
 }

@@ -13,7 +13,8 @@ import { canonicalInstant, isoNow, type Clock } from '../clock.js';
 import { nextStatus, type LifecycleAction } from './lifecycle.js';
 import type { CreateRecordInput, RecordHistoryEntry, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
 import {
-  adjustStatusCount,
+  countCreated,
+  countMoved,
   findRecord,
   insertHistory,
   insertRecord,
@@ -111,7 +112,7 @@ export class RecordService {
         version: 1,
       };
       await insertRecord(tx, row);
-      await adjustStatusCount(tx, principal.orgId, status, 1);
+      await countCreated(tx, principal.orgId, status);
       await this.recordHistory(tx, row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now);
       const record = toWorkOrder(row);
       await this.emit(tx, row.org_id, 'record.created', { recordId: row.id, record }, now);
@@ -219,12 +220,7 @@ export class RecordService {
         row: next,
         after: async () => {
           await this.recordHistory(tx, next, principal, action, from, to, data, now);
-          if (from !== to) {
-            // Counter rows are always locked in the same (alphabetical) order: two transitions in
-            // opposite directions (hold and resume) would otherwise deadlock on PostgreSQL.
-            const deltas: [RecordStatus, number][] = [[from, -1], [to, 1]];
-            for (const [status, delta] of deltas.sort(([a], [b]) => a.localeCompare(b))) await adjustStatusCount(tx, next.org_id, status, delta);
-          }
+          if (from !== to) await countMoved(tx, next.org_id, from, to);
           const record = toWorkOrder(next);
           if (action === 'assign') {
             await this.emit(tx, next.org_id, 'record.assigned', { recordId: next.id, assignee: next.assignee, previousAssignee: current.assignee, record }, now);

@@ -41,7 +41,8 @@ async function withDatabaseBeforeCursor(dispatched: number, check: (database: Da
 describe('outbox cursor migration (SQLite)', () => {
   it('starts the cursor before the first undispatched event, and the dispatcher carries on from there', async () => {
     await withDatabaseBeforeCursor(3, async (database) => {
-      assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
+      // 0008 runs first; later migrations follow it.
+      assert.equal((await migrateToLatest(database))[0], '0008-outbox-cursor');
       const progress = outboxProgress('sqlite');
       assert.equal(await progress.cursor(database.db), 3);
       assert.equal(await progress.pendingCount(database.db), 2);
@@ -56,7 +57,8 @@ describe('outbox cursor migration (SQLite)', () => {
     await withDatabaseBeforeCursor(5, async (database) => {
       // The quiet system whose dispatched history was also swept by retention: no row is left.
       await database.db.deleteFrom('outbox_events').execute();
-      assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
+      // 0008 runs first; later migrations follow it.
+      assert.equal((await migrateToLatest(database))[0], '0008-outbox-cursor');
       const progress = outboxProgress('sqlite');
       assert.equal(await progress.cursor(database.db), 5, 'AUTOINCREMENT remembers seq 5: nothing older is dispatched again');
       await database.db.insertInto('outbox_events').values({ id: 'evt_6', org_id: 'org_m', type: 'record.created', payload: '{}', created_at: new Date().toISOString(), dispatched_at: null }).execute();
@@ -67,7 +69,8 @@ describe('outbox cursor migration (SQLite)', () => {
 
   it('with every event dispatched and kept, starts at the last one; the old flags still count for retention', async () => {
     await withDatabaseBeforeCursor(5, async (database) => {
-      assert.deepEqual(await migrateToLatest(database), ['0008-outbox-cursor']);
+      // 0008 runs first; later migrations follow it.
+      assert.equal((await migrateToLatest(database))[0], '0008-outbox-cursor');
       assert.equal(await outboxProgress('sqlite').cursor(database.db), 5);
       assert.equal(await purgeDispatchedEvents(database.db, 'sqlite', new Date(Date.now() + 60_000).toISOString()), 5);
     });

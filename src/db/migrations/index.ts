@@ -6,6 +6,7 @@ import { proofs } from './0004-proofs.js';
 import { admin } from './0005-admin.js';
 import { createPathIndexes } from './0007-create-path-indexes.js';
 import { outboxCursor } from './0008-outbox-cursor.js';
+import { statusListMoves } from './0009-status-list-moves.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves];
