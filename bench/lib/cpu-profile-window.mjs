@@ -21,6 +21,7 @@ process.on('SIGUSR2', () => {
   session.post('Profiler.stop', (error, result) => {
     if (error) return;
     const dir = process.env.BENCH_PROFILE_DIR ?? os.tmpdir();
+    fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, `window-${process.pid}.cpuprofile`), JSON.stringify(result.profile));
   });
 });
