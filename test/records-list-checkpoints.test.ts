@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Executor } from '../src/db/database.js';
-import type { RecordsTable } from '../src/db/tables.js';
 import { ListCheckpoints } from '../src/records/list-checkpoints.js';
 import type { RecordStatus } from '../src/records/schemas.js';
 import { listRecordsAsJson } from '../src/records/list-repository.js';
 import { countCreated, countMoved, insertRecord } from '../src/records/repository.js';
 import { TEST_DIALECTS } from './helpers/databases.js';
+import { workOrderRow } from './helpers/records.js';
 import { seedCategory, startTestApp, type Tenant, type TestApp } from './helpers/test-app.js';
 
 const STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'];
@@ -33,6 +33,8 @@ for (const dialect of TEST_DIALECTS) {
     let tenant: Tenant;
     let categoryId: string;
     let serial = 0;
+    /** The oldest IN_PROGRESS work orders (2019), oldest first: written by one test, read by the next. */
+    const block2019: string[] = [];
 
     before(async () => {
       testApp = await startTestApp(dialect);
@@ -44,35 +46,14 @@ for (const dialect of TEST_DIALECTS) {
     after(() => testApp.close());
 
     /** Writes a work order straight into storage at the given instant, counters included, as a create does. */
-    async function insertAt(createdAt: string, status: string): Promise<void> {
+    async function insertAt(createdAt: string, status: string): Promise<string> {
       const id = `rec_${String(++serial).padStart(26, '0')}`;
-      const row: RecordsTable = {
-        id,
-        org_id: tenant.orgId,
-        category_id: categoryId,
-        status,
-        address: `${serial} Test Street`,
-        requester_name: 'Tester',
-        description: `work order ${serial}`,
-        priority: 'MEDIUM',
-        due_at: null,
-        assignee: null,
-        asset_id: null,
-        location_id: null,
-        external_ref: null,
-        metadata: '{}',
-        resolution_notes: null,
-        completed_at: null,
-        closed_at: null,
-        cancelled_at: null,
-        created_at: createdAt,
-        updated_at: createdAt,
-        version: 1,
-      };
+      const row = workOrderRow({ id, orgId: tenant.orgId, categoryId, status, createdAt });
       await testApp.context.database.db.transaction().execute(async (tx) => {
         await insertRecord(tx, row);
         await countCreated(tx, tenant.orgId, status);
       });
+      return id;
     }
 
     async function changeStatus(id: string, to: string): Promise<void> {
@@ -189,8 +170,8 @@ for (const dialect of TEST_DIALECTS) {
       await deep();
       assert.equal(checkpoints.fullWalks, 1, 'nothing moved: the same checkpoints serve');
 
-      // The oldest cancelled work order leaves the list: every position after it shifts by one, yet
-      // the count after the last checkpoint is unchanged. Only the generation shows it.
+      // The oldest cancelled work order leaves the list: every position after it shifts by one (the
+      // count check alone would see that too: the total fell; the next test takes that away).
       const oldest = (await wholeList('CANCELLED')).at(-1)!;
       await changeStatus(oldest, 'OPEN');
       await deep();
@@ -208,6 +189,72 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(checkpoints.fullWalks, 2, 'still moving: no rebuild');
       await deep();
       assert.equal(checkpoints.fullWalks, 3);
+    });
+
+    /** Changes a status the way another writer would (an older release, an operator's UPDATE): records and counts, nothing else. */
+    async function changeStatusByHand(id: string, to: string, within?: Executor): Promise<void> {
+      const write = async (tx: Executor) => {
+        const { status } = await tx.selectFrom('records').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+        await tx.updateTable('records').set({ status: to }).where('id', '=', id).execute();
+        await tx.updateTable('record_counters').set((eb) => ({ count: eb('count', '-', 1) })).where('org_id', '=', tenant.orgId).where('status', '=', status).execute();
+        await tx.updateTable('record_counters').set((eb) => ({ count: eb('count', '+', 1) })).where('org_id', '=', tenant.orgId).where('status', '=', to).execute();
+      };
+      if (within) await write(within);
+      else await testApp.context.database.db.transaction().execute(write);
+    }
+
+    async function moves(status: string): Promise<number> {
+      const row = await db.selectFrom('record_counters').select('moves').where('org_id', '=', tenant.orgId).where('status', '=', status).executeTakeFirstOrThrow();
+      return Number(row.moves);
+    }
+
+    it('notices one work order leaving a status list and another entering it (same total), whoever wrote the change', async () => {
+      // A block of its own at the oldest end of the IN_PROGRESS list (2019, older than everything above).
+      const base = Date.parse('2019-01-01T00:00:00.000Z');
+      const block = block2019;
+      for (let i = 0; i < 36; i++) block.push(await insertAt(new Date(base + i * 1000).toISOString(), 'IN_PROGRESS'));
+      const entering = await insertAt(new Date(base + 20_500).toISOString(), 'COMPLETED'); // sorts in the middle of the block
+      const checkpoints = new ListCheckpoints(4);
+      await assertEveryPage(checkpoints, [3], 'before', 'IN_PROGRESS');
+      const taken = checkpoints.cachedFor({ orgId: tenant.orgId, status: 'IN_PROGRESS' });
+      assert.ok((taken?.length ?? 0) >= 8, 'deep pages were read from checkpoints');
+      const before = { inProgress: await moves('IN_PROGRESS'), completed: await moves('COMPLETED') };
+
+      // The second oldest leaves and one enters at the 21st place: every checkpoint between the two now
+      // names the wrong entry, yet the total and the count after the last checkpoint are unchanged.
+      // The change is written as an older release or an operator would: records and counts only.
+      await changeStatusByHand(block[1]!, 'COMPLETED');
+      await changeStatusByHand(entering, 'IN_PROGRESS');
+      assert.equal(await moves('IN_PROGRESS'), before.inProgress + 2, 'the trigger counted each move once');
+      assert.equal(await moves('COMPLETED'), before.completed + 2);
+      await assertEveryPage(checkpoints, [3], 'after two moves by hand', 'IN_PROGRESS');
+      assert.notDeepEqual(checkpoints.cachedFor({ orgId: tenant.orgId, status: 'IN_PROGRESS' }), taken, 'rebuilt for the new list');
+    });
+
+    it('keeps no checkpoints read inside a transaction that may yet roll back', async () => {
+      // The 2019 block of the test above, oldest first, less the one that left it there.
+      const block = block2019.filter((id) => id !== block2019[1]);
+      const middle = Math.floor((await wholeList('IN_PROGRESS')).length / 2);
+      const checkpoints = new ListCheckpoints(4);
+      const rolledBack = new Error('roll back');
+      // Inside: one of the oldest leaves the list (its generation moves on), and deep pages are read
+      // until the checkpoints of that list are taken. None of it commits.
+      await assert.rejects(
+        testApp.context.database.db.transaction().execute(async (tx) => {
+          await changeStatusByHand(block[2]!, 'CANCELLED', tx);
+          for (let i = 0; i < 3; i++) {
+            const { recordsJson } = await listRecordsAsJson(tx, tenant.orgId, { status: 'IN_PROGRESS' }, { limit: 3, offset: middle }, checkpoints);
+            assert.equal(recordsJson.length, 3);
+          }
+          throw rolledBack;
+        }),
+        rolledBack,
+      );
+      assert.equal(checkpoints.cachedFor({ orgId: tenant.orgId, status: 'IN_PROGRESS' }), undefined);
+      // Outside, another one leaves: the same total and the same generation the rolled-back list had,
+      // but a different list. Checkpoints of the rolled-back one would skip a row and repeat another.
+      await changeStatusByHand(block[20]!, 'CANCELLED');
+      await assertEveryPage(checkpoints, [3], 'after the rollback', 'IN_PROGRESS');
     });
   });
 }

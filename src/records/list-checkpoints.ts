@@ -16,6 +16,18 @@ export interface ListScope {
   status?: string;
 }
 
+/** Checkpoints found for a list, valid in the snapshot they were read in. */
+export interface FoundCheckpoints {
+  keys: readonly ListKey[];
+  /**
+   * Keeps them for later requests. Call it only once that snapshot's transaction has committed: on
+   * SQLite a read joins the open write group and sees its uncommitted writes, and a group that fails
+   * to commit would otherwise leave checkpoints of a list that never existed, tagged with a
+   * generation that the next move reuses.
+   */
+  remember(): void;
+}
+
 /**
  * Positions in large work-order lists (an organization's whole list, or its part in one status),
  * remembered so that a deep page walks at most a few thousand index entries instead of up to half
@@ -26,8 +38,8 @@ export interface ListScope {
  * sort after every checkpoint and shift no position; only a work order sorting before a checkpoint
  * (a clock that went back) would. Work orders are never deleted. A status change does not move a work
  * order in the whole list, but in a status's list it removes an entry from the middle and inserts one
- * into the middle of another: each such move bumps that status's `generation` (record_counters.moves),
- * and checkpoints taken at another generation are not used.
+ * into the middle of another: each such move bumps that status's `generation` (record_counters.moves,
+ * kept by a trigger), and checkpoints taken at another generation are not used.
  *
  * Nothing else is taken on trust: every use first counts the entries after the last checkpoint, in
  * the same snapshot as the total and the generation (see checkpointsFor), and a count that disagrees
@@ -40,14 +52,21 @@ export class ListCheckpoints {
   private readonly byList = new Map<string, { keys: ListKey[]; generation: number }>();
   /** Lists found moved since their checkpoints: the generation seen then (see checkpointsFor). */
   private readonly movedAt = new Map<string, number>();
+  /** Lists whose checkpoints a request is taking from scratch right now: others walk the plain way meanwhile. */
+  private readonly rebuilding = new Set<string>();
+  private keysKept = 0;
   /** How often checkpoints were taken from scratch, walking a whole list (first use, or found stale). */
   fullWalks = 0;
 
   constructor(
     /** Entries between two checkpoints: a deep page walks fewer than this plus the tail (below). */
     readonly spacing = 1024,
-    /** Lists kept, least recently used dropped first (~60 KB per million entries). */
-    private readonly maxLists = 64,
+    /**
+     * Checkpoints kept over all lists, least recently used list dropped first: 65,536 cover 64M
+     * entries at the default spacing in ~6 MB, whether those are a few organizations' whole lists or
+     * many organizations' lists by status.
+     */
+    private readonly maxKeys = 65_536,
   ) {}
 
   /**
@@ -57,13 +76,13 @@ export class ListCheckpoints {
    * newest entry, so work orders created slightly out of order (clocks of several API processes)
    * land after it and change nothing.
    *
-   * Undefined when the caller should walk the plain way: the counters and the index disagree, or the
-   * list moved since its checkpoints and has not held still since the last time this was asked. A list
-   * whose work orders keep changing status would otherwise pay a walk of the whole list to rebuild
-   * checkpoints on nearly every deep page, twice what OFFSET walks; one that holds still between
-   * two deep pages is worth rebuilding.
+   * Undefined when the caller should walk the plain way: the counters and the index disagree, another
+   * request is taking this list's checkpoints from scratch, or the list moved since its checkpoints
+   * and has not held still since the last time this was asked. A list whose work orders keep changing
+   * status would otherwise pay a walk of the whole list to rebuild checkpoints on nearly every deep
+   * page, twice what OFFSET walks; one that holds still between two deep pages is worth rebuilding.
    */
-  async checkpointsFor(db: Executor, scope: ListScope, total: number, generation = 0): Promise<ListKey[] | undefined> {
+  async checkpointsFor(db: Executor, scope: ListScope, total: number, generation = 0): Promise<FoundCheckpoints | undefined> {
     const id = listId(scope);
     const cached = this.byList.get(id);
     let keys: ListKey[] | undefined;
@@ -74,24 +93,38 @@ export class ListCheckpoints {
       return undefined;
     }
     if (!keys) {
+      if (this.rebuilding.has(id)) return undefined;
+      this.rebuilding.add(id);
       this.fullWalks++;
+      try {
+        keys = await this.extended(db, scope, total, []);
+      } finally {
+        this.rebuilding.delete(id);
+      }
       // Undefined again means the counters and the index disagree: the caller walks the plain way.
-      keys = await this.extended(db, scope, total, []);
       if (!keys) return undefined;
-    } else {
-      const current = this.byList.get(id);
-      // A concurrent request, reading a newer snapshot, has already taken more: keep those.
-      if (current && current.generation === generation && current.keys.length > keys.length) return keys;
     }
+    const found = keys;
+    return { keys: found, remember: () => this.remember(id, found, generation) };
+  }
+
+  private remember(id: string, keys: ListKey[], generation: number): void {
+    const current = this.byList.get(id);
+    // A concurrent request, reading a newer snapshot, has already taken more, or taken them after a
+    // later move (generations only grow once committed): keep those.
+    const kept = current && (current.generation > generation || (current.generation === generation && current.keys.length >= keys.length));
+    this.forget(id);
+    this.byList.set(id, kept ? current : { keys, generation }); // the Map's order is the LRU order
+    this.keysKept += this.byList.get(id)!.keys.length;
+    while (this.keysKept > this.maxKeys && this.byList.size > 1) this.forget(this.byList.keys().next().value!);
+  }
+
+  private forget(id: string): void {
     this.movedAt.delete(id);
-    this.byList.delete(id); // the Map's order is the LRU order
-    this.byList.set(id, { keys, generation });
-    if (this.byList.size > this.maxLists) {
-      const oldest = this.byList.keys().next().value!;
-      this.byList.delete(oldest);
-      this.movedAt.delete(oldest);
-    }
-    return keys;
+    const entry = this.byList.get(id);
+    if (!entry) return;
+    this.byList.delete(id);
+    this.keysKept -= entry.keys.length;
   }
 
   /** `known` extended towards the newest entry, or undefined when they do not match `total`. */
@@ -110,7 +143,7 @@ export class ListCheckpoints {
     return keys.length * this.spacing + Number(tail?.n ?? 0) === total ? keys : undefined;
   }
 
-  /** The checkpoints last taken for a list, as they stand (for tests and diagnostics). */
+  /** The checkpoints last remembered for a list, as they stand (for tests and diagnostics). */
   cachedFor(scope: ListScope | string): readonly ListKey[] | undefined {
     return this.byList.get(listId(typeof scope === 'string' ? { orgId: scope } : scope))?.keys;
   }

@@ -96,13 +96,18 @@ async function listByStatus(
   const walk = pageWalk(page, total);
   if (!walk) return { rows: [], total };
   if (checkpoints && walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
-    const fromCheckpoint = await listFromCheckpoint(db, { orgId, status }, page, form, checkpoints);
-    if (fromCheckpoint) return fromCheckpoint;
+    return listFromCheckpoint(db, { orgId, status }, page, form, checkpoints);
   }
+  return { rows: await plainPage(db, { orgId, status }, walk, form), total };
+}
+
+/** A page read the plain way: OFFSET from the nearer end of the list. */
+async function plainPage(db: Executor, scope: ListScope, walk: PageWalk, form: RowForm): Promise<unknown[]> {
+  const { orgId, status } = scope;
   const result = status
     ? await statusPageQueries[form][walk.order](db, { orgId, status, limit: walk.limit, offset: walk.offset })
     : await organizationPageQueries[form][walk.order](db, { orgId, limit: walk.limit, offset: walk.offset });
-  return { rows: inListOrder(result.rows, walk), total };
+  return inListOrder(result.rows, walk);
 }
 
 /**
@@ -113,10 +118,11 @@ const DEEP_WALK_CHECKPOINTS = 4;
 
 /**
  * A deep page of a list (the whole list, or one status's), read from the nearest checkpoint below it
- * (ListCheckpoints). The total, the status's generation, the check of the checkpoints and the page
- * come from one snapshot, so concurrent writes can neither pass a stale checkpoint nor skip or repeat
- * a row; undefined when the checkpoints cannot be used (see checkpointsFor), and the caller walks the
- * plain way.
+ * (ListCheckpoints), or the plain way when the checkpoints cannot be used (see checkpointsFor). The
+ * total, the status's generation, the check of the checkpoints and the page come from one snapshot,
+ * so concurrent writes can neither pass a stale checkpoint nor skip or repeat a row; checkpoints taken
+ * are remembered once that snapshot has committed (not at all inside a caller's transaction, whose
+ * fate is not known here).
  */
 async function listFromCheckpoint(
   db: Executor,
@@ -124,25 +130,31 @@ async function listFromCheckpoint(
   page: Page,
   form: RowForm,
   checkpoints: ListCheckpoints,
-): Promise<{ rows: unknown[]; total: number } | undefined> {
+): Promise<{ rows: unknown[]; total: number }> {
   const read = async (snapshot: Executor) => {
     const { total, generation } = await listSize(snapshot, scope);
+    const walk = pageWalk(page, total);
+    if (!walk) return { rows: [], total };
+    const found = await checkpoints.checkpointsFor(snapshot, scope, total, generation);
+    if (!found) return { rows: await plainPage(snapshot, scope, walk, form), total };
     const end = total - page.offset; // positions counted from the oldest: the page is [start, end)
-    if (end <= 0) return { rows: [], total };
     const start = Math.max(0, end - page.limit);
-    const keys = await checkpoints.checkpointsFor(snapshot, scope, total, generation);
-    if (!keys) return undefined;
-    const below = Math.min(Math.floor(start / checkpoints.spacing), keys.length);
-    const after = below === 0 ? BEFORE_OLDEST : keys[below - 1]!;
+    const below = Math.min(Math.floor(start / checkpoints.spacing), found.keys.length);
+    const after = below === 0 ? BEFORE_OLDEST : found.keys[below - 1]!;
     const window = { orgId: scope.orgId, afterCreatedAt: after.createdAt, afterId: after.id, limit: end - start, offset: start - below * checkpoints.spacing };
     const result =
       scope.status === undefined
         ? await organizationPageAfterQueries[form](snapshot, window)
         : await statusPageAfterQueries[form](snapshot, { ...window, status: scope.status });
-    return { rows: result.rows.reverse(), total };
+    return { rows: result.rows.reverse(), total, found };
   };
-  if (db.isTransaction) return read(db);
-  return (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
+  if (db.isTransaction) {
+    const { rows, total } = await read(db);
+    return { rows, total };
+  }
+  const { rows, total, found } = await (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
+  found?.remember();
+  return { rows, total };
 }
 
 /** How many work orders a list holds, and its status's generation (record_counters.moves; 0 for the whole list). */

@@ -120,7 +120,8 @@ export async function listHistory(db: Executor, orgId: string, recordId: string)
 /**
  * The exact per-status counts that answer `total` without scanning. A create adds its work order at
  * the newest end of its status's list; a status change removes one from the middle of a list and
- * inserts it into the middle of another, which `moves` counts (see ListCheckpoints).
+ * inserts it into the middle of another, which the records_status_moved trigger counts in `moves`
+ * (migration 0009, see ListCheckpoints).
  */
 const countCreatedQuery = preparedQuery((db, p: { orgId: string; status: string }) =>
   db
@@ -132,8 +133,8 @@ const countCreatedQuery = preparedQuery((db, p: { orgId: string; status: string 
 const countMovedQuery = preparedQuery((db, p: { orgId: string; status: string; delta: number }) =>
   db
     .insertInto('record_counters')
-    .values({ org_id: p.orgId, status: p.status, count: p.delta, moves: 1 })
-    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + ${p.delta}`, moves: sql`record_counters.moves + 1` })),
+    .values({ org_id: p.orgId, status: p.status, count: p.delta })
+    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + ${p.delta}` })),
 );
 
 /** Counts a new work order in its status. */
@@ -143,8 +144,8 @@ export async function countCreated(db: Executor, orgId: string, status: string):
 
 /** Moves a work order's count from one status to another. */
 export async function countMoved(db: Executor, orgId: string, from: string, to: string): Promise<void> {
-  // Counter rows are always locked in the same (alphabetical) order: two transitions in opposite
-  // directions (hold and resume) would otherwise deadlock on PostgreSQL.
-  const deltas: [string, number][] = [[from, -1], [to, 1]];
-  for (const [status, delta] of deltas.sort(([a], [b]) => a.localeCompare(b))) await countMovedQuery(db, { orgId, status, delta });
+  // Counter rows are always locked in the same (byte) order, the records_status_moved trigger's:
+  // two transitions in opposite directions (hold and resume) would otherwise deadlock on PostgreSQL.
+  const deltas: [string, number][] = from < to ? [[from, -1], [to, 1]] : [[to, 1], [from, -1]];
+  for (const [status, delta] of deltas) await countMovedQuery(db, { orgId, status, delta });
 }

@@ -1,0 +1,28 @@
+import type { RecordsTable } from '../../src/db/tables.js';
+
+/** A work order's storage row with only what a storage-level test varies; the rest as a plain create writes it. */
+export function workOrderRow(fields: { id: string; orgId: string; categoryId: string; status: string; createdAt: string; description?: string }): RecordsTable {
+  return {
+    id: fields.id,
+    org_id: fields.orgId,
+    category_id: fields.categoryId,
+    status: fields.status,
+    address: '1 Test Street',
+    requester_name: 'Tester',
+    description: fields.description ?? `work order ${fields.id}`,
+    priority: 'MEDIUM',
+    due_at: null,
+    assignee: null,
+    asset_id: null,
+    location_id: null,
+    external_ref: null,
+    metadata: '{}',
+    resolution_notes: null,
+    completed_at: null,
+    closed_at: null,
+    cancelled_at: null,
+    created_at: fields.createdAt,
+    updated_at: fields.createdAt,
+    version: 1,
+  };
+}
