@@ -1,13 +1,14 @@
+import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
-import { AppError, ProblemSchema, installErrorHandling, sendProblem, toAppError } from './http/errors.js';
+import { AppError, ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { installAuthentication } from './http/auth.js';
-import { installStrictPaging } from './http/pagination.js';
+import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency.js';
 import { installInputGuard, installValidation } from './http/validation.js';
@@ -42,12 +43,23 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     trustProxy: typeof context.config.trustProxy === 'number' ? trustHops(context.config.trustProxy) : context.config.trustProxy,
     // Errors Fastify raises before routing (a URL that is not valid percent-encoding) also become problems.
     frameworkErrors: (error, request, reply) => {
-      sendProblem(reply, toAppError(error) ?? new AppError('validation_failed', 'The request URL is not valid.'), request.url.split('?')[0]);
+      sendProblem(reply, frameworkProblem(error), request.url.split('?')[0]);
     },
+    // What Node's parser refuses (oversized headers, malformed HTTP) is answered as a problem too.
+    clientErrorHandler: answerClientError,
+    // Node would answer a request without Host with an empty 400; the hook below answers a problem.
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request) => {
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      throw new AppError('malformed_request', 'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).', { headers: { connection: 'close' } });
+    }
+  });
 
   const routeMethods = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
+    refuseUnknownQuery(route, API_PREFIX);
     documentStandardContract(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const set = routeMethods.get(route.url) ?? new Set<string>();
@@ -107,22 +119,46 @@ function installJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   // JSON only: no text/plain or other default parsers, so any other media type is a 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'buffer' }, (request, body, done) => {
     // Bodies are read as sent: a compressed one would only fail as "not JSON", which misleads.
     const encoding = request.headers['content-encoding']?.trim().toLowerCase();
     if (encoding && encoding !== 'identity') {
       return done(new AppError('unsupported_media_type', `Content-Encoding "${encoding.slice(0, 40)}" is not supported: send the body uncompressed.`, { headers: { 'accept-encoding': 'identity' } }), undefined);
     }
-    const text = body as string;
+    // JSON is UTF-8 (RFC 8259): bytes that are not would be stored as U+FFFD, not as sent.
+    if (!isUtf8(body as Buffer)) return done(new AppError('malformed_json', 'The request body is not valid UTF-8, which JSON requires (RFC 8259).'), undefined);
+    const text = (body as Buffer).toString('utf8');
     request.rawBody = text;
     // An empty body is no body (many clients send Content-Type: application/json on every request):
     // validation then reports the fields a route needs, and actions whose fields are optional run.
     if (text.trim() === '') return done(null, undefined);
     parseJson(request, text, (error, value) => {
-      if (error) return done(new AppError('malformed_json', 'The request body is not valid JSON.'), undefined);
+      if (error) {
+        // The safe parser also refuses keys that could poison prototypes, with the same error; JSON
+        // that plain JSON.parse reads was refused for those keys, not its syntax.
+        const poisoning = parsesAsPlainJson(text);
+        return done(
+          new AppError(
+            'malformed_json',
+            poisoning
+              ? 'The request body uses a key refused to protect against prototype poisoning ("__proto__", or "constructor" holding "prototype").'
+              : 'The request body is not valid JSON.',
+          ),
+          undefined,
+        );
+      }
       done(null, value);
     });
   });
+}
+
+function parsesAsPlainJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function installRequestMetrics(app: FastifyInstance, context: AppContext): void {

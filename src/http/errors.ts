@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 
 /**
@@ -8,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: 'Request validation failed' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
+  malformed_request: { status: 400, title: 'Malformed HTTP request' },
   invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key' },
   unauthenticated: { status: 401, title: 'Authentication required' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
@@ -15,6 +17,7 @@ export const ERROR_CODES = {
   not_found: { status: 404, title: 'Not found' },
   route_not_found: { status: 404, title: 'Route not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   conflict: { status: 409, title: 'Conflict' },
   invalid_transition: { status: 409, title: 'Transition not allowed' },
   resource_in_use: { status: 409, title: 'Resource in use' },
@@ -26,6 +29,7 @@ export const ERROR_CODES = {
   unprocessable_entity: { status: 422, title: 'Unprocessable entity' },
   idempotency_key_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
@@ -115,6 +119,30 @@ export function sendProblem(reply: FastifyReply, error: AppError, instance?: str
     .send(JSON.stringify(problemBody(error.code, error.detail, instance, extra)));
 }
 
+/**
+ * Answers what Node's HTTP parser refuses before any request exists (Fastify's `clientErrorHandler`):
+ * a request line or headers over Node's 16 KiB limit, malformed HTTP (a bad request line, a control
+ * character in a header, both Content-Length and Transfer-Encoding, a broken chunk), or a request
+ * that took too long to arrive. The same problem+json as every other error, then the connection is
+ * closed: after a framing error nothing later on it can be trusted.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('headers_too_large', 'The request line and headers together are larger than the 16 KiB this server reads.')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('request_timeout', 'The request did not arrive in time; send it again.')
+        : new AppError('malformed_request', 'The request is not valid HTTP/1.1 and could not be read.');
+  if (socket.writable) {
+    const body = JSON.stringify(problemBody(problem.code, problem.detail));
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 /** Converts Ajv messages from Fastify's validator into our `errors[]`. */
 function validationErrors(error: FastifyError): FieldError[] {
   const context = error.validationContext ?? 'body';
@@ -172,6 +200,14 @@ export function toAppError(error: unknown): AppError | undefined {
     return new AppError('validation_failed', 'The request could not be understood.');
   }
   return undefined;
+}
+
+/** The problem for an error Fastify raises before routing (its `frameworkErrors` option). */
+export function frameworkProblem(error: FastifyError): AppError {
+  const invalidPath = (message: string) => errors.validation([{ field: 'path', message }], 'The request URL is not valid.');
+  if (error.code === 'FST_ERR_BAD_URL') return invalidPath('is not valid percent-encoding');
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return invalidPath('has a parameter longer than 100 characters; no id is that long');
+  return toAppError(error) ?? invalidPath('is not valid');
 }
 
 /** One handler for every error: problem+json, and never a 5xx's internals. */

@@ -18,6 +18,18 @@ export function ListQuery<P extends TProperties>(filters: P) {
   return Type.Object({ ...PaginationQuery, ...filters }, { additionalProperties: false });
 }
 
+/** The query string of a route that takes no parameters: any parameter is refused, as on lists. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/**
+ * Gives every API route that declares no query parameters the NoQuery schema, so that `?foo=1`
+ * (a filter a client believes exists) is a 400 everywhere, not only on lists.
+ */
+export function refuseUnknownQuery(route: { url: string; schema?: { querystring?: unknown } }, prefix: string): void {
+  if (!route.url.startsWith(prefix) || route.schema?.querystring) return;
+  route.schema = { ...route.schema, querystring: NoQuery };
+}
+
 /**
  * `limit` and `offset` must be written as plain decimal integers: the query-string coercion would
  * otherwise read `0x10`, `1e1` or ` 5` as numbers.

@@ -38,19 +38,28 @@ export const PendingProofSchema = Type.Object(
 
 export const ProofIdParams = Type.Object({ proofId: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const InclusionQuery = Type.Object({
-  leafIndex: Type.Integer({ minimum: 0, maximum: 2_147_483_647 }),
-  treeSize: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'At most the size of the latest signed checkpoint.' }),
-});
+export const InclusionQuery = Type.Object(
+  {
+    leafIndex: Type.Integer({ minimum: 0, maximum: 2_147_483_647 }),
+    treeSize: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'At most the size of the latest signed checkpoint.' }),
+  },
+  { additionalProperties: false },
+);
 
-export const ConsistencyQuery = Type.Object({
-  first: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-  second: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'At most the size of the latest signed checkpoint.' }),
-});
+export const ConsistencyQuery = Type.Object(
+  {
+    first: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    second: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'At most the size of the latest signed checkpoint.' }),
+  },
+  { additionalProperties: false },
+);
 
-export const CheckpointQuery = Type.Object({
-  treeSize: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'A signed checkpoint of exactly this size; latest when absent.' })),
-});
+export const CheckpointQuery = Type.Object(
+  {
+    treeSize: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'A signed checkpoint of exactly this size; latest when absent.' })),
+  },
+  { additionalProperties: false },
+);
 
 export const InclusionProofSchema = Type.Object({
   leafIndex: Type.Integer(),

@@ -3,6 +3,7 @@ import { preparedQuery } from '../db/prepared.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
+import type { Page } from '../http/pagination.js';
 
 /**
  * Each field of a work order's JSON, in the response schema's order, and the column it comes from.
@@ -115,6 +116,14 @@ const listHistoryQuery = preparedQuery((db, p: { orgId: string; recordId: string
 
 export async function listHistory(db: Executor, orgId: string, recordId: string): Promise<RecordEventsTable[]> {
   return (await listHistoryQuery(db, { orgId, recordId })).rows;
+}
+
+/** One page of a work order's history and the number of entries in all (history is only ever appended to). */
+export async function listHistoryPage(db: Executor, orgId: string, recordId: string, page: Page): Promise<{ rows: RecordEventsTable[]; total: number }> {
+  const matching = db.selectFrom('record_events').where('record_id', '=', recordId).where('org_id', '=', orgId);
+  const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const rows = await matching.selectAll().orderBy('id', 'asc').limit(page.limit).offset(page.offset).execute();
+  return { rows, total: Number(counted.n) };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   EmptyBody,
   ReasonBody,
   RecordEventList,
+  RecordEventListQuery,
   RecordList,
   RecordListQuery,
   UpdateRecordBody,
@@ -118,13 +119,19 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         config: { scope: 'records:read' },
         schema: {
           tags,
-          summary: 'The full history of a work order, oldest first',
+          summary: 'The history of a work order, oldest first',
+          description: 'Every action applied to the work order, one entry each, paged like every list.',
           ...requiresScope('records:read'),
           params: IdParams,
-          response: { 200: RecordEventList, ...problems(404) },
+          querystring: RecordEventListQuery,
+          response: { 200: RecordEventList, ...problems(400, 404) },
         },
       },
-      async (request) => ({ events: await records.history(principalOf(request).orgId, request.params.id) }),
+      async (request) => {
+        const { limit, offset } = request.query;
+        const { events, total } = await records.history(principalOf(request).orgId, request.params.id, { limit, offset });
+        return { events, total, limit, offset };
+      },
     );
 
     for (const action of LIFECYCLE_ACTIONS) {

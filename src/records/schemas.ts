@@ -131,4 +131,6 @@ export const RecordEventSchema = Type.Object(
   { $id: 'RecordEvent' },
 );
 export type RecordHistoryEntry = Static<typeof RecordEventSchema>;
-export const RecordEventList = Type.Object({ events: Type.Array(Type.Ref('RecordEvent')) });
+/** A work order's history, oldest first, paged like every list (a long-lived work order reopened many times keeps growing). */
+export const RecordEventListQuery = ListQuery({});
+export const RecordEventList = listEnvelope('events', Type.Ref('RecordEvent'));

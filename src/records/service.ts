@@ -19,6 +19,7 @@ import {
   insertHistory,
   insertRecord,
   listHistory,
+  listHistoryPage,
   updateRecordIfVersion,
   toHistoryEntry,
   toWorkOrder,
@@ -142,9 +143,10 @@ export class RecordService {
     return listRecordsAsJson(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
   }
 
-  async history(orgId: string, id: string): Promise<RecordHistoryEntry[]> {
+  async history(orgId: string, id: string, page: Page): Promise<{ events: RecordHistoryEntry[]; total: number }> {
     if (!(await findRecord(this.db, orgId, id))) throw errors.notFound(`Work order "${id}"`);
-    return (await listHistory(this.db, orgId, id)).map(toHistoryEntry);
+    const { rows, total } = await listHistoryPage(this.db, orgId, id, page);
+    return { events: rows.map(toHistoryEntry), total };
   }
 
   async update(principal: Principal, id: string, input: UpdateRecordInput, acceptedVersions?: number[]): Promise<WorkOrder> {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
-import { PaginationQuery, listEnvelope } from '../http/pagination.js';
+import { ListQuery, listEnvelope } from '../http/pagination.js';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-guard.js';
 
 /** The event a ping sends; not in the catalogue, so nobody can subscribe to it. */
@@ -71,7 +71,7 @@ export const RotateSecretBody = Type.Object(
 export type CreateWebhookInput = Static<typeof CreateWebhookBody>;
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 
-export const WebhookListQuery = Type.Object({ ...PaginationQuery });
+export const WebhookListQuery = ListQuery({});
 export const WebhookList = listEnvelope('webhooks', Type.Ref('Webhook'));
 
 export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'] as const;
@@ -105,8 +105,7 @@ export const DeliverySchema = Type.Object(
 );
 export type Delivery = Static<typeof DeliverySchema>;
 
-export const DeliveryListQuery = Type.Object({
-  ...PaginationQuery,
+export const DeliveryListQuery = ListQuery({
   status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
 });
 export const DeliveryList = listEnvelope('deliveries', Type.Ref('WebhookDelivery'));

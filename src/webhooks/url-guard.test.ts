@@ -64,7 +64,13 @@ describe('webhook URL guard', () => {
       },
     });
     assert.equal(check.ok, false);
-    assert.match((check as { reason: string }).reason, /does not resolve/);
+    // Reasons complete "The webhook URL is not allowed: it …".
+    assert.equal((check as { reason: string }).reason, 'names host "no-such-host.invalid", which does not resolve');
+  });
+
+  it('words each refusal with the right article', () => {
+    assert.equal(forbiddenAddressReason('0.0.0.0'), 'is an unspecified address');
+    assert.equal(forbiddenAddressReason('10.0.0.1'), 'is a private address');
   });
 
   it('refuses localhost through the real resolver', async () => {

@@ -34,7 +34,7 @@ export function forbiddenAddressReason(address: string): string | undefined {
   const range = parsed.range();
   if (range === 'unicast') return undefined;
   if (address === '169.254.169.254' || parsed.toString() === '169.254.169.254') return 'is the cloud metadata address';
-  return `is a ${range} address`;
+  return `is ${/^[aeiou]/.test(range) ? 'an' : 'a'} ${range} address`;
 }
 
 export async function resolveAll(hostname: string): Promise<string[]> {
@@ -73,9 +73,9 @@ export async function checkWebhookUrl(raw: string, options: UrlGuardOptions): Pr
     try {
       addresses = await (options.resolve ?? resolveAll)(host);
     } catch {
-      return { ok: false, reason: `host "${host}" does not resolve` };
+      return { ok: false, reason: `names host "${host}", which does not resolve` };
     }
-    if (addresses.length === 0) return { ok: false, reason: `host "${host}" does not resolve` };
+    if (addresses.length === 0) return { ok: false, reason: `names host "${host}", which does not resolve` };
   }
   for (const address of addresses) {
     const reason = forbiddenAddressReason(address);

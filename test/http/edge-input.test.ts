@@ -95,10 +95,66 @@ describe('edge-case input', () => {
       const response = await tenant.request({ method: 'GET', url: `/api/v1/records?${query}` });
       assert.equal(response.statusCode, 400, `${query}: ${response.body}`);
     }
-    for (const collection of ['categories', 'assets', 'locations']) {
+    for (const collection of ['categories', 'assets', 'locations', 'webhooks']) {
       assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/${collection}?limit=0x10` })).statusCode, 400, collection);
       assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/${collection}?colour=red` })).statusCode, 400, collection);
     }
+  });
+
+  itOnEachDatabase('refuses a query parameter on every route that takes none, and names it', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const record = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId) })).json();
+    const webhook = (
+      await tenant.request({ method: 'POST', url: '/api/v1/webhooks', payload: { name: 'w', url: 'https://93.184.216.34/hook', events: ['record.created'] } })
+    ).json();
+    const targets: [string, string][] = [
+      ['GET', `/api/v1/records/${record.id}?foo=1`],
+      ['GET', `/api/v1/records/${record.id}/events?foo=1`],
+      ['GET', `/api/v1/records/${record.id}/proof?foo=1`],
+      ['POST', `/api/v1/records/${record.id}/cancel?foo=1`],
+      ['GET', `/api/v1/categories/${categoryId}?foo=1`],
+      ['GET', `/api/v1/webhooks/${webhook.id}?foo=1`],
+      ['GET', `/api/v1/webhooks/${webhook.id}/deliveries?foo=1`],
+      ['GET', '/api/v1/transparency/checkpoint?foo=1'],
+      ['GET', '/api/v1/transparency/inclusion?leafIndex=0&treeSize=1&foo=1'],
+    ];
+    for (const [method, url] of targets) {
+      const response = await tenant.request({ method: method as 'GET', url, ...(method === 'POST' ? { payload: {} } : {}) });
+      assert.equal(response.statusCode, 400, `${method} ${url}: ${response.body}`);
+      assert.deepEqual(response.json().errors, [{ field: 'querystring.foo', message: 'is not a known field' }], url);
+    }
+    // Nothing was done by the refused action.
+    assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/records/${record.id}` })).json().status, 'OPEN');
+  });
+
+  itOnEachDatabase('names the path in errors[] when the request URL itself is not valid', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    for (const url of ['/api/v1/records/%ZZ', `/api/v1/records/rec_${'x'.repeat(5000)}`]) {
+      const response = await tenant.request({ method: 'GET', url });
+      assert.equal(response.statusCode, 400, url.slice(0, 40));
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+      assert.equal(response.json().code, 'validation_failed');
+      assert.deepEqual(response.json().errors.map((error: { field: string }) => error.field), ['path']);
+    }
+  });
+
+  itOnEachDatabase('refuses a body that is not UTF-8, and says why a __proto__ key is refused', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const valid = Buffer.from(JSON.stringify(recordBody(categoryId, { description: 'bad XX utf8' })));
+    const invalid = Buffer.from(valid.toString().replace('XX', '\u0000\u0000'));
+    invalid[invalid.indexOf(0)] = 0xc3; // a lead byte followed by '(' is no UTF-8 sequence
+    invalid[invalid.indexOf(0)] = 0x28;
+    const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'content-type': 'application/json' }, payload: invalid });
+    assert.equal(response.statusCode, 400, response.body);
+    assert.equal(response.json().code, 'malformed_json');
+    assert.match(response.json().detail, /UTF-8/);
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).json().total, 0, 'nothing stored');
+
+    const poisoned = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"admin":true}}' });
+    assert.equal(poisoned.json().code, 'malformed_json');
+    assert.match(poisoned.json().detail, /prototype poisoning/);
   });
 
   itOnEachDatabase('enforces metadata key lengths', async ({ newTenant }) => {

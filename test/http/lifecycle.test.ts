@@ -130,6 +130,30 @@ describe('work-order lifecycle over HTTP', () => {
     assert.equal(events[4]!.payload.resolutionNotes, 'Replaced the washer');
   });
 
+  itOnEachDatabase('pages the history like every list: limit, offset and an exact total, oldest first', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const { id } = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId) })).json();
+    for (const action of ['assign', 'start', 'hold', 'resume', 'hold', 'resume'] as LifecycleAction[]) assert.equal((await act(tenant, id, action)).statusCode, 200, action);
+    const history = async (query: string) => tenant.request({ method: 'GET', url: `/api/v1/records/${id}/events${query}` });
+
+    const whole = (await history('')).json();
+    assert.deepEqual({ ...whole, events: whole.events.map((h: { action: string }) => h.action) }, {
+      events: ['created', 'assign', 'start', 'hold', 'resume', 'hold', 'resume'],
+      total: 7,
+      limit: 50,
+      offset: 0,
+    });
+    const page = (await history('?limit=2&offset=3')).json();
+    assert.deepEqual(
+      page.events.map((h: { id: string }) => h.id),
+      whole.events.slice(3, 5).map((h: { id: string }) => h.id),
+    );
+    assert.deepEqual([page.total, page.limit, page.offset], [7, 2, 3]);
+    assert.deepEqual((await history('?offset=7')).json().events, []);
+    for (const query of ['?limit=0', '?limit=101', '?offset=-1', '?since=yesterday']) assert.equal((await history(query)).statusCode, 400, query);
+  });
+
   itOnEachDatabase('requires an assignee to assign and resolution notes to complete', async ({ newTenant }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);

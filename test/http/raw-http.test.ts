@@ -1,0 +1,71 @@
+// What Node's HTTP parser refuses never reaches a route, yet the client still gets the same
+// problem+json as for every other error: oversized headers, malformed HTTP, a missing Host.
+// These need a real socket: app.inject builds well-formed requests only.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+
+/** Sends `raw` bytes and reads until the server closes the connection (or `deadlineMs` passes). */
+function exchange(port: number, raw: string, deadlineMs = 5_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no close within ${deadlineMs} ms; got: ${Buffer.concat(chunks).toString().slice(0, 300)}`));
+    }, deadlineMs);
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', () => {}); // the server may reset after answering; what it sent is checked below
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString());
+    });
+  });
+}
+
+function problemOf(answer: string): { status: number; contentType: string; body: Record<string, unknown> } {
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+  const contentType = /\r\ncontent-type: ([^\r\n]*)/i.exec(head)?.[1] ?? '';
+  return { status, contentType, body: JSON.parse(body) as Record<string, unknown> };
+}
+
+describe('requests the HTTP parser refuses', () => {
+  let testApp: TestApp;
+  let port: number;
+
+  before(async () => {
+    testApp = await startTestApp('sqlite');
+    await testApp.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (testApp.app.server.address() as { port: number }).port;
+  });
+  after(() => testApp.close());
+
+  const cases: [string, string, number, string][] = [
+    ['headers over 16 KiB', `GET /api/v1/records HTTP/1.1\r\nHost: x\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+    ['a query string over 16 KiB', `GET /api/v1/records?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, 'headers_too_large'],
+    ['a garbage request line', 'HELLO THERE\r\n\r\n', 400, 'malformed_request'],
+    ['a control character in a header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n', 400, 'malformed_request'],
+    ['both Content-Length and Transfer-Encoding', 'POST /api/v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'malformed_request'],
+    ['a Content-Length that is not a number', 'POST /api/v1/records HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, 'malformed_request'],
+    ['a broken chunk', 'POST /api/v1/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n', 400, 'malformed_request'],
+    ['no Host header', 'GET /api/v1/records HTTP/1.1\r\n\r\n', 400, 'malformed_request'],
+  ];
+  for (const [label, raw, status, code] of cases) {
+    it(`answers ${label} with ${status} ${code} as problem+json`, async () => {
+      const problem = problemOf(await exchange(port, raw));
+      assert.equal(problem.status, status);
+      assert.match(problem.contentType, /^application\/problem\+json/);
+      assert.equal(problem.body.code, code);
+      assert.equal(problem.body.type, `urn:wo:problem:${code}`);
+      assert.equal(problem.body.status, status);
+      assert.ok(typeof problem.body.detail === 'string' && problem.body.detail.length > 0);
+    });
+  }
+
+  it('still serves a well-formed request on a new connection afterwards', async () => {
+    const answer = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+  });
+});
