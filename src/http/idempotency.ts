@@ -6,11 +6,14 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../clock.js';
 import { AppError } from './errors.js';
 import { etagFor } from './conditional.js';
+import { canonicalJson } from '../proofs/jcs.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The exact body bytes as text, kept for idempotency fingerprints. */
+    /** The exact body bytes as text. */
     rawBody?: string;
+    /** The body as parsed, in RFC 8785 canonical form, when the request carries an Idempotency-Key (see canonicalBody). */
+    canonicalBody?: string;
     /** The Idempotency-Key claim this request holds, from the preHandler until its answer is stored. */
     idempotency?: HeldClaim;
   }
@@ -62,7 +65,8 @@ export class IdempotencyStore {
     private readonly ttlMs: number,
   ) {}
 
-  async claim(orgId: string, key: string, fingerprint: string): Promise<ClaimOutcome> {
+  /** `sameRequestAs`: other fingerprints a stored claim may carry for this same request (an older form), asked for only on a difference. */
+  async claim(orgId: string, key: string, fingerprint: string, sameRequestAs: () => readonly string[] = () => []): Promise<ClaimOutcome> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.clock.now();
       const lease = new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
@@ -91,7 +95,7 @@ export class IdempotencyStore {
           .execute();
         continue;
       }
-      if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
+      if (existing.fingerprint !== fingerprint && !sameRequestAs().includes(existing.fingerprint)) return { kind: 'mismatch' };
       if (existing.state === 'completed') {
         return {
           kind: 'replay',
@@ -203,11 +207,36 @@ const insertCompletedQuery = preparedQuery(
       .onConflict((oc) => oc.columns(['org_id', 'key']).doNothing()),
 );
 
-export function requestFingerprint(request: FastifyRequest): string {
-  return createHash('sha256')
-    .update(`${request.method}\n${request.url}\n`)
-    .update(request.rawBody ?? '')
-    .digest('hex');
+/**
+ * The body as the same request, whatever its serialization: RFC 8785 canonical JSON of the parsed
+ * value (keys sorted, no whitespace, one number form), so a retry that a client rebuilt with another
+ * key order or spacing is recognised as the same request rather than refused as a different one.
+ * Taken as parsed, before validation fills in defaults. Undefined when the value is not I-JSON
+ * (validation refuses such a body anyway); the raw text then stands for it.
+ */
+export function canonicalBody(value: unknown): string | undefined {
+  try {
+    return canonicalJson(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What identifies a request for its Idempotency-Key: method, path with query, and the body's meaning. */
+export function requestFingerprint(request: Pick<FastifyRequest, 'method' | 'url' | 'rawBody' | 'canonicalBody'>): string {
+  return fingerprintOf(request.method, request.url, request.canonicalBody ?? request.rawBody ?? '');
+}
+
+/**
+ * The fingerprint releases before canonical bodies stored (the raw bytes): a claim they made is still
+ * matched by the same request within its replay window, across an upgrade.
+ */
+export function rawBytesFingerprint(request: Pick<FastifyRequest, 'method' | 'url' | 'rawBody'>): string {
+  return fingerprintOf(request.method, request.url, request.rawBody ?? '');
+}
+
+function fingerprintOf(method: string, url: string, body: string): string {
+  return createHash('sha256').update(`${method}\n${url}\n`).update(body).digest('hex');
 }
 
 /**
@@ -226,7 +255,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       });
     }
     const orgId = request.principal.orgId;
-    const outcome = await store.claim(orgId, key, requestFingerprint(request));
+    const outcome = await store.claim(orgId, key, requestFingerprint(request), () => [rawBytesFingerprint(request)]);
     switch (outcome.kind) {
       case 'claimed':
         request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false };

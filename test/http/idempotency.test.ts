@@ -76,14 +76,44 @@ describe('Idempotency-Key on POST', () => {
     assert.notEqual(ra.json().id, rb.json().id);
   });
 
+  itOnEachDatabase('recognises a retry whose body was serialized again with another key order and spacing', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    const body = recordBody(categoryId, { metadata: { unit: '4B', floor: 4 } });
+    const send = (payload: string) => tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload });
+    const first = await send(JSON.stringify(body));
+    assert.equal(first.statusCode, 201);
+    const reordered = Object.fromEntries(Object.entries({ ...body, metadata: { floor: 4, unit: '4B' } }).reverse());
+    const again = await send(JSON.stringify(reordered, null, 2));
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal(again.headers['x-idempotent-replay'], 'true');
+    assert.equal(again.json().id, first.json().id);
+    // Same bytes but another value is still another request.
+    assert.equal((await send(JSON.stringify({ ...body, metadata: { unit: '4B', floor: 5 } }))).json().code, 'idempotency_key_mismatch');
+  });
+
+  itOnEachDatabase('matches a claim stored by an earlier release (fingerprint of the raw bytes) to the same request', async ({ newTenant, context }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    const body = JSON.stringify(recordBody(categoryId));
+    const { rawBytesFingerprint } = await import('../../src/http/idempotency.js');
+    // A request in flight on a process of the previous release, which stored the raw-bytes form.
+    const legacy = rawBytesFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body });
+    assert.equal((await context.idempotency.claim(tenant.orgId, key, legacy)).kind, 'claimed');
+    const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
+    assert.equal(response.json().code, 'idempotency_key_in_use', 'the same request, still running: not a mismatch');
+  });
+
   itOnEachDatabase('answers 409 while the first request with the key is still in flight', async ({ newTenant, context }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
     const key = randomUUID();
     const body = JSON.stringify(recordBody(categoryId));
     // Claim the key exactly as a request being processed elsewhere would.
-    const { requestFingerprint } = await import('../../src/http/idempotency.js');
-    const fingerprint = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body } as never);
+    const { canonicalBody, requestFingerprint } = await import('../../src/http/idempotency.js');
+    const fingerprint = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body, canonicalBody: canonicalBody(JSON.parse(body)) });
     assert.equal((await context.idempotency.claim(tenant.orgId, key, fingerprint)).kind, 'claimed');
     const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
     assert.equal(response.statusCode, 409);
