@@ -10,7 +10,7 @@ import { AccessLogController } from './http/access-log.js';
 import { installAuthentication } from './http/auth.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
-import { IDEMPOTENCY_HEADER, canonicalBody, installIdempotency } from './http/idempotency.js';
+import { installIdempotency } from './http/idempotency.js';
 import { installInputGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthRoutes } from './http/health.js';
@@ -112,9 +112,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
 }
 
 /**
- * JSON bodies are parsed by Fastify's own safe parser (prototype-poisoning protection). The raw text
- * is kept, and a request carrying an Idempotency-Key also keeps its body in canonical form for the
- * key's fingerprint (see canonicalBody).
+ * JSON bodies are parsed by Fastify's own safe parser (prototype-poisoning protection), but we
+ * keep the raw text for idempotency fingerprints (see requestFingerprint).
  */
 function installJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -148,8 +147,6 @@ function installJsonParser(app: FastifyInstance): void {
           undefined,
         );
       }
-      // Only a request that may be retried needs its body's meaning; the rest skip the work.
-      if (request.headers[IDEMPOTENCY_HEADER] !== undefined) request.canonicalBody = canonicalBody(value);
       done(null, value);
     });
   });

@@ -40,7 +40,7 @@ await cost('inject POST /api/v1/records with Idempotency-Key', (i) =>
 await cost('auth: apiKeys.authenticate', () => context.apiKeys.authenticate(key));
 await cost('idempotency: claim + complete (two commits)', async (i) => {
   const k = `direct-${run++}-${i}`;
-  const claim = await context.idempotency.claim(org.id, k, 'fingerprint');
+  const claim = await context.idempotency.claim(org.id, k, { raw: 'fingerprint', value: null });
   if (claim.kind === 'claimed') await context.idempotency.complete(claim.claim, { status: 201, headers: {}, body });
 });
 await cost('RecordService.create (one transaction, Kysely)', () => context.records.create(principal, input));

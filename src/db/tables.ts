@@ -112,8 +112,10 @@ export interface OutboxCursorTable {
 export interface IdempotencyKeysTable {
   org_id: string;
   key: string;
-  /** SHA-256 over method, path and raw body. */
+  /** SHA-256 over method, path and raw body (what every release compares). */
   fingerprint: string;
+  /** SHA-256 over method, path and the body's canonical JSON; null on rows of releases before migration 0010. */
+  value_fingerprint: string | null;
   state: 'in_flight' | 'completed';
   response_status: number | null;
   response_headers: string | null;

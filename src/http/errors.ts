@@ -128,20 +128,34 @@ export function sendProblem(reply: FastifyReply, error: AppError, instance?: str
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // The response in progress on this connection, if any. When its request was read completely, the
+  // error is in a later, pipelined request, and anything written now would be read as the earlier
+  // one's answer; once its headers are out, a problem would land inside its body. Closing is then
+  // the only unambiguous signal left. (A request whose own body is broken is answered.)
+  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req?: { complete: boolean } } })._httpMessage;
+  if ((inProgress && (inProgress.headersSent || inProgress.req?.complete)) || ANSWERED.has(socket) || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  ANSWERED.add(socket);
   const problem =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? new AppError('headers_too_large', 'The request line and headers together are larger than the 16 KiB this server reads.')
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('request_timeout', 'The request did not arrive in time; send it again.')
         : new AppError('malformed_request', 'The request is not valid HTTP/1.1 and could not be read.');
-  if (socket.writable) {
-    const body = JSON.stringify(problemBody(problem.code, problem.detail));
-    socket.write(
-      `HTTP/1.1 ${problem.status} ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
+  const body = JSON.stringify(problemBody(problem.code, problem.detail));
+  // end(), not destroy(): a client still sending (oversized headers) would otherwise get a reset
+  // that can discard the answer in flight. The socket is destroyed shortly after in any case.
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
 }
+
+/** Sockets already answered with a parser problem: a second parser error on one is not answered again. */
+const ANSWERED = new WeakSet<Duplex>();
+const CLIENT_ERROR_LINGER_MS = 1_000;
 
 /** Converts Ajv messages from Fastify's validator into our `errors[]`. */
 function validationErrors(error: FastifyError): FieldError[] {

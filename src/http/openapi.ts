@@ -99,6 +99,8 @@ export function documentStandardContract(route: RouteOptions): void {
       }
     }
   }
+  // Public routes too refuse what their query string does not declare (refuseUnknownQuery).
+  if (!authenticated && route.schema.querystring) response[400] ??= problemResponse(400);
   for (const [status, answer] of Object.entries(response)) {
     // A bare `Type.Ref('Problem')` documents application/json; the error handler sends problem+json.
     if (Number(status) >= 400 && answer !== null && typeof answer === 'object' && (answer as { $ref?: string }).$ref === 'Problem') {

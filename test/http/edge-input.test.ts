@@ -117,6 +117,7 @@ describe('edge-case input', () => {
       ['GET', `/api/v1/webhooks/${webhook.id}?foo=1`],
       ['GET', `/api/v1/webhooks/${webhook.id}/deliveries?foo=1`],
       ['GET', '/api/v1/transparency/checkpoint?foo=1'],
+      ['GET', '/api/v1/transparency/verifier-key?foo=1'],
       ['GET', '/api/v1/transparency/inclusion?leafIndex=0&treeSize=1&foo=1'],
     ];
     for (const [method, url] of targets) {

@@ -93,17 +93,26 @@ describe('Idempotency-Key on POST', () => {
     assert.equal((await send(JSON.stringify({ ...body, metadata: { unit: '4B', floor: 5 } }))).json().code, 'idempotency_key_mismatch');
   });
 
-  itOnEachDatabase('matches a claim stored by an earlier release (fingerprint of the raw bytes) to the same request', async ({ newTenant, context }) => {
+  itOnEachDatabase('stays compatible with releases that compare raw bytes only, in both directions of a rolling upgrade', async ({ newTenant, context }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
-    const key = randomUUID();
     const body = JSON.stringify(recordBody(categoryId));
-    const { rawBytesFingerprint } = await import('../../src/http/idempotency.js');
-    // A request in flight on a process of the previous release, which stored the raw-bytes form.
-    const legacy = rawBytesFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body });
-    assert.equal((await context.idempotency.claim(tenant.orgId, key, legacy)).kind, 'claimed');
-    const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
-    assert.equal(response.json().code, 'idempotency_key_in_use', 'the same request, still running: not a mismatch');
+    const { requestFingerprint } = await import('../../src/http/idempotency.js');
+    const { raw } = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body });
+    const send = (key: string) => tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
+
+    // A claim an earlier release holds (raw bytes, no value fingerprint) is the same request here.
+    const olderClaim = randomUUID();
+    assert.equal((await context.idempotency.claim(tenant.orgId, olderClaim, { raw, value: null })).kind, 'claimed');
+    assert.equal((await send(olderClaim)).json().code, 'idempotency_key_in_use', 'the same request, still running: not a mismatch');
+
+    // A claim this release stores keeps the raw-bytes fingerprint where earlier releases compare it.
+    const newerClaim = randomUUID();
+    assert.equal((await send(newerClaim)).statusCode, 201);
+    const row = await context.database.db.selectFrom('idempotency_keys').select(['fingerprint', 'value_fingerprint']).where('org_id', '=', tenant.orgId).where('key', '=', newerClaim).executeTakeFirstOrThrow();
+    assert.equal(row.fingerprint, raw);
+    assert.match(row.value_fingerprint ?? '', /^[0-9a-f]{64}$/);
+    assert.notEqual(row.value_fingerprint, raw);
   });
 
   itOnEachDatabase('answers 409 while the first request with the key is still in flight', async ({ newTenant, context }) => {
@@ -112,8 +121,8 @@ describe('Idempotency-Key on POST', () => {
     const key = randomUUID();
     const body = JSON.stringify(recordBody(categoryId));
     // Claim the key exactly as a request being processed elsewhere would.
-    const { canonicalBody, requestFingerprint } = await import('../../src/http/idempotency.js');
-    const fingerprint = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body, canonicalBody: canonicalBody(JSON.parse(body)) });
+    const { requestFingerprint } = await import('../../src/http/idempotency.js');
+    const fingerprint = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body });
     assert.equal((await context.idempotency.claim(tenant.orgId, key, fingerprint)).kind, 'claimed');
     const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
     assert.equal(response.statusCode, 409);
@@ -126,16 +135,16 @@ describe('Idempotency-Key on POST', () => {
     // while the request's own transaction committed later. The answer must still be kept.
     const tenant = await newTenant();
     const key = randomUUID();
-    const outcome = await context.idempotency.claim(tenant.orgId, key, 'fingerprint-lost');
+    const outcome = await context.idempotency.claim(tenant.orgId, key, { raw: 'fingerprint-lost', value: null });
     assert.equal(outcome.kind, 'claimed');
     if (outcome.kind !== 'claimed') return;
     await context.database.db.deleteFrom('idempotency_keys').where('org_id', '=', tenant.orgId).where('key', '=', key).execute();
     await context.idempotency.complete(outcome.claim, { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' });
-    const replay = await context.idempotency.claim(tenant.orgId, key, 'fingerprint-lost');
+    const replay = await context.idempotency.claim(tenant.orgId, key, { raw: 'fingerprint-lost', value: null });
     assert.deepEqual(replay, { kind: 'replay', response: { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' } });
     // A claim taken over by another request (a new lease) is not overwritten by the old holder.
     const other = randomUUID();
-    const first = await context.idempotency.claim(tenant.orgId, other, 'f');
+    const first = await context.idempotency.claim(tenant.orgId, other, { raw: 'f', value: null });
     if (first.kind !== 'claimed') return assert.fail('expected a claim');
     await context.database.db.updateTable('idempotency_keys').set({ locked_until: '2099-01-01T00:00:00.000Z' }).where('org_id', '=', tenant.orgId).where('key', '=', other).execute();
     await context.idempotency.complete(first.claim, { status: 201, headers: {}, body: 'stale' });

@@ -64,6 +64,13 @@ describe('requests the HTTP parser refuses', () => {
     });
   }
 
+  it('never sends a problem that would be read as the answer to an earlier, pipelined request', async () => {
+    // The first request is complete and still being answered when the parser meets the second.
+    const answer = await exchange(port, 'GET /api/v1/records HTTP/1.1\r\nHost: x\r\n\r\nHELLO THERE\r\n\r\n');
+    assert.doesNotMatch(answer, /malformed_request/);
+    if (answer) assert.match(answer, /^HTTP\/1\.1 401 /, 'whatever arrives is the first request\'s own answer');
+  });
+
   it('still serves a well-formed request on a new connection afterwards', async () => {
     const answer = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 200 /);

@@ -6,12 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Migrator, type Migration } from 'kysely';
+import { Migrator, sql, type Migration } from 'kysely';
 import type { DialectName, Executor } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { statusListMoves } from '../../src/db/migrations/0009-status-list-moves.js';
+import { idempotencyValueFingerprint } from '../../src/db/migrations/0010-idempotency-value-fingerprint.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { workOrderRow } from '../helpers/records.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -59,9 +60,13 @@ describe('status moves migration (0009)', () => {
       await insertWorkOrder(db, 'org_u', 'rec_u2', 'ASSIGNED');
       await db.insertInto('record_counters').values([{ org_id: 'org_u', status: 'OPEN', count: 1 }, { org_id: 'org_u', status: 'ASSIGNED', count: 1 }] as never).execute();
 
-      assert.deepEqual(await migrateToLatest(database), ['0009-status-list-moves']);
+      assert.equal((await migrateToLatest(database))[0], '0009-status-list-moves'); // later migrations follow it
       assert.deepEqual(await movesByStatus(db, 'org_u'), { OPEN: 0, ASSIGNED: 0 });
       await checkCountsEachMoveOnce(db, 'sqlite', 'org_u', 'rec_u1');
+      // 0010 as well: its column is there, and running it again changes nothing.
+      await idempotencyValueFingerprint.up(db, 'sqlite');
+      const columns = await sql<{ name: string }>`SELECT name FROM pragma_table_info('idempotency_keys')`.execute(db);
+      assert.equal(columns.rows.filter((column) => column.name === 'value_fingerprint').length, 1);
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

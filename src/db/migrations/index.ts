@@ -7,6 +7,7 @@ import { admin } from './0005-admin.js';
 import { createPathIndexes } from './0007-create-path-indexes.js';
 import { outboxCursor } from './0008-outbox-cursor.js';
 import { statusListMoves } from './0009-status-list-moves.js';
+import { idempotencyValueFingerprint } from './0010-idempotency-value-fingerprint.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint];
