@@ -51,10 +51,12 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onRequest', async (request) => {
+  // Every request passes here: a callback hook, no promise per request.
+  app.addHook('onRequest', (request, _reply, done) => {
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-      throw new AppError('malformed_request', 'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).', { headers: { connection: 'close' } });
+      return done(new AppError('malformed_request', 'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).', { headers: { connection: 'close' } }));
     }
+    done();
   });
 
   const routeMethods = new Map<string, Set<string>>();

@@ -132,14 +132,7 @@ export async function listHistoryPage(db: Executor, orgId: string, recordId: str
  * inserts it into the middle of another, which the records_status_moved trigger counts in `moves`
  * (migration 0009, see ListCheckpoints).
  */
-const countCreatedQuery = preparedQuery((db, p: { orgId: string; status: string }) =>
-  db
-    .insertInto('record_counters')
-    .values({ org_id: p.orgId, status: p.status, count: 1 })
-    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + 1` })),
-);
-
-const countMovedQuery = preparedQuery((db, p: { orgId: string; status: string; delta: number }) =>
+const adjustStatusCountQuery = preparedQuery((db, p: { orgId: string; status: string; delta: number }) =>
   db
     .insertInto('record_counters')
     .values({ org_id: p.orgId, status: p.status, count: p.delta })
@@ -148,7 +141,7 @@ const countMovedQuery = preparedQuery((db, p: { orgId: string; status: string; d
 
 /** Counts a new work order in its status. */
 export async function countCreated(db: Executor, orgId: string, status: string): Promise<void> {
-  await countCreatedQuery(db, { orgId, status });
+  await adjustStatusCountQuery(db, { orgId, status, delta: 1 });
 }
 
 /** Moves a work order's count from one status to another. */
@@ -156,5 +149,5 @@ export async function countMoved(db: Executor, orgId: string, from: string, to: 
   // Counter rows are always locked in the same (byte) order, the records_status_moved trigger's:
   // two transitions in opposite directions (hold and resume) would otherwise deadlock on PostgreSQL.
   const deltas: [string, number][] = from < to ? [[from, -1], [to, 1]] : [[to, 1], [from, -1]];
-  for (const [status, delta] of deltas) await countMovedQuery(db, { orgId, status, delta });
+  for (const [status, delta] of deltas) await adjustStatusCountQuery(db, { orgId, status, delta });
 }
