@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
@@ -83,18 +83,51 @@ export async function findRecord(db: Executor, orgId: string, id: string): Promi
   return (await findRecordQuery(db, { orgId, id })).rows[0];
 }
 
-/**
- * Writes every column of a new version of the row, only if it is still at `expectedVersion`; false
- * when someone changed it since. A whole row has one shape, so the statement is compiled once
- * (a lifecycle action otherwise built an UPDATE of ~20 columns on every call).
- */
-const updateRecordIfVersionQuery = preparedQuery((db, p: RecordsTable & { expectedVersion: number }) => {
-  const { id, org_id, expectedVersion, ...columns } = p;
-  return db.updateTable('records').set(columns).where('id', '=', id).where('org_id', '=', org_id).where('version', '=', expectedVersion);
-});
+type RecordColumn = Exclude<keyof RecordsTable, 'id' | 'org_id'>;
+type UpdateParams = Partial<RecordsTable> & { id: string; org_id: string; expectedVersion: number };
 
-export async function updateRecordIfVersion(db: Executor, row: RecordsTable, expectedVersion: number): Promise<boolean> {
-  const result = await updateRecordIfVersionQuery(db, { ...row, expectedVersion });
+/**
+ * Compiled UPDATEs by the set of columns they write. In practice a handful: one per lifecycle action
+ * and the few PATCH shapes a client uses; past the bound a rare shape is compiled on each call instead.
+ */
+const updateQueriesByColumns = new Map<string, (db: Executor, params: UpdateParams) => Promise<QueryResult<unknown>>>();
+const MAX_UPDATE_SHAPES = 256;
+
+function updateQueryFor(columns: RecordColumn[]) {
+  const shape = columns.join(',');
+  let query = updateQueriesByColumns.get(shape);
+  if (!query) {
+    query = preparedQuery((db, p: UpdateParams) =>
+      db
+        .updateTable('records')
+        .set(Object.fromEntries(columns.map((column) => [column, p[column]])))
+        .where('id', '=', p.id)
+        .where('org_id', '=', p.org_id)
+        .where('version', '=', p.expectedVersion),
+    );
+    if (updateQueriesByColumns.size < MAX_UPDATE_SHAPES) updateQueriesByColumns.set(shape, query);
+  }
+  return query;
+}
+
+/**
+ * Writes the columns in which `next` differs from `current`, only if the row is still at
+ * `current.version`; false when someone changed it since.
+ *
+ * Why only those: SQLite rewrites the entry of every index covering a column named in SET, whether or
+ * not its value changed, and a dirtied index page is written to the WAL at commit. A lifecycle action
+ * changes 3–5 columns; writing all ~20 rewrote all six indexes of `records` (see docs/benchmarks.md).
+ */
+export async function updateRecordIfVersion(db: Executor, current: RecordsTable, next: RecordsTable): Promise<boolean> {
+  const params: UpdateParams = { id: current.id, org_id: current.org_id, expectedVersion: current.version };
+  const columns: RecordColumn[] = [];
+  for (const column of Object.keys(next) as (keyof RecordsTable)[]) {
+    if (column === 'id' || column === 'org_id' || next[column] === current[column]) continue;
+    columns.push(column);
+    (params as Record<string, unknown>)[column] = next[column];
+  }
+  if (columns.length === 0) return true;
+  const result = await updateQueryFor(columns)(db, params);
   return Number(result.numAffectedRows) === 1;
 }
 

@@ -259,7 +259,7 @@ export class RecordService {
         assertVersion(acceptedVersions, current.version, 'The work order');
         const { row, after } = await change(tx, current);
         if (row !== current) {
-          if (!(await updateRecordIfVersion(tx, row, current.version))) return undefined;
+          if (!(await updateRecordIfVersion(tx, current, row))) return undefined;
           await after();
         }
         const workOrder = toWorkOrder(row);
