@@ -106,7 +106,7 @@ export async function runCreatePart(): Promise<PartResult> {
       measurements,
       memory: [{ process: 'service', peakRssMb: service.peakRssMb() }],
       targets: [
-        check('create at 50 connections ≥ 0.10 × baseline req/s', `${at50.ratio?.toFixed(3)} × (${at50.value} req/s)`, isClean(at50) && (at50.ratio ?? 0) >= 0.1),
+        check('create at 50 connections ≥ 0.10 × baseline req/s', `${at50.ratio?.toFixed(4)} × (${at50.value} req/s)`, isClean(at50) && (at50.ratio ?? 0) >= 0.1),
         check('create at 50 connections p99 ≤ 20 ms', `${at50.p99Ms} ms`, isClean(at50) && (at50.p99Ms ?? Infinity) <= 20),
         check(
           'create at 50 connections CPU per request vs the reference handler (issue: "must not be slower than that")',

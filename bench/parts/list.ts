@@ -61,7 +61,7 @@ export async function runListPart(): Promise<PartResult> {
             const m = size === 1_000_000 && !filter && share === 0 ? bracketedMeasurement(name, await baseline.around(CONNECTIONS, load)) : loadMeasurement(name, await load(), base);
             measurements.push(m);
             if (size === 1_000_000 && !filter && share === 0) {
-              targets.push(check('list 1M, offset 0 ≥ 0.05 × baseline req/s', `${m.ratio?.toFixed(3)} × (${m.value} req/s)`, isClean(m) && (m.ratio ?? 0) >= 0.05));
+              targets.push(check('list 1M, offset 0 ≥ 0.05 × baseline req/s', `${m.ratio?.toFixed(4)} × (${m.value} req/s)`, isClean(m) && (m.ratio ?? 0) >= 0.05));
               targets.push(check('list 1M, offset 0 p99 ≤ 50 ms', `${m.p99Ms} ms`, isClean(m) && (m.p99Ms ?? Infinity) <= 50));
             }
             if (!filter && share === 0.5) {
