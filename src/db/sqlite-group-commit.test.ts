@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { GroupCommitSqliteDialect, returnBeforeCommit, type GroupCommitStats } from './sqlite-group-commit.js';
+import { GroupCommitSqliteDialect, returnBeforeCommit, runInCurrentTransaction, type GroupCommitStats } from './sqlite-group-commit.js';
+import { preparedQuery } from './prepared.js';
 
 import type { Generated } from 'kysely';
 
@@ -256,5 +257,73 @@ describe('SQLite group commit: group size', () => {
       reopened.close();
       rmSync(path.dirname(pair.file), { recursive: true, force: true });
     }
+  });
+
+  describe('prepared statements inside a transaction (straight onto the connection)', () => {
+    const insertItem = preparedQuery((db, p: { label: string }) => (db as unknown as Kysely<TestTables>).insertInto('items').values({ label: p.label }));
+    const countLabel = preparedQuery((db, p: { label: string }) =>
+      (db as unknown as Kysely<TestTables>).selectFrom('items').select((eb) => eb.fn.countAll<number>().as('n')).where('label', '=', p.label),
+    );
+
+    it('run in the caller\'s transaction: they see its writes, are undone with it, and commit with it', async () => {
+      const pair = openPair();
+      try {
+        await assert.rejects(
+          pair.db.transaction().execute(async (tx) => {
+            await insertItem(tx as never, { label: 'fast-undone' });
+            assert.equal(Number((await countLabel(tx as never, { label: 'fast-undone' })).rows[0]?.n), 1, 'the transaction sees its own write');
+            throw new Error('roll back');
+          }),
+          /roll back/,
+        );
+        assert.deepEqual(pair.committedLabels(), []);
+
+        await pair.db.transaction().execute(async (tx) => {
+          await insertItem(tx as never, { label: 'fast-kept' });
+          assert.deepEqual(pair.committedLabels(), [], 'not committed on its own before the transaction ends');
+        });
+        assert.deepEqual(pair.committedLabels(), ['fast-kept'], 'committed once the transaction returned');
+      } finally {
+        await pair.close();
+      }
+    });
+
+    it('reject (not throw) when the statement fails, and leave the transaction to the caller', async () => {
+      const pair = openPair();
+      try {
+        const outcome = await pair.db.transaction().execute(async (tx) => {
+          await insertItem(tx as never, { label: 'duplicate' });
+          const second = insertItem(tx as never, { label: 'duplicate' });
+          assert.ok(second instanceof Promise);
+          const error = await second.then(() => undefined, (e: unknown) => e);
+          assert.match(String(error), /UNIQUE constraint failed/);
+          return 'caught inside';
+        });
+        assert.equal(outcome, 'caught inside');
+        assert.deepEqual(pair.committedLabels(), ['duplicate'], 'the first insert still committed');
+      } finally {
+        await pair.close();
+      }
+    });
+
+    it('take the usual path when no transaction of this dialect is in progress', async () => {
+      const pair = openPair();
+      try {
+        const adapter = pair.db.getExecutor().adapter;
+        assert.equal(runInCurrentTransaction(adapter, 'SELECT 1', []), undefined, 'no transaction in progress');
+        await pair.db.transaction().execute(async () => {
+          const other = new Kysely<TestTables>({ dialect: new GroupCommitSqliteDialect(new SqliteDatabase(':memory:')) });
+          try {
+            assert.equal(runInCurrentTransaction(other.getExecutor().adapter, 'SELECT 1', []), undefined, 'another database has none in progress');
+          } finally {
+            await other.destroy();
+          }
+        });
+        await insertItem(pair.db as never, { label: 'outside' });
+        assert.deepEqual(pair.committedLabels(), ['outside'], 'a write outside a transaction still joins a group and commits');
+      } finally {
+        await pair.close();
+      }
+    });
   });
 });

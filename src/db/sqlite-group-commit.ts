@@ -77,13 +77,16 @@ export interface GroupCommitStats {
 }
 
 export class GroupCommitSqliteDialect implements Dialect {
+  private driver: GroupCommitSqliteDriver | undefined;
+
   constructor(
     private readonly sqlite: SqliteDatabase.Database,
     private readonly options: GroupCommitOptions = {},
   ) {}
 
   createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.sqlite, this.options);
+    this.driver = new GroupCommitSqliteDriver(this.sqlite, this.options);
+    return this.driver;
   }
 
   createQueryCompiler(): QueryCompiler {
@@ -92,7 +95,10 @@ export class GroupCommitSqliteDialect implements Dialect {
 
   // Kept as Kysely's own adapter class: code that asks "is this SQLite?" checks `instanceof SqliteAdapter`.
   createAdapter(): DialectAdapter {
-    return new SqliteAdapter();
+    const adapter = new SqliteAdapter();
+    // Kysely creates the driver before the adapter; a transaction shares its database's adapter.
+    if (this.driver) driversByAdapter.set(adapter, this.driver);
+    return adapter;
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
@@ -111,6 +117,23 @@ const returningBeforeCommit = new WeakSet<CompiledQuery>();
 export function returnBeforeCommit<R>(query: CompiledQuery<R>): CompiledQuery<R> {
   returningBeforeCommit.add(query);
   return query;
+}
+
+const driversByAdapter = new WeakMap<DialectAdapter, GroupCommitSqliteDriver>();
+
+/**
+ * Runs a compiled statement of the transaction in progress directly on the connection, without
+ * Kysely's executor; undefined when `adapter` is not this dialect's or no transaction is in progress.
+ *
+ * Why: inside a transaction Kysely passes every statement through its connection provider, a promise
+ * chain and the result transformer: ~2 µs of a trivial select's ~3 µs here, and a create or a
+ * completion runs 6–10 statements in one. Safe because on this driver transactions run one at a
+ * time while holding the connection's lock, so the transaction in progress is the caller's own: a
+ * `Transaction` can only run queries inside its `execute` callback. Only for callers that pass a
+ * transaction (see preparedQuery); anything else takes the lock the usual way.
+ */
+export function runInCurrentTransaction<R>(adapter: DialectAdapter, sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
+  return driversByAdapter.get(adapter)?.runInCurrentTransaction<R>(sql, parameters);
 }
 
 const DEFAULT_MAX_GROUP_SIZE = 100;
@@ -168,6 +191,8 @@ export class GroupCommitSqliteDriver implements Driver {
   private readonly stats: GroupCommitStats;
   private group: Group | undefined;
   private flushScheduled = false;
+  /** The transaction in progress, if any: at most one, since it holds the lock from begin to commit. */
+  private transactionLease: GroupCommitConnection | undefined;
   /** Every transaction runs these: prepared once rather than parsed by exec() each time. */
   private readonly control: Record<'begin' | 'beginRead' | 'commit' | 'savepoint' | 'release' | 'rollbackTo', SqliteDatabase.Statement>;
 
@@ -200,12 +225,13 @@ export class GroupCommitSqliteDriver implements Driver {
     this.joinGroup();
     this.control.savepoint.run();
     lease.inTransaction = true;
+    this.transactionLease = lease;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = asLease(connection);
+    this.endTransaction(lease);
     this.control.release.run();
-    lease.inTransaction = false;
     await this.awaitCommit(lease);
   }
 
@@ -213,7 +239,7 @@ export class GroupCommitSqliteDriver implements Driver {
     const lease = asLease(connection);
     // Not in a transaction any more: its group already failed (and was rolled back as a whole).
     if (!lease.inTransaction) return;
-    lease.inTransaction = false;
+    this.endTransaction(lease);
     if (this.sqlite.inTransaction) {
       this.control.rollbackTo.run();
       this.control.release.run();
@@ -265,6 +291,17 @@ export class GroupCommitSqliteDriver implements Driver {
 
   releaseLock(): void {
     this.lock.release();
+  }
+
+  runInCurrentTransaction<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
+    const lease = this.transactionLease;
+    if (!lease?.inTransaction) return undefined;
+    return this.run<R>(this.prepare(sql), parameters);
+  }
+
+  private endTransaction(lease: GroupCommitConnection): void {
+    lease.inTransaction = false;
+    if (this.transactionLease === lease) this.transactionLease = undefined;
   }
 
   async executeQuery<R>(lease: GroupCommitConnection, compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
