@@ -1,6 +1,6 @@
 import { CompiledQuery, type Compilable, type DialectAdapter, type QueryResult } from 'kysely';
 import type { Executor } from './database.js';
-import { returnBeforeCommit, runInCurrentTransaction } from './sqlite-group-commit.js';
+import { executeInTransaction, returnBeforeCommit } from './sqlite-group-commit.js';
 
 type Params = object;
 
@@ -43,16 +43,9 @@ export function preparedQuery<P extends Params, R = unknown>(
     }
     const values = params as Record<string, unknown>;
     const parameters = compiled.slots.map((slot) => (typeof slot === 'string' ? values[slot] : slot.constant));
-    if (executor.isTransaction) {
-      // On the embedded database, straight onto the connection (see runInCurrentTransaction).
-      try {
-        const result = runInCurrentTransaction<R>(adapter, compiled.sql, parameters);
-        if (result) return Promise.resolve(result);
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    }
     const query = CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>;
+    // On the embedded database, a transaction's statements skip Kysely's executor (see executeInTransaction).
+    if (executor.isTransaction) return executeInTransaction(executor.getExecutor(), query) ?? executor.executeQuery(query);
     return executor.executeQuery(options.returnBeforeCommit ? returnBeforeCommit(query) : query);
   };
 }

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
-import { GroupCommitSqliteDialect, returnBeforeCommit, runInCurrentTransaction, type GroupCommitStats } from './sqlite-group-commit.js';
+import { CompiledQuery, Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
+import { executeInTransaction, GroupCommitSqliteDialect, returnBeforeCommit, type GroupCommitStats } from './sqlite-group-commit.js';
 import { preparedQuery } from './prepared.js';
 
 import type { Generated } from 'kysely';
@@ -306,21 +306,43 @@ describe('SQLite group commit: group size', () => {
       }
     });
 
-    it('take the usual path when no transaction of this dialect is in progress', async () => {
+    it('leave other dialects to Kysely', async () => {
+      const other = new Kysely<TestTables>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
+      try {
+        await other.transaction().execute(async (tx) => {
+          assert.equal(executeInTransaction(tx.getExecutor(), CompiledQuery.raw('SELECT 1')), undefined);
+        });
+      } finally {
+        await other.destroy();
+      }
+    });
+
+    it('never run a statement sent on an ended transaction inside the one in progress', async () => {
       const pair = openPair();
       try {
-        const adapter = pair.db.getExecutor().adapter;
-        assert.equal(runInCurrentTransaction(adapter, 'SELECT 1', []), undefined, 'no transaction in progress');
-        await pair.db.transaction().execute(async () => {
-          const other = new Kysely<TestTables>({ dialect: new GroupCommitSqliteDialect(new SqliteDatabase(':memory:')) });
-          try {
-            assert.equal(runInCurrentTransaction(other.getExecutor().adapter, 'SELECT 1', []), undefined, 'another database has none in progress');
-          } finally {
-            await other.destroy();
-          }
+        let ended!: Transaction<TestTables>;
+        await pair.db.transaction().execute(async (tx) => {
+          ended = tx;
+          await insertItem(tx as never, { label: 'first' });
         });
-        await insertItem(pair.db as never, { label: 'outside' });
-        assert.deepEqual(pair.committedLabels(), ['outside'], 'a write outside a transaction still joins a group and commits');
+        let stray!: Promise<unknown>;
+        await assert.rejects(
+          pair.db.transaction().execute(async (tx) => {
+            await insertItem(tx as never, { label: 'inner' });
+            // A caller's bug: a statement on a transaction that has already committed.
+            stray = insertItem(ended as never, { label: 'stray' }).then(
+              () => 'ran',
+              () => 'refused',
+            );
+            throw new Error('roll back inner');
+          }),
+          /roll back inner/,
+        );
+        const outcome = await stray;
+        const labels = pair.committedLabels();
+        assert.ok(!labels.includes('inner'));
+        // Had it joined the transaction in progress, it would have been rolled back with it while reporting success.
+        assert.equal(labels.includes('stray'), outcome === 'ran', `stray statement ${String(outcome)}, committed labels ${labels.join(',')}`);
       } finally {
         await pair.close();
       }
