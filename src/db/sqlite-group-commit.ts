@@ -135,6 +135,7 @@ const leasesByTransactionExecutor = new WeakMap<QueryExecutor, GroupCommitConnec
  * while that connection is the transaction in progress (transactions here run one at a time, holding
  * the lock from BEGIN to COMMIT). A statement sent on a transaction that has already ended (a bug in the
  * caller) therefore takes Kysely's path as before, never the transaction of someone else.
+ * Kysely's result transformers are skipped: our database registers no plugins.
  */
 export function executeInTransaction<R>(transaction: QueryExecutor, query: CompiledQuery<R>): Promise<QueryResult<R>> | undefined {
   const driver = driversByAdapter.get(transaction.adapter);
@@ -316,9 +317,9 @@ export class GroupCommitSqliteDriver implements Driver {
     this.lock.release();
   }
 
-  /** Whether `lease` is the transaction in progress (and so holds the lock). */
+  /** Whether `lease` is the transaction in progress (and so holds the lock); endTransaction forgets it. */
   isTransactionInProgress(lease: GroupCommitConnection): boolean {
-    return this.transactionLease === lease && lease.inTransaction;
+    return this.transactionLease === lease;
   }
 
   /** A statement of the transaction in progress (see executeInTransaction). */
