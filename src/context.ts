@@ -17,6 +17,7 @@ import { intervalJob, type BackgroundJob } from './jobs.js';
 import { AdminService } from './admin/service.js';
 import { ProofKeys } from './proofs/keys.js';
 import { ProofService } from './proofs/service.js';
+import { StatementSigner } from './proofs/statement-signer.js';
 import { TransparencyLog } from './proofs/transparency-log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import type { WebhookService } from './webhooks/service.js';
@@ -101,6 +102,9 @@ function registerDatabaseMetrics(metrics: Registry, database: Database): void {
   }
 }
 
+/** How often new completion statements are picked up for signing ahead of their seal. */
+const PROOF_SIGN_AHEAD_INTERVAL_MS = 100;
+
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
@@ -121,7 +125,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const admin = new AdminService(db, clock, apiKeys);
 
   const proofKeys = ProofKeys.loadOrCreate(config.keysDir, config.proofs.logOrigin, clock);
-  const transparencyLog = new TransparencyLog(database, proofKeys, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
+  const statementSigner = new StatementSigner(proofKeys.statementSigningKey, { logger });
+  const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
   const proofs = new ProofService(db, clock, proofKeys, transparencyLog);
   records.onCompleted((tx, completion) => proofs.recordCompletion(tx, completion));
 
@@ -129,6 +134,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
     intervalJob('admin-purge', 10 * 60_000, () => admin.purgeExpired(), (error) => logger.error({ err: error }, 'admin session purge failed')),
     intervalJob('proof-sequencer', config.proofs.batchIntervalMs, () => transparencyLog.sealPending(), (error) => logger.error({ err: error }, 'proof sequencing failed')),
+    // Between seals, statements are signed as they come (SQLite; see TransparencyLog.signAhead).
+    intervalJob('proof-signer', PROOF_SIGN_AHEAD_INTERVAL_MS, () => transparencyLog.signAhead(), (error) => logger.error({ err: error }, 'signing completion statements failed')),
   ];
   const webhooks = createWebhooks({ config, database, clock, logger, metrics });
   backgroundJobs.push(...webhooks.jobs);
@@ -153,6 +160,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));
+      await statementSigner.stop();
       await database.close();
     },
   };

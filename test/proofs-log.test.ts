@@ -29,7 +29,7 @@ for (const dialect of TEST_DIALECTS) {
           const jws = `leaf-data-${id}`;
           leaves.push(jws);
           await insertStatement(db, {
-            id, org_id: 'org_x', record_id: `rec_${n}`, jws, statement_digest: '', supersedes: null,
+            id, org_id: 'org_x', record_id: `rec_${n}`, jws, statement_digest: '', statement_json: null, supersedes: null,
             status: 'pending', leaf_index: null, tree_size: null, created_at: new Date().toISOString(), sealed_at: null,
           });
         }
@@ -62,7 +62,7 @@ for (const dialect of TEST_DIALECTS) {
       it('lets only one sequencer append: another holder of the advisory lock makes it stand aside', async () => {
         const { db } = t.context.database;
         await insertStatement(db, {
-          id: 'prf_zzzzzzzzzzzzzzzzzzzzzzzzzz', org_id: 'org_x', record_id: 'rec_lock', jws: 'lock-test', statement_digest: '', supersedes: null,
+          id: 'prf_zzzzzzzzzzzzzzzzzzzzzzzzzz', org_id: 'org_x', record_id: 'rec_lock', jws: 'lock-test', statement_digest: '', statement_json: null, supersedes: null,
           status: 'pending', leaf_index: null, tree_size: null, created_at: new Date().toISOString(), sealed_at: null,
         });
         await db.transaction().execute(async (other) => {

@@ -226,13 +226,20 @@ export interface ProofStatementsTable {
   id: string;
   org_id: string;
   record_id: string;
-  /** The compact JWS; its exact ASCII bytes are the log leaf. */
+  /** The compact JWS; its exact ASCII bytes are the log leaf. Empty while `unsigned`. */
   jws: string;
-  /** Lowercase hex SHA-256 of the RFC 8785 statement bytes. */
+  /** Lowercase hex SHA-256 of the RFC 8785 statement bytes. Empty while `unsigned`. */
   statement_digest: string;
+  /** The statement as JSON while `unsigned` (the sequencer signs it); null once signed. */
+  statement_json: string | null;
   /** The proof of the previous completion of the same work order (reopened since). */
   supersedes: string | null;
-  status: 'pending' | 'sealed';
+  /**
+   * `unsigned`: written by the completion, waiting for the sequencer to sign and seal it.
+   * `pending`: signed, waiting to be sealed (written at completion by releases before 0011).
+   * `sealed`: a leaf of the log, under the checkpoint of `tree_size`.
+   */
+  status: 'unsigned' | 'pending' | 'sealed';
   leaf_index: number | null;
   /** Size of the first signed checkpoint that includes the leaf. */
   tree_size: number | null;

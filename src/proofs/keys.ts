@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { formatSignedNote, formatVerifierKey, isValidKeyName } from './checkpoint.js';
 import { fromBase64Url, toBase64Url, toHex, utf8 } from './encoding.js';
-import { STATEMENT_CONTENT_TYPE } from './statement.js';
+import { compactStatementJws, type StatementSigningKey } from './statement-signing.js';
 import type { Jwks, PublishedJwk } from './verify.js';
 
 /**
@@ -224,14 +224,14 @@ export class ProofKeys {
     return readPublishedKeys(this.keysDir);
   }
 
+  /** The key that signs new statements (in the sequencer's signing thread). */
+  get statementSigningKey(): StatementSigningKey {
+    return { kid: this.statementKid, privateKey: this.statementPrivate };
+  }
+
   /** Compact JWS (RFC 7515) over `payload`, Ed25519, `kid` = RFC 7638 thumbprint. */
   signJws(payload: Uint8Array): string {
-    const header = { alg: 'EdDSA', kid: this.statementKid, typ: 'JOSE', cty: STATEMENT_CONTENT_TYPE };
-    // Buffer's native base64url, not encoding.ts's browser-safe loop: a statement carries the whole
-    // history, kilobytes, and this runs inside every completing transaction.
-    const signingInput = `${Buffer.from(JSON.stringify(header), 'utf8').toString('base64url')}.${Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('base64url')}`;
-    const signature = sign(null, Buffer.from(signingInput, 'ascii'), this.statementPrivate);
-    return `${signingInput}.${signature.toString('base64url')}`;
+    return compactStatementJws(payload, this.statementSigningKey);
   }
 
   /** Signs a checkpoint body with the log key: the C2SP signed note. */

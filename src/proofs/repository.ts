@@ -36,38 +36,86 @@ export async function latestStatementIdOfRecord(db: Executor, orgId: string, rec
   return (await latestStatementIdQuery(db, { orgId, recordId })).rows[0]?.id;
 }
 
-export async function pendingStatements(db: Executor, limit: number): Promise<Pick<ProofStatementsTable, 'id' | 'org_id' | 'record_id' | 'jws'>[]> {
+/** Statements signed at completion by a release before 0011, waiting to be sealed (oldest first). */
+export async function pendingStatements(db: Executor, limit: number): Promise<Pick<ProofStatementsTable, 'id' | 'org_id' | 'record_id' | 'jws' | 'statement_digest'>[]> {
   return db
     .selectFrom('proof_statements')
-    .select(['id', 'org_id', 'record_id', 'jws'])
+    .select(['id', 'org_id', 'record_id', 'jws', 'statement_digest'])
     .where('status', '=', 'pending')
     .orderBy('id', 'asc')
     .limit(limit)
     .execute();
 }
 
-/** Whether any statement waits to be sealed: one probe of the partial index on pending statements. */
-export async function hasPendingStatements(db: Executor): Promise<boolean> {
-  return (await firstPendingStatementQuery(db, {})).rows.length > 0;
+export interface UnsignedStatementRow {
+  id: string;
+  org_id: string;
+  record_id: string;
+  statement_json: string;
 }
 
+/** Statements waiting to be signed and sealed, oldest first (one probe of their partial index). */
+export async function unsignedStatements(db: Executor, limit: number): Promise<UnsignedStatementRow[]> {
+  const rows = await db
+    .selectFrom('proof_statements')
+    .select(['id', 'org_id', 'record_id', 'statement_json'])
+    .where('status', '=', 'unsigned')
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.filter((row): row is UnsignedStatementRow => row.statement_json !== null);
+}
+
+/** Unsigned statements with ids after `afterId`, oldest first (what the sequencer signs ahead). */
+export async function unsignedStatementsAfter(db: Executor, afterId: string, limit: number): Promise<UnsignedStatementRow[]> {
+  const rows = await db
+    .selectFrom('proof_statements')
+    .select(['id', 'org_id', 'record_id', 'statement_json'])
+    .where('status', '=', 'unsigned')
+    .where('id', '>', afterId)
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.filter((row): row is UnsignedStatementRow => row.statement_json !== null);
+}
+
+export type UnsignedStatementKey = Omit<UnsignedStatementRow, 'statement_json'>;
+
+/** Unsigned statements without their JSON, oldest first. */
+export async function unsignedStatementKeys(db: Executor, limit: number): Promise<UnsignedStatementKey[]> {
+  return db.selectFrom('proof_statements').select(['id', 'org_id', 'record_id']).where('status', '=', 'unsigned').orderBy('id', 'asc').limit(limit).execute();
+}
+
+/** Whether any statement waits to be sealed: a probe of each partial index, nothing read. */
+export async function hasStatementsToSeal(db: Executor): Promise<boolean> {
+  return (await firstUnsignedStatementQuery(db, {})).rows.length > 0 || (await firstPendingStatementQuery(db, {})).rows.length > 0;
+}
+
+const firstUnsignedStatementQuery = preparedQuery((db) => db.selectFrom('proof_statements').select('id').where('status', '=', 'unsigned').orderBy('id', 'asc').limit(1));
 const firstPendingStatementQuery = preparedQuery((db) => db.selectFrom('proof_statements').select('id').where('status', '=', 'pending').orderBy('id', 'asc').limit(1));
 
-/** Marks statements sealed under the checkpoint of `treeSize`, taking each leaf index from tlog_leaves (one statement per chunk). */
-export async function markSealed(db: Executor, ids: string[], treeSize: number, sealedAt: string): Promise<void> {
-  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-    await db
-      .updateTable('proof_statements')
-      .set((eb) => ({
-        status: 'sealed',
-        tree_size: treeSize,
-        sealed_at: sealedAt,
-        leaf_index: eb.selectFrom('tlog_leaves').select('tlog_leaves.leaf_index').whereRef('tlog_leaves.proof_id', '=', 'proof_statements.id'),
-      }))
-      .where('id', 'in', ids.slice(i, i + INSERT_CHUNK))
-      .where('status', '=', 'pending')
-      .execute();
-  }
+export interface SealedStatement {
+  id: string;
+  /** The status it was read in: only a statement still in it is sealed. */
+  was: 'unsigned' | 'pending';
+  jws: string;
+  digest: string;
+  leafIndex: number;
+}
+
+const markSealedQuery = preparedQuery((db, p: SealedStatement & { treeSize: number; sealedAt: string }) =>
+  db
+    .updateTable('proof_statements')
+    .set({ status: 'sealed', jws: p.jws, statement_digest: p.digest, statement_json: null, leaf_index: p.leafIndex, tree_size: p.treeSize, sealed_at: p.sealedAt })
+    .where('id', '=', p.id)
+    .where('status', '=', p.was),
+);
+
+/** Marks statements sealed under the checkpoint of `treeSize`, with their signatures and leaf indexes. */
+export async function markSealed(db: Executor, statements: SealedStatement[], treeSize: number, sealedAt: string): Promise<void> {
+  // One prepared statement per row: each row gets its own JWS and leaf index, and on SQLite a
+  // prepared UPDATE by primary key is cheaper than any multi-row form that carries per-row values.
+  for (const statement of statements) await markSealedQuery(db, { ...statement, treeSize, sealedAt });
 }
 
 export async function latestCheckpoint(db: Executor): Promise<TlogCheckpointsTable | undefined> {

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Db, Tx } from '../db/database.js';
 import { errors } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import type { CompletionContext } from '../records/service.js';
 import { findRecord } from '../records/repository.js';
-import { canonicalBytes, NotIJsonError } from './jcs.js';
+import { assertIJson, NotIJsonError } from './jcs.js';
 import type { ProofKeys } from './keys.js';
 import { buildCompletionStatement } from './statement.js';
 import type { TransparencyLog } from './transparency-log.js';
@@ -33,12 +32,15 @@ export class ProofService {
   ) {}
 
   /**
-   * The RecordService completion hook: builds, canonicalizes and signs the statement inside the
-   * completing transaction and queues it for the sequencer. The request never waits for sealing.
+   * The RecordService completion hook: builds the statement inside the completing transaction and
+   * stores it for the sequencer, which signs and seals it (the request waits for neither).
    */
   async recordCompletion(tx: Tx, completion: CompletionContext): Promise<void> {
     const { orgId, record } = completion;
-    const previousId = (await latestStatementIdOfRecord(tx, orgId, record.id)) ?? null;
+    // The history holds every action, this completion included: only a work order completed before
+    // (and reopened since) has a statement to supersede, so most completions skip the lookup.
+    const completedBefore = completion.history.filter((entry) => entry.action === 'complete').length > 1;
+    const previousId = completedBefore ? ((await latestStatementIdOfRecord(tx, orgId, record.id)) ?? null) : null;
     const proofId = newId('proof');
     const statement = buildCompletionStatement({
       proofId,
@@ -48,9 +50,9 @@ export class ProofService {
       evidence: completion.evidence,
       supersedes: previousId,
     });
-    let payload: Uint8Array;
     try {
-      payload = canonicalBytes(statement);
+      // Refused now, while the caller can still correct the data, not later by the sequencer.
+      assertIJson(statement);
     } catch (error) {
       if (error instanceof NotIJsonError) {
         throw errors.unprocessable(
@@ -63,10 +65,12 @@ export class ProofService {
       id: proofId,
       org_id: orgId,
       record_id: record.id,
-      jws: this.keys.signJws(payload),
-      statement_digest: createHash('sha256').update(payload).digest('hex'),
+      jws: '',
+      statement_digest: '',
+      // I-JSON survives a JSON round trip unchanged, so the sequencer canonicalizes the same value.
+      statement_json: JSON.stringify(statement),
       supersedes: previousId,
-      status: 'pending',
+      status: 'unsigned',
       leaf_index: null,
       tree_size: null,
       created_at: isoNow(this.clock),

@@ -8,6 +8,7 @@ import { createPathIndexes } from './0007-create-path-indexes.js';
 import { outboxCursor } from './0008-outbox-cursor.js';
 import { statusListMoves } from './0009-status-list-moves.js';
 import { idempotencyValueFingerprint } from './0010-idempotency-value-fingerprint.js';
+import { unsignedStatements } from './0011-unsigned-statements.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements];
