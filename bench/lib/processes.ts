@@ -85,9 +85,10 @@ export function readRss(pid: number): { rssMb: number; peakMb: number } | undefi
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
-export function readCpuSeconds(pid: number): number {
+export function readCpuSeconds(pid: number, thread: 'process' | 'main-thread' = 'process'): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // A process's stat sums all its threads; task/<pid>/stat is its main thread (the event loop) alone.
+    const stat = readFileSync(thread === 'process' ? `/proc/${pid}/stat` : `/proc/${pid}/task/${pid}/stat`, 'utf8');
     // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;

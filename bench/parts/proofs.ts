@@ -62,16 +62,34 @@ export async function runProofsPart(): Promise<PartResult> {
     // 1. Throughput: as fast as the API takes completions, until the last proof is announced.
     const saturated = await completeAndObserve(api, tenant, receiver, ready.slice(0, saturatedCount), completeBody, { connections: 50 });
     measurements.push(loadMeasurement(`complete (${saturated.completed} work orders, as fast as possible)`, saturated.load, base));
-    const sealedRate = saturated.lastAt ? round(saturated.announced / ((saturated.lastAt - saturated.started) / 1000)) : 0;
+    // Sealed into the log: when the public checkpoint first covered every completion (what the
+    // issue's target counts). Announced: when the last record.proof_delivered reached the receiver,
+    // which adds the delivery of the last batch (its latency is the next measurement's target).
+    const sealedRate = saturated.sealedAt ? round(saturated.completed / ((saturated.sealedAt - saturated.started) / 1000)) : 0;
+    const announcedRate = saturated.lastAt ? round(saturated.announced / ((saturated.lastAt - saturated.started) / 1000)) : 0;
+    measurements.push({
+      name: `completions sealed into the log at full speed (${saturated.completed})`,
+      value: sealedRate,
+      unit: 'completions/s',
+      p50Ms: null,
+      p99Ms: null,
+      note: 'from the first completion request until the public checkpoint covered them all',
+    });
     measurements.push({
       name: `completions sealed and announced at full speed (${saturated.announced}/${saturated.completed})`,
-      value: sealedRate,
+      value: announcedRate,
       unit: 'completions/s',
       p50Ms: percentile(saturated.latencies, 50),
       p99Ms: percentile(saturated.latencies, 99),
-      note: 'latency: completedAt → record.proof_delivered receipt, with the one process saturated by completions',
+      note: 'until the last record.proof_delivered was received; latency: completedAt → receipt, with the one process saturated by completions',
     });
-    targets.push(check('≥ 2,000 completions/s sealed', `${sealedRate} completions/s (completion API itself: ${saturated.load.reqPerSec} req/s)`, saturated.announced === saturated.completed && sealedRate >= 2000));
+    targets.push(
+      check(
+        '≥ 2,000 completions/s sealed',
+        `${sealedRate} completions/s into the log, ${announcedRate}/s announced (completion API itself: ${saturated.load.reqPerSec} req/s)`,
+        saturated.announced === saturated.completed && sealedRate >= 2000,
+      ),
+    );
     notes.push(machineSpeedNote('completions sealed over HTTP', sealedRate, 'completions/s', base));
     if (saturated.load.reqPerSec < 2000) notes.push(`the completion endpoint itself answered ${saturated.load.reqPerSec} req/s here, so sealing could not be offered 2,000 completions/s over HTTP`);
 
@@ -174,10 +192,24 @@ async function completeAndObserve(
   ids: string[],
   body: string,
   load: { connections: number; overallRate?: number },
-): Promise<{ load: LoadFigures; started: number; completed: number; announced: number; lastAt: number | null; latencies: number[]; receipts: Receipt[] }> {
+): Promise<{ load: LoadFigures; started: number; completed: number; announced: number; lastAt: number | null; sealedAt: number | null; latencies: number[]; receipts: Receipt[] }> {
   await receiver.reset();
   const completedAt = new Map<string, number>();
   const queue = [...ids];
+  // The log's size over time, from the public checkpoint (a few requests per second next to thousands).
+  const sizes: Array<{ at: number; size: number }> = [];
+  const readSize = async () => {
+    const response = await fetch(`${api.baseUrl}/api/v1/transparency/checkpoint`);
+    return response.ok ? Number((await response.text()).split('\n')[1]) : 0;
+  };
+  const sizeBefore = await readSize();
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      sizes.push({ at: Date.now(), size: await readSize() });
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  })();
   const started = Date.now();
   const figures = await runLoad({
     url: api.baseUrl,
@@ -197,12 +229,15 @@ async function completeAndObserve(
     ],
   });
   const stats = await receiver.waitForCount(completedAt.size, 60_000 + completedAt.size * 5, PROOF_EVENT);
+  polling = false;
+  await poller;
+  const sealedAt = sizes.find((s) => s.size >= sizeBefore + completedAt.size)?.at ?? null;
   const receipts = (await receiver.stats(PROOF_EVENT, true)).receipts ?? [];
   const latencies = receipts
     .map((r) => (r.recordId && completedAt.has(r.recordId) ? r.receivedAt - completedAt.get(r.recordId)! : NaN))
     .filter((n) => Number.isFinite(n))
     .sort((a, b) => a - b);
-  return { load: figures, started, completed: completedAt.size, announced: stats.count, lastAt: stats.lastAt, latencies, receipts };
+  return { load: figures, started, completed: completedAt.size, announced: stats.count, lastAt: stats.lastAt, sealedAt, latencies, receipts };
 }
 
 /**

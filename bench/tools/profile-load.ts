@@ -1,8 +1,10 @@
 // Server CPU per request under one load, optionally with a CPU profile of just that load:
 //   npx tsx bench/tools/profile-load.ts <create|complete|get> [--profile] [--subscribe] [--no-worker]
 // create:   POST /api/v1/records with a fresh Idempotency-Key (NO_IDEMPOTENCY_KEY=1: without), 50 connections, 8 s.
-// complete: 3,000 work orders created and started first, then completed at 20 connections
-//           (--subscribe adds a receiver subscribed to record.proof_delivered, as the bench does).
+// complete: COMPLETIONS (default 3,000) work orders created and started first, then completed at CONNS
+//           (default 20) connections. --subscribe adds a receiver subscribed to record.proof_delivered,
+//           as the bench does, and then also reports the server CPU of the whole pipeline per
+//           completion: from the first completion until the last announcement was received.
 // get:      GET /api/v1/categories/{id}, 50 connections, 6 s: the fixed cost every authenticated route pays.
 // --profile starts the built service with bench/lib/cpu-profile-window.mjs and writes
 // window-<pid>.cpuprofile (BENCH_PROFILE_DIR, default the OS temp dir) covering only the measured load;
@@ -10,7 +12,7 @@
 import path from 'node:path';
 import type { RequestSpec } from 'autocannon';
 import { runLoad, type LoadOptions } from '../lib/load.js';
-import { REPO_ROOT, removeDataDir, startService, temporaryDataDir } from '../lib/processes.js';
+import { readCpuSeconds, REPO_ROOT, removeDataDir, startService, temporaryDataDir } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
 import { createCategory, createTenant, recordBody } from '../lib/tenant.js';
 import { subscribe, WEBHOOK_ENV } from '../parts/webhooks.js';
@@ -51,7 +53,7 @@ try {
     await runLoad({
       url: service.baseUrl,
       connections: 20,
-      amount: 6000,
+      amount: 2 * Number(process.env.COMPLETIONS ?? 3000),
       requests: [
         { method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 3, { assignee: 'T' }), onResponse: (s, b, c) => void (s === 201 && (c.id = (JSON.parse(b) as { id: string }).id)) },
         { method: 'POST', setupRequest: (r, c) => (c.id ? { ...r, path: `/api/v1/records/${String(c.id)}/start`, headers: tenant.headers, body: '{}' } : null), onResponse: (s, b) => void (s === 200 && ready.push((JSON.parse(b) as { id: string }).id)) },
@@ -62,8 +64,21 @@ try {
   }
   if (scenario !== 'complete') await runLoad({ ...options, durationS: 2 }); // warm-up
   const groupsBefore = await groupCommitCounters(service.baseUrl);
+  const subscribed = scenario === 'complete' && process.argv.includes('--subscribe');
+  await receiver.reset();
+  const cpuBefore = readCpuSeconds(service.pid);
+  const mainBefore = readCpuSeconds(service.pid, 'main-thread');
   if (profile) process.kill(service.pid, 'SIGUSR2');
   const figures = await runLoad({ ...options, server: service });
+  if (subscribed) {
+    const started = Date.now();
+    await receiver.waitForCount(figures.requests, 120_000, 'record.proof_delivered');
+    const perCompletion = (before: number, now: number) => Math.round(((now - before) * 1e6) / figures.requests);
+    console.log(
+      `pipeline: ${perCompletion(cpuBefore, readCpuSeconds(service.pid))} µs server CPU (${perCompletion(mainBefore, readCpuSeconds(service.pid, 'main-thread'))} µs on the event loop) ` +
+        `per completion through its announcement (last one ${Date.now() - started} ms after the load)`,
+    );
+  }
   if (profile) process.kill(service.pid, 'SIGUSR2');
   const groupsAfter = await groupCommitCounters(service.baseUrl);
   const commits = groupsAfter.commits - groupsBefore.commits;
