@@ -34,39 +34,59 @@ export class NotIJsonError extends Error {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function assertIJson(value: unknown, path: string): void {
+/** Throws NotIJsonError where `value` is not I-JSON (see above). */
+export function assertIJson(value: unknown): void {
+  checkValue(value, ROOT);
+}
+
+// Where a value sits, built into a path string only when there is an error to report: a statement
+// has hundreds of values, and the check runs in every completing transaction.
+interface Location {
+  parent: Location | undefined;
+  key: string | number;
+}
+const ROOT: Location = { parent: undefined, key: '$' };
+
+function pathOf(location: Location): string {
+  const parts: string[] = [];
+  for (let at: Location | undefined = location; at; at = at.parent) parts.push(typeof at.key === 'number' ? `[${at.key}]` : at.parent ? `.${at.key}` : at.key);
+  return parts.reverse().join('');
+}
+
+function checkValue(value: unknown, location: Location): void {
   switch (typeof value) {
     case 'string':
-      if (LONE_SURROGATE.test(value)) throw new NotIJsonError(path, 'string holds a lone surrogate');
+      if (LONE_SURROGATE.test(value)) throw new NotIJsonError(pathOf(location), 'string holds a lone surrogate');
       return;
     case 'number':
-      if (!Number.isFinite(value)) throw new NotIJsonError(path, 'number is not finite');
-      if (Number.isInteger(value) && !Number.isSafeInteger(value)) throw new NotIJsonError(path, 'integer is beyond ±(2^53 − 1)');
+      if (!Number.isFinite(value)) throw new NotIJsonError(pathOf(location), 'number is not finite');
+      if (Number.isInteger(value) && !Number.isSafeInteger(value)) throw new NotIJsonError(pathOf(location), 'integer is beyond ±(2^53 − 1)');
       return;
     case 'boolean':
       return;
     case 'object': {
       if (value === null) return;
       if (Array.isArray(value)) {
-        value.forEach((item, i) => assertIJson(item, `${path}[${i}]`));
+        for (let i = 0; i < value.length; i++) checkValue(value[i], { parent: location, key: i });
         return;
       }
       const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) throw new NotIJsonError(path, 'is not a plain JSON object');
-      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        if (LONE_SURROGATE.test(key)) throw new NotIJsonError(path, `key ${JSON.stringify(key)} holds a lone surrogate`);
-        assertIJson(item, `${path}.${key}`);
+      if (proto !== Object.prototype && proto !== null) throw new NotIJsonError(pathOf(location), 'is not a plain JSON object');
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        if (LONE_SURROGATE.test(key)) throw new NotIJsonError(pathOf(location), `key ${JSON.stringify(key)} holds a lone surrogate`);
+        checkValue((value as Record<string, unknown>)[key], { parent: location, key });
       }
       return;
     }
     default:
-      throw new NotIJsonError(path, `${typeof value} is not JSON`);
+      throw new NotIJsonError(pathOf(location), `${typeof value} is not JSON`);
   }
 }
 
 /** The RFC 8785 text of `value`; throws NotIJsonError for input outside I-JSON. */
 export function canonicalJson(value: unknown): string {
-  assertIJson(value, '$');
+  assertIJson(value);
   const text = canonicalize(value);
   if (text === undefined) throw new NotIJsonError('$', 'has no JSON form');
   return text;
