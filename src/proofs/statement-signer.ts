@@ -112,5 +112,6 @@ function startThreadModule(relative: string, workerData: unknown): Worker {
   const options = { workerData, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL(`${relative}.js`, import.meta.url), options);
   const source = new URL(`${relative}.ts`, import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`, { ...options, eval: true });
+  const tsx = import.meta.resolve('tsx/esm/api'); // from here, whatever the working directory
+  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`, { ...options, eval: true });
 }
