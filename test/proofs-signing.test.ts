@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import { startTestApp, type TestApp } from './helpers/test-app.js';
 import { canonicalJson } from '../src/proofs/jcs.js';
 import { findStatement, insertStatement } from '../src/proofs/repository.js';
 import { ProofKeys } from '../src/proofs/keys.js';
-import { StatementSigner } from '../src/proofs/statement-signer.js';
+import { SIGNING_THREAD_NICE, StatementSigner } from '../src/proofs/statement-signer.js';
 import { systemClock } from '../src/clock.js';
 import type { Jwks } from '../src/proofs/verify.js';
 
@@ -32,6 +32,15 @@ async function storeUnsigned(t: TestApp, id: string, value: Record<string, unkno
     tree_size: null,
     created_at: new Date().toISOString(),
     sealed_at: null,
+  });
+}
+
+/** Nice values of this process's threads (field 19 of /proc/self/task/<tid>/stat), or of one thread. */
+function threadNiceValues(tid?: number): number[] {
+  const tids = tid === undefined ? readdirSync('/proc/self/task') : [String(tid)];
+  return tids.map((id) => {
+    const stat = readFileSync(`/proc/self/task/${id}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
   });
 }
 
@@ -105,6 +114,11 @@ describe('the statement signer', () => {
       assert.deepEqual(inline.get('a'), onThread.get('a'), 'Ed25519 signatures are deterministic: the same bytes either way');
       assert.equal(inline.has('b'), false, 'a statement that cannot be signed is left out, not thrown');
       assert.equal(onThread.has('b'), false);
+      if (process.platform === 'linux') {
+        // Linux keeps a nice value per thread: the signing thread yields to the event loop, which keeps its own.
+        assert.deepEqual(threadNiceValues().filter((nice) => nice === SIGNING_THREAD_NICE).length, 1, 'one thread runs at the signing nice value');
+        assert.equal(threadNiceValues(process.pid)[0], 0, 'the event loop keeps normal priority');
+      }
     } finally {
       await Promise.all([threaded.stop(), broken.stop()]);
       rmSync(keysDir, { recursive: true, force: true });
