@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './tables.js';
+import { UnplannedLimitPlugin } from './unplanned-limit.js';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
@@ -75,7 +76,8 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('temp_store = MEMORY');
   const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(sqlite, file);
   const groupCommit: GroupCommitStats = { commits: 0, members: 0, failures: 0 };
-  const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite, { stats: groupCommit }) });
+  // Every LIMIT as `(? + 0)`: a bare bound LIMIT makes SQLite prepare the statement again at every run.
+  const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite, { stats: groupCommit }), plugins: [new UnplannedLimitPlugin()] });
   return {
     db,
     dialect: 'sqlite',
