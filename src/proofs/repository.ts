@@ -1,6 +1,13 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from '../db/tables.js';
+
+// The statuses the sequencer's scans filter on, written into the SQL: each has a partial index, which
+// SQLite can only match to a bound value by reading it while planning, and a statement planned on a
+// bound value is prepared again every time it runs (7.7 against 2.0 µs per probe here).
+const UNSIGNED = sql.lit('unsigned' as const);
+const PENDING = sql.lit('pending' as const);
 
 // Rows per multi-row INSERT: far below SQLite's and PostgreSQL's bound-parameter limits.
 const INSERT_CHUNK = 500;
@@ -41,7 +48,7 @@ export async function pendingStatements(db: Executor, limit: number): Promise<Pi
   return db
     .selectFrom('proof_statements')
     .select(['id', 'org_id', 'record_id', 'jws', 'statement_digest'])
-    .where('status', '=', 'pending')
+    .where('status', '=', PENDING)
     .orderBy('id', 'asc')
     .limit(limit)
     .execute();
@@ -59,7 +66,7 @@ export async function unsignedStatements(db: Executor, limit: number): Promise<U
   const rows = await db
     .selectFrom('proof_statements')
     .select(['id', 'org_id', 'record_id', 'statement_json'])
-    .where('status', '=', 'unsigned')
+    .where('status', '=', UNSIGNED)
     .orderBy('id', 'asc')
     .limit(limit)
     .execute();
@@ -71,7 +78,7 @@ export async function unsignedStatementsAfter(db: Executor, afterId: string, lim
   const rows = await db
     .selectFrom('proof_statements')
     .select(['id', 'org_id', 'record_id', 'statement_json'])
-    .where('status', '=', 'unsigned')
+    .where('status', '=', UNSIGNED)
     .where('id', '>', afterId)
     .orderBy('id', 'asc')
     .limit(limit)
@@ -83,7 +90,7 @@ export type UnsignedStatementKey = Omit<UnsignedStatementRow, 'statement_json'>;
 
 /** Unsigned statements without their JSON, oldest first. */
 export async function unsignedStatementKeys(db: Executor, limit: number): Promise<UnsignedStatementKey[]> {
-  return db.selectFrom('proof_statements').select(['id', 'org_id', 'record_id']).where('status', '=', 'unsigned').orderBy('id', 'asc').limit(limit).execute();
+  return db.selectFrom('proof_statements').select(['id', 'org_id', 'record_id']).where('status', '=', UNSIGNED).orderBy('id', 'asc').limit(limit).execute();
 }
 
 /** Whether any statement waits to be sealed: a probe of each partial index, nothing read. */
@@ -91,8 +98,8 @@ export async function hasStatementsToSeal(db: Executor): Promise<boolean> {
   return (await firstUnsignedStatementQuery(db, {})).rows.length > 0 || (await firstPendingStatementQuery(db, {})).rows.length > 0;
 }
 
-const firstUnsignedStatementQuery = preparedQuery((db) => db.selectFrom('proof_statements').select('id').where('status', '=', 'unsigned').orderBy('id', 'asc').limit(1));
-const firstPendingStatementQuery = preparedQuery((db) => db.selectFrom('proof_statements').select('id').where('status', '=', 'pending').orderBy('id', 'asc').limit(1));
+const firstUnsignedStatementQuery = preparedQuery((db) => db.selectFrom('proof_statements').select('id').where('status', '=', UNSIGNED).orderBy('id', 'asc').limit(1));
+const firstPendingStatementQuery = preparedQuery((db) => db.selectFrom('proof_statements').select('id').where('status', '=', PENDING).orderBy('id', 'asc').limit(1));
 
 export interface SealedStatement {
   id: string;
