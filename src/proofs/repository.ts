@@ -61,20 +61,11 @@ export interface UnsignedStatementRow {
   statement_json: string;
 }
 
-/** Statements waiting to be signed and sealed, oldest first (one probe of their partial index). */
-export async function unsignedStatements(db: Executor, limit: number): Promise<UnsignedStatementRow[]> {
-  const rows = await db
-    .selectFrom('proof_statements')
-    .select(['id', 'org_id', 'record_id', 'statement_json'])
-    .where('status', '=', UNSIGNED)
-    .orderBy('id', 'asc')
-    .limit(limit)
-    .execute();
-  return rows.filter((row): row is UnsignedStatementRow => row.statement_json !== null);
-}
-
-/** Unsigned statements with ids after `afterId`, oldest first (what the sequencer signs ahead). */
-export async function unsignedStatementsAfter(db: Executor, afterId: string, limit: number): Promise<UnsignedStatementRow[]> {
+/**
+ * Statements waiting to be signed and sealed, oldest first, from the partial index: all of them, or
+ * those with ids after `afterId` (where the sequencer's signing ahead stopped last time).
+ */
+export async function unsignedStatements(db: Executor, limit: number, afterId = ''): Promise<UnsignedStatementRow[]> {
   const rows = await db
     .selectFrom('proof_statements')
     .select(['id', 'org_id', 'record_id', 'statement_json'])

@@ -20,7 +20,6 @@ import {
   readSubtrees,
   unsignedStatementKeys,
   unsignedStatements,
-  unsignedStatementsAfter,
   type SealedStatement,
   type UnsignedStatementKey,
 } from './repository.js';
@@ -94,7 +93,7 @@ export class TransparencyLog {
 
   private async signNewStatements(): Promise<void> {
     while (this.signedAhead.size < MAX_SIGNED_AHEAD) {
-      const rows = await unsignedStatementsAfter(this.database.db, this.signCursor, SIGNING_CHUNK);
+      const rows = await unsignedStatements(this.database.db, SIGNING_CHUNK, this.signCursor);
       if (rows.length === 0) return;
       this.signCursor = rows.at(-1)!.id;
       const fresh = rows.filter((row) => !this.signedAhead.has(row.id));
