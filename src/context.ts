@@ -134,9 +134,14 @@ export async function createContext(config: Config, options: ContextOptions = {}
     intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
     intervalJob('admin-purge', 10 * 60_000, () => admin.purgeExpired(), (error) => logger.error({ err: error }, 'admin session purge failed')),
     intervalJob('proof-sequencer', config.proofs.batchIntervalMs, () => transparencyLog.sealPending(), (error) => logger.error({ err: error }, 'proof sequencing failed')),
-    // Between seals, statements are signed as they come (SQLite; see TransparencyLog.signAhead).
-    intervalJob('proof-signer', PROOF_SIGN_AHEAD_INTERVAL_MS, () => transparencyLog.signAhead(), (error) => logger.error({ err: error }, 'signing completion statements failed')),
   ];
+  // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
+  // PostgreSQL only the sequencer holding the lock signs, inside its seal.
+  if (database.dialect === 'sqlite') {
+    backgroundJobs.push(
+      intervalJob('proof-signer', PROOF_SIGN_AHEAD_INTERVAL_MS, () => transparencyLog.signAhead(), (error) => logger.error({ err: error }, 'signing completion statements failed')),
+    );
+  }
   const webhooks = createWebhooks({ config, database, clock, logger, metrics });
   backgroundJobs.push(...webhooks.jobs);
 
