@@ -241,11 +241,11 @@ function compileBenchScript(script: string): Promise<string> {
 }
 
 /** Starts a script under bench/ (the baseline server, the webhook receiver), compiled, and waits until it answers. */
-export async function startBenchScript(script: string, healthPath = '/'): Promise<ManagedProcess & { baseUrl: string; port: number }> {
+export async function startBenchScript(script: string, healthPath = '/', env: NodeJS.ProcessEnv = {}): Promise<ManagedProcess & { baseUrl: string; port: number }> {
   const port = await freePort();
   const child = spawn(process.execPath, [await compileBenchScript(script)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const managed = Object.assign(new ManagedProcess(script, child), { port, baseUrl: `http://127.0.0.1:${port}` });

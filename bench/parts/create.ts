@@ -49,11 +49,12 @@ async function measureReference(baseline: Baseline, connections: number): Promis
 
 /**
  * The same work as a create, done the plainest way (bench/reference-same-work-server.ts: raw
- * better-sqlite3 on the service's schema, one commit per step): tells the price of the contract's
- * work apart from the price of how the service is built.
+ * better-sqlite3 on the service's schema): tells the price of the contract's work apart from the price
+ * of how the service is built. `plain`: one commit per step; `floor`: the turn's requests share one
+ * commit and nothing between arrival and commit is asynchronous, the least any implementation does.
  */
-async function measureSameWorkReference(baseline: Baseline, connections: number): Promise<Measurement> {
-  const reference = await startBenchScript('reference-same-work-server.ts');
+async function measureSameWorkReference(baseline: Baseline, connections: number, mode: 'plain' | 'floor'): Promise<Measurement> {
+  const reference = await startBenchScript('reference-same-work-server.ts', '/', mode === 'floor' ? { REFERENCE_COMMIT: 'group' } : {});
   try {
     const headers = { authorization: `Bearer ${REFERENCE_KEY}`, 'content-type': 'application/json' };
     const body = recordBody(REFERENCE_CATEGORY, 1);
@@ -72,7 +73,8 @@ async function measureSameWorkReference(baseline: Baseline, connections: number)
     };
     await runLoad({ ...options, durationS: 1 }); // warm-up
     const figures = await runLoad({ ...options, server: reference });
-    return loadMeasurement(`reference: the same work, plain better-sqlite3, one commit per step, ${connections} connections`, figures, await baseline.at(connections));
+    const how = mode === 'floor' ? 'group commit, all synchronous (the floor)' : 'one commit per step';
+    return loadMeasurement(`reference: the same work, plain better-sqlite3, ${how}, ${connections} connections`, figures, await baseline.at(connections));
   } finally {
     await reference.stop();
   }
@@ -86,8 +88,10 @@ export async function runCreatePart(): Promise<PartResult> {
   for (const connections of [10, 50]) await baseline.at(connections);
   const reference = await measureReference(baseline, 50);
   measurements.push(reference);
-  const sameWork = await measureSameWorkReference(baseline, 50);
+  const sameWork = await measureSameWorkReference(baseline, 50, 'plain');
   measurements.push(sameWork);
+  const floor = await measureSameWorkReference(baseline, 50, 'floor');
+  measurements.push(floor);
   const service = await startService({ dataDir });
   try {
     const tenant = await createTenant(dataDir);

@@ -44,6 +44,8 @@ await cost('idempotency: claim + complete (two commits)', async (i) => {
   if (claim.kind === 'claimed') await context.idempotency.complete(claim.claim, { status: 201, headers: {}, body });
 });
 await cost('RecordService.create (one transaction, Kysely)', () => context.records.create(principal, input));
+// Under load ~24 requests share a group commit: the same, 24 at a time, so the commit is shared as there.
+await cost('RecordService.create, 24 at a time (one group commit per 24)', (i) => (i % 24 === 23 || i < 0 ? Promise.all(Array.from({ length: 24 }, () => context.records.create(principal, input))) : undefined));
 
 // The floor: the same statements as RecordService.create, prepared once, in one better-sqlite3 transaction.
 const raw = new SqliteDatabase(path.join(dataDir, 'wo.sqlite'));
@@ -67,6 +69,15 @@ const createRaw = raw.transaction((n: number) => {
 });
 run++;
 await cost('floor: the same 5 statements, prepared, one better-sqlite3 transaction', (i) => createRaw(i));
+const begin = raw.prepare('BEGIN IMMEDIATE');
+const commit = raw.prepare('COMMIT');
+run++;
+await cost('floor: the same, 24 transactions (savepoints) per commit', (i) => {
+  if (i % 24 !== 23 && i >= 0) return;
+  begin.run();
+  for (let n = 0; n < 24; n++) createRaw(i * 24 + n);
+  commit.run();
+});
 const insertOne = raw.prepare(`INSERT INTO outbox_events (id, org_id, type, payload, created_at) VALUES (?, ?, 'x', '{}', ?)`);
 run++;
 await cost('floor: one autocommitted insert (the price of a commit)', (i) => insertOne.run(`evt_one_${run}_${i}`, org.id, 'now'));
