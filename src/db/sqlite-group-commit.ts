@@ -140,14 +140,8 @@ const leasesByTransactionExecutor = new WeakMap<QueryExecutor, GroupCommitConnec
 export function executeInTransaction<R>(transaction: QueryExecutor, query: CompiledQuery<R>): Promise<QueryResult<R>> | undefined {
   const driver = driversByAdapter.get(transaction.adapter);
   if (!driver) return undefined;
-  const lease = leasesByTransactionExecutor.get(transaction);
-  if (lease && driver.isTransactionInProgress(lease)) {
-    try {
-      return Promise.resolve(driver.runInTransaction<R>(query.sql, query.parameters));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-  }
+  const direct = runDirectlyInTransaction<R>(transaction, query.sql, query.parameters);
+  if (direct) return direct;
   try {
     // Kysely's own checks run here: a transaction that has ended refuses the statement.
     return transaction.provideConnection(async (connection) => {
@@ -155,6 +149,23 @@ export function executeInTransaction<R>(transaction: QueryExecutor, query: Compi
       if (current.inTransaction) leasesByTransactionExecutor.set(transaction, current);
       return current.executeQuery<R>(query);
     });
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/**
+ * The direct path of `executeInTransaction` on its own, for a caller that has only SQL and values
+ * (`preparedQuery`): undefined unless `transaction` is this dialect's transaction in progress whose
+ * connection is already known, so the caller builds a CompiledQuery only when it takes another path.
+ */
+export function runDirectlyInTransaction<R>(transaction: QueryExecutor, sql: string, parameters: readonly unknown[]): Promise<QueryResult<R>> | undefined {
+  const lease = leasesByTransactionExecutor.get(transaction);
+  if (!lease) return undefined;
+  const driver = driversByAdapter.get(transaction.adapter);
+  if (!driver?.isTransactionInProgress(lease)) return undefined;
+  try {
+    return Promise.resolve(driver.runInTransaction<R>(sql, parameters));
   } catch (error) {
     return Promise.reject(error as Error);
   }
