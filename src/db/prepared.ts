@@ -1,6 +1,6 @@
 import { CompiledQuery, type Compilable, type DialectAdapter, type QueryResult } from 'kysely';
 import type { Executor } from './database.js';
-import { executeInTransaction, returnBeforeCommit, runDirectlyInTransaction } from './sqlite-group-commit.js';
+import { executeInTransaction, returnBeforeCommit, runDirectlyInTransaction, runDirectlyOutsideTransaction } from './sqlite-group-commit.js';
 
 type Params = object;
 
@@ -43,9 +43,12 @@ export function preparedQuery<P extends Params, R = unknown>(
     }
     const values = params as Record<string, unknown>;
     const parameters = compiled.slots.map((slot) => (typeof slot === 'string' ? values[slot] : slot.constant));
-    // On the embedded database, a transaction's statements skip Kysely's executor (see executeInTransaction),
-    // and its CompiledQuery (two frozen objects and a syntax node per statement) is only built when needed.
-    const direct = executor.isTransaction ? runDirectlyInTransaction<R>(executor.getExecutor(), compiled.sql, parameters) : undefined;
+    // On the embedded database, statements skip Kysely's executor whenever they can run at once (see
+    // runDirectlyInTransaction and runDirectlyOutsideTransaction), and their CompiledQuery (two frozen
+    // objects and a syntax node per statement) is only built when they cannot.
+    const direct = executor.isTransaction
+      ? runDirectlyInTransaction<R>(executor.getExecutor(), compiled.sql, parameters)
+      : runDirectlyOutsideTransaction<R>(executor.getExecutor(), compiled.sql, parameters, options);
     if (direct) return direct;
     const query = CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>;
     if (executor.isTransaction) return executeInTransaction(executor.getExecutor(), query) ?? executor.executeQuery(query);

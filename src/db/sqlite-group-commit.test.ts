@@ -348,4 +348,87 @@ describe('SQLite group commit: group size', () => {
       }
     });
   });
+
+  describe('prepared statements outside a transaction (straight onto the connection when it is free)', () => {
+    const insertItem = preparedQuery((db, p: { label: string }) => (db as unknown as Kysely<TestTables>).insertInto('items').values({ label: p.label }));
+    const insertClaimLike = preparedQuery((db, p: { label: string }) => (db as unknown as Kysely<TestTables>).insertInto('items').values({ label: p.label }), {
+      returnBeforeCommit: true,
+    });
+    const labelsLike = preparedQuery((db, p: { pattern: string }) =>
+      (db as unknown as Kysely<TestTables>).selectFrom('items').select('label').where('label', 'like', p.pattern).orderBy('id'),
+    );
+
+    it('run at once when the connection is free, and a write still returns only once committed', async () => {
+      const pair = openPair();
+      try {
+        const membersBefore = pair.stats.members;
+        const pending = insertItem(pair.db as never, { label: 'direct' });
+        const onConnection = (pair.sqlite.prepare('SELECT label FROM items').all() as { label: string }[]).map((r) => r.label);
+        assert.deepEqual(onConnection, ['direct'], 'ran before the call returned, with no turn of the event loop');
+        assert.deepEqual(pair.committedLabels(), [], 'but is not committed yet');
+        let settled = false;
+        void pending.then(() => (settled = true));
+        await Promise.resolve();
+        assert.equal(settled, false, 'the write waits for its group');
+        await pending;
+        assert.deepEqual(pair.committedLabels(), ['direct']);
+        assert.equal(pair.stats.members, membersBefore + 1);
+      } finally {
+        await pair.close();
+      }
+    });
+
+    it('return a write marked returnBeforeCommit before its group commits, visible at once to this connection', async () => {
+      const pair = openPair();
+      try {
+        await insertClaimLike(pair.db as never, { label: 'claim-direct' });
+        assert.deepEqual(pair.committedLabels(), [], 'not committed when the call returned');
+        const seen = await labelsLike(pair.db as never, { pattern: 'claim-%' });
+        assert.deepEqual(seen.rows, [{ label: 'claim-direct' }], 'a read of this connection sees it (and waited for the commit)');
+        assert.deepEqual(pair.committedLabels(), ['claim-direct'], 'the read joined the write group and returned once it committed');
+      } finally {
+        await pair.close();
+      }
+    });
+
+    it('wait for a transaction in progress rather than run inside it', async () => {
+      const pair = openPair();
+      try {
+        let resume!: () => void;
+        const paused = new Promise<void>((resolve) => (resume = resolve));
+        const transaction = pair.db.transaction().execute(async (tx) => {
+          await tx.insertInto('items').values({ label: 'inside' }).execute();
+          await paused; // the transaction holds the connection across this wait
+          throw new Error('roll back inside');
+        });
+        const outcome = transaction.then(
+          () => 'committed',
+          (error: unknown) => String(error),
+        );
+        await new Promise((resolve) => setImmediate(resolve));
+        const outside = insertItem(pair.db as never, { label: 'outside' });
+        resume();
+        assert.match(await outcome, /roll back inside/);
+        await outside;
+        assert.deepEqual(pair.committedLabels(), ['outside'], 'the statement ran after the transaction, not inside it');
+      } finally {
+        await pair.close();
+      }
+    });
+
+    it('reject (not throw) when the statement fails, and leave the group to the others', async () => {
+      const pair = openPair();
+      try {
+        await insertItem(pair.db as never, { label: 'twice' });
+        const neighbour = insertItem(pair.db as never, { label: 'neighbour' });
+        const second = insertItem(pair.db as never, { label: 'twice' });
+        assert.ok(second instanceof Promise);
+        await assert.rejects(second, /UNIQUE constraint failed/);
+        await neighbour;
+        assert.deepEqual(pair.committedLabels(), ['twice', 'neighbour']);
+      } finally {
+        await pair.close();
+      }
+    });
+  });
 });

@@ -171,6 +171,26 @@ export function runDirectlyInTransaction<R>(transaction: QueryExecutor, sql: str
   }
 }
 
+/**
+ * The direct path for a statement outside any transaction (`preparedQuery` on the database itself):
+ * undefined unless `executor` is this dialect's and the connection is free at this moment, so the
+ * caller builds a CompiledQuery and takes Kysely's path only when it must wait for the connection.
+ *
+ * Why: outside a transaction Kysely acquires and releases a connection per statement through two
+ * provider layers, runs the plugins' result transformers and chains a promise at each step; every
+ * authenticated request runs its API-key lookup this way, and every idempotent POST its claim. With the
+ * connection free, nothing needs to wait: the statement runs at once, exactly as the driver would run
+ * it (read group, write group, `returnBeforeCommit`), and only a write that must be committed waits.
+ */
+export function runDirectlyOutsideTransaction<R>(
+  executor: QueryExecutor,
+  sql: string,
+  parameters: readonly unknown[],
+  options: { returnBeforeCommit?: boolean } = {},
+): Promise<QueryResult<R>> | undefined {
+  return driversByAdapter.get(executor.adapter)?.runIfFree<R>(sql, parameters, options.returnBeforeCommit ?? false);
+}
+
 const DEFAULT_MAX_GROUP_SIZE = 100;
 const DEFAULT_STATEMENT_CACHE_SIZE = 500;
 const SAVEPOINT = 'wo_tx';
@@ -209,6 +229,13 @@ class FifoLock {
       return;
     }
     await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Takes the lock only if nobody holds it (then nobody waits either): no promise, no turn. */
+  tryAcquire(): boolean {
+    if (this.held) return false;
+    this.held = true;
+    return true;
   }
 
   release(): void {
@@ -346,22 +373,49 @@ export class GroupCommitSqliteDriver implements Driver {
   async executeQuery<R>(lease: GroupCommitConnection, compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     await lease.ensureLocked();
     const { sql, parameters } = compiledQuery;
-    if (!lease.inTransaction && MUST_RUN_ALONE.test(sql)) {
+    if (lease.inTransaction) return this.run<R>(this.prepare(sql), parameters);
+    const outcome = this.runOutsideTransaction<R>(sql, parameters, returningBeforeCommit.has(compiledQuery));
+    if (outcome.committed) {
+      lease.release();
+      await outcome.committed;
+    }
+    return outcome.result;
+  }
+
+  /** `runDirectlyOutsideTransaction`: runs the statement now if nobody holds the connection, else undefined. */
+  runIfFree<R>(sql: string, parameters: readonly unknown[], returnBeforeCommit: boolean): Promise<QueryResult<R>> | undefined {
+    if (!this.lock.tryAcquire()) return undefined;
+    let outcome: { result: QueryResult<R>; committed?: Promise<void> };
+    try {
+      outcome = this.runOutsideTransaction<R>(sql, parameters, returnBeforeCommit);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    } finally {
+      this.lock.release();
+    }
+    const { result, committed } = outcome;
+    return committed ? committed.then(() => result) : Promise.resolve(result);
+  }
+
+  /**
+   * A statement outside a transaction, run now by a caller holding the lock. `committed` is set when the
+   * caller must wait for it before returning the result (a write, or a read that may see uncommitted
+   * writes); the caller releases the lock before waiting, so others join the group meanwhile.
+   */
+  private runOutsideTransaction<R>(sql: string, parameters: readonly unknown[], returnBeforeCommit: boolean): { result: QueryResult<R>; committed?: Promise<void> } {
+    if (MUST_RUN_ALONE.test(sql)) {
       this.commitGroup();
-      return this.run<R>(this.prepare(sql), parameters);
+      return { result: this.run<R>(this.prepare(sql), parameters) };
     }
     const statement = this.prepare(sql);
-    if (lease.inTransaction) return this.run<R>(statement, parameters);
     if (statement.readonly && (!this.group || this.group.readOnly)) {
       this.joinReadGroup();
-      return this.run<R>(statement, parameters);
+      return { result: this.run<R>(statement, parameters) };
     }
     // A write, or a read while a group with writes is open: it becomes part of the group and returns once committed.
-    this.joinGroup();
+    const group = this.joinGroup();
     const result = this.run<R>(statement, parameters);
-    if (returningBeforeCommit.has(compiledQuery)) lease.release();
-    else await this.awaitCommit(lease);
-    return result;
+    return returnBeforeCommit ? { result } : { result, committed: group.committed };
   }
 
   private run<R>(statement: SqliteDatabase.Statement, parameters: readonly unknown[]): QueryResult<R> {
@@ -375,8 +429,8 @@ export class GroupCommitSqliteDriver implements Driver {
     }
   }
 
-  /** Opens a group if none is open, committing a full one (or a read group) first. Caller holds the lock. */
-  private joinGroup(): void {
+  /** Opens a group if none is open, committing a full one (or a read group) first; returns it. Caller holds the lock. */
+  private joinGroup(): Group {
     if (this.group && (this.group.readOnly || this.group.members >= this.maxGroupSize)) this.commitGroup();
     if (!this.group) {
       // IMMEDIATE takes the write lock now: a deferred group that read first could not write later
@@ -386,6 +440,7 @@ export class GroupCommitSqliteDriver implements Driver {
       this.scheduleFlush();
     }
     this.group.members++;
+    return this.group;
   }
 
   /** Opens a read group if no group is open. Caller holds the lock. */

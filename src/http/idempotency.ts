@@ -279,21 +279,27 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     }
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook: most answers (no key, or one stored in the work's own transaction) need nothing here.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const held = request.idempotency;
-    if (!held) return payload;
+    if (!held) return done(null, payload);
     request.idempotency = undefined;
-    if (held.answeredInTransaction) return payload;
-    const { claim } = held;
+    if (held.answeredInTransaction) return done(null, payload);
+    storeAnswer(held.claim, reply, payload).then(
+      () => done(null, payload),
+      (error: unknown) => done(error as Error),
+    );
+  });
+
+  async function storeAnswer(claim: IdempotencyClaim, reply: FastifyReply, payload: unknown): Promise<void> {
     // @NOTE: server errors and transient refusals are not stored, so a retry gets a fresh chance
     // instead of the same failure for 24 hours.
     if (typeof payload !== 'string' || isTransientFailure(reply.statusCode, payload)) {
       await store.release(claim);
-      return payload;
+      return;
     }
     await store.complete(claim, { status: reply.statusCode, headers: replayedHeaders(reply), body: payload });
-    return payload;
-  });
+  }
 }
 
 function replayedHeaders(reply: FastifyReply): Record<string, string> {

@@ -81,10 +81,12 @@ const PROBLEM_MESSAGES: Record<InputProblem, string> = {
  * answer echoes, a completion can always be signed, and nothing downstream overflows the stack.
  */
 export function installInputGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  // A callback hook: every request passes here, and a promise per request buys nothing.
+  app.addHook('preValidation', (request, _reply, done) => {
     for (const [part, value] of [['path', request.params], ['querystring', request.query], ['body', request.body]] as const) {
       const problem = inspectInput(value);
-      if (problem) throw errors.validation([{ field: part, message: PROBLEM_MESSAGES[problem] }]);
+      if (problem) return done(errors.validation([{ field: part, message: PROBLEM_MESSAGES[problem] }]));
     }
+    done();
   });
 }
