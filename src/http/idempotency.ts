@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db, Executor, InTransaction } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -243,7 +243,8 @@ function canonicalBodyOf(text: string): string | undefined {
 }
 
 function fingerprintOf(method: string, url: string, body: string): string {
-  return createHash('sha256').update(`${method}\n${url}\n`).update(body).digest('hex');
+  // One-shot `hash` (no Hash object): two of these run on every idempotent POST.
+  return hash('sha256', `${method}\n${url}\n${body}`, 'hex');
 }
 
 /**
