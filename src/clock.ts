@@ -1,4 +1,4 @@
-import { errors } from './http/errors.js';
+import { errors } from './errors.js';
 
 /** The source of "now". Injected so tests can move time (idempotency windows, key expiry). */
 export interface Clock {

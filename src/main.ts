@@ -1,5 +1,5 @@
 import { loadConfig, ConfigError } from './config.js';
-import { AppError } from './http/errors.js';
+import { AppError } from './errors.js';
 import { COMMANDS } from './cli/commands.js';
 import { UsageError, type CliCommand, type CliIo } from './cli/command.js';
 

@@ -6,7 +6,7 @@ import type {
   AdminSetupTokensTable,
   AdminUsersTable,
 } from '../db/tables.js';
-import type { Page } from '../http/pagination.js';
+import type { Page } from '../db/page.js';
 
 // --- users -------------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError, toAppError } from '../http/errors.js';
+import { AppError } from '../errors.js';
+import { toAppError } from '../http/errors.js';
 import type { Organization } from '../orgs/organizations.js';
 import type { SafeHtml } from './html.js';
 import { TOKEN_PATTERN, emptyKeyForm, formOf, readKeyForm, resolveKeyExpiry, text } from './forms.js';

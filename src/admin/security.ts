@@ -4,7 +4,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { Config } from '../config.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../errors.js';
 import { TOKEN_PATTERN, formOf, text } from './forms.js';
 import { CSRF_FIELD } from './pages.js';
 import { SESSION_MAX_AGE_MS, newSecretToken, sha256Hex, type AdminService, type AdminSession } from './service.js';

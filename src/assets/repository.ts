@@ -2,7 +2,7 @@ import type { Executor } from '../db/database.js';
 import { findInOrganization } from '../db/versioned-rows.js';
 import type { AssetsTable } from '../db/tables.js';
 import { containsText } from '../db/text-search.js';
-import type { Page } from '../http/pagination.js';
+import type { Page } from '../db/page.js';
 import type { Asset, AssetListQuery, AssetStatus } from './schemas.js';
 
 export type AssetFilter = Omit<AssetListQuery, 'limit' | 'offset'>;

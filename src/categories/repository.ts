@@ -3,7 +3,7 @@ import { organizationPage } from '../db/organization-page.js';
 import { preparedQuery } from '../db/prepared.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import type { CategoriesTable } from '../db/tables.js';
-import type { Page } from '../http/pagination.js';
+import type { Page } from '../db/page.js';
 import type { Category } from './schemas.js';
 
 export function toCategory(row: CategoriesTable): Category {

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Executor } from './database.js';
 import type { Tables } from './tables.js';
-import type { Page } from '../http/pagination.js';
+import type { Page } from './page.js';
 
 /** Small per-organization collections listed newest first (ties by id) with an exact COUNT(*) total. */
 export type SmallCollection = 'categories' | 'webhook_subscriptions';

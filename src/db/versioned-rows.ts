@@ -2,6 +2,7 @@ import type { Kysely, Selectable, Updateable } from 'kysely';
 import { takesRowLocks } from './row-locks.js';
 import type { Executor } from './database.js';
 import type { Tables } from './tables.js';
+import { errors } from '../errors.js';
 
 /** Tables whose rows carry `org_id` and a `version` counter (the ETag), changed optimistically. */
 export type VersionedTable = 'records' | 'assets' | 'locations' | 'categories';
@@ -58,4 +59,16 @@ export async function findInOrganization<T extends VersionedTable>(
     .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
     .executeTakeFirst();
   return row as Selectable<Tables[T]> | undefined;
+}
+
+/** Strong entity tag from a row's version counter. */
+export function etagFor(version: number): string {
+  return `"${version}"`;
+}
+
+/** Refuses a change made against a version the client no longer holds (`If-Match`). */
+export function assertVersion(accepted: number[] | undefined, actual: number, what: string): void {
+  if (accepted !== undefined && !accepted.includes(actual)) {
+    throw errors.preconditionFailed(`${what} has changed since you read it (current ETag ${etagFor(actual)}). Fetch it again and retry.`);
+  }
 }

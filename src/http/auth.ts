@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKeyService, Principal } from '../keys/api-keys.js';
 import type { Scope } from '../keys/scopes.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

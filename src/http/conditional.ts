@@ -1,10 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from './errors.js';
-
-/** Strong entity tag from a row's version counter. */
-export function etagFor(version: number): string {
-  return `"${version}"`;
-}
+import { etagFor } from '../db/versioned-rows.js';
 
 export function setEtag(reply: FastifyReply, version: number): void {
   reply.header('etag', etagFor(version));
@@ -22,10 +17,4 @@ export function acceptedVersions(request: FastifyRequest): number[] | undefined 
     .map((tag) => /^"(\d{1,15})"$/.exec(tag.trim())?.[1])
     .filter((v): v is string => v !== undefined)
     .map(Number);
-}
-
-export function assertVersion(accepted: number[] | undefined, actual: number, what: string): void {
-  if (accepted !== undefined && !accepted.includes(actual)) {
-    throw errors.preconditionFailed(`${what} has changed since you read it (current ETag ${etagFor(actual)}). Fetch it again and retry.`);
-  }
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import { AppError } from './errors.js';
+import { AppError } from '../errors.js';
 
 const tags = ['Operations'];
 

@@ -4,8 +4,8 @@ import type { Db, Executor, InTransaction } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../clock.js';
-import { AppError } from './errors.js';
-import { etagFor } from './conditional.js';
+import { AppError } from '../errors.js';
+import { etagFor } from '../db/versioned-rows.js';
 import { canonicalJson } from '../proofs/jcs.js';
 
 declare module 'fastify' {

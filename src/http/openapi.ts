@@ -11,7 +11,7 @@ declare module 'fastify' {
   }
 }
 import type { Scope } from '../keys/scopes.js';
-import { ERROR_CODES } from './errors.js';
+import { ERROR_CODES } from '../errors.js';
 
 const ProblemRef = Type.Ref('Problem');
 

@@ -1,6 +1,7 @@
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
+import type { Page } from '../db/page.js';
 
 export const MAX_OFFSET = 2_147_483_647;
 
@@ -47,11 +48,6 @@ export function installStrictPaging(app: FastifyInstance): void {
     }
     done();
   });
-}
-
-export interface Page {
-  limit: number;
-  offset: number;
 }
 
 /** The list envelope: the page under the collection key, plus total, limit and offset. */

@@ -49,6 +49,6 @@ export const Metadata = Type.Unsafe<Record<string, unknown>>({
   description: 'Free-form JSON object for the client’s own data: at most 50 keys of up to 40 characters, 16 KiB in all.',
 });
 
-export const MAX_METADATA_BYTES = 16 * 1024;
+
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

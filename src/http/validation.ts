@@ -1,7 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
 

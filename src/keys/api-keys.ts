@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../db/database.js';
 import type { ApiKeysTable } from '../db/tables.js';
 import { preparedQuery } from '../db/prepared.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import { ALL_SCOPES, isScope, type Scope } from './scopes.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import { IdParams } from '../http/schema-types.js';
 import { problems, requiresScope } from '../http/openapi.js';
 import type { ProofAnswer, ProofService } from './service.js';

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/database.js';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import type { CompletionContext } from '../records/service.js';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../errors.js';
 import { LIFECYCLE_ACTIONS, allowedActions, nextStatus } from './lifecycle.js';
 import { RECORD_STATUSES } from './schemas.js';
 

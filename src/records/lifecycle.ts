@@ -1,4 +1,4 @@
-import { errors } from '../http/errors.js';
+import { errors } from '../errors.js';
 import { RECORD_STATUSES, type RecordStatus } from './schemas.js';
 
 /**

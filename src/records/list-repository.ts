@@ -3,7 +3,7 @@ import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
-import type { Page } from '../http/pagination.js';
+import type { Page } from '../db/page.js';
 import { BEFORE_OLDEST, type ListCheckpoints, type ListScope } from './list-checkpoints.js';
 import { WORK_ORDER_FIELDS } from './repository.js';
 import type { RecordListQuery } from './schemas.js';
@@ -273,7 +273,7 @@ function pageQuery(db: Executor, matching: MatchingRecords, walk: PageWalk, form
 }
 
 // A work order's JSON is written by the database in exactly the bytes the response serializer
-// would produce from toWorkOrder (test/records-list-json.test.ts compares them): the same keys in
+// would produce from toWorkOrder (test/records/list-json.test.ts compares them): the same keys in
 // the same order, strings escaped as JSON.stringify does (SQLite's json_object and PostgreSQL's
 // to_json both do), NULL as null, and `metadata` embedded as the JSON text we stored, which
 // JSON.stringify wrote in the first place.

@@ -1,7 +1,7 @@
 import { findCategory } from '../categories/repository.js';
 import { findAsset } from '../assets/repository.js';
 import { findLocation } from '../locations/repository.js';
-import type { FieldError } from '../http/errors.js';
+import type { FieldError } from '../errors.js';
 import type { ReferenceCheck } from './service.js';
 
 /**

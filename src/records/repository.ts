@@ -3,7 +3,7 @@ import { preparedQuery } from '../db/prepared.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
-import type { Page } from '../http/pagination.js';
+import type { Page } from '../db/page.js';
 
 /**
  * Each field of a work order's JSON, in the response schema's order, and the column it comes from.

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
-import { acceptedVersions, etagFor, setEtag } from '../http/conditional.js';
+import { acceptedVersions, setEtag } from '../http/conditional.js';
+import { etagFor } from '../db/versioned-rows.js';
 import { answerCreated, answerInTransaction } from '../http/idempotency.js';
 import { serializedListEnvelope } from '../http/pagination.js';
 import { IdParams } from '../http/schema-types.js';

@@ -1,10 +1,10 @@
 import type { Db, InTransaction, Tx } from '../db/database.js';
 import { isForeignKeyViolation, isTransientConflict } from '../db/errors.js';
 import type { RecordsTable } from '../db/tables.js';
-import { errors, type FieldError } from '../http/errors.js';
-import { assertVersion } from '../http/conditional.js';
-import { assertMetadataSize } from '../http/metadata.js';
-import type { Page } from '../http/pagination.js';
+import { errors, type FieldError } from '../errors.js';
+import { assertVersion } from '../db/versioned-rows.js';
+import { assertMetadataSize } from '../metadata.js';
+import type { Page } from '../db/page.js';
 import { emitEvent } from '../events/outbox.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';

@@ -3,7 +3,7 @@ import type { Db, Executor } from '../db/database.js';
 import { organizationPage } from '../db/organization-page.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
 import { newId } from '../ids.js';
-import type { Page } from '../http/pagination.js';
+import type { Page } from '../db/page.js';
 import type { Delivery, Webhook } from './schemas.js';
 
 export function toWebhook(row: WebhookSubscriptionsTable, now: string): Webhook {

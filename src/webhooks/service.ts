@@ -1,9 +1,9 @@
 import type { Db, Executor, InTransaction } from '../db/database.js';
 import type { WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
 import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
-import { AppError, errors, type FieldError } from '../http/errors.js';
-import { assertVersion } from '../http/conditional.js';
-import type { Page } from '../http/pagination.js';
+import { AppError, errors, type FieldError } from '../errors.js';
+import { assertVersion } from '../db/versioned-rows.js';
+import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import {

@@ -7,7 +7,7 @@ import { adminCreateUserCommand } from '../../src/cli/admin-commands.js';
 import { UsageError, type CliIo } from '../../src/cli/command.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
-import { AppError } from '../../src/http/errors.js';
+import { AppError } from '../../src/errors.js';
 import { pino } from 'pino';
 
 /** Runs `wo admin create-user` with `stdin` piped in; returns what it printed. */

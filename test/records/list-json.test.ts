@@ -3,8 +3,8 @@
 // the response serializer. For the same rows, both must be the same bytes, whatever the text holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { TEST_DIALECTS } from './helpers/databases.js';
-import { recordBody, seedCategory, startTestApp, type Tenant, type TestApp } from './helpers/test-app.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { recordBody, seedCategory, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 const CONTROL_CHARACTERS = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('');
 const AWKWARD_TEXT = `quote " backslash \\ slash / ${CONTROL_CHARACTERS} del \u007f seps \u2028\u2029 é ñ 中文 😀 </script> \ufffd`;

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ERROR_CODES } from '../src/http/errors.js';
-import { EVENT_CATALOGUE, EVENT_TYPES } from '../src/events/catalogue.js';
+import { ERROR_CODES } from '../../src/errors.js';
+import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/events/catalogue.js';
 
 describe('reference documentation', () => {
   it('docs/errors.md lists exactly the error codes the API can answer with, with their status', () => {

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
-import { createContext, type AppContext } from '../src/context.js';
-import { countersAgainstRows, seedCategory, seedRecords } from '../bench/lib/seed-records.js';
-import { removeDataDir, startBenchScript, temporaryDataDir } from '../bench/lib/processes.js';
+import { loadConfig } from '../../src/config.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import { countersAgainstRows, seedCategory, seedRecords } from '../../bench/lib/seed-records.js';
+import { removeDataDir, startBenchScript, temporaryDataDir } from '../../bench/lib/processes.js';
 
 describe('benchmark harness', () => {
   let dataDir: string;

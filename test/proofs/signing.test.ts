@@ -4,14 +4,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TEST_DIALECTS } from './helpers/databases.js';
-import { startTestApp, type TestApp } from './helpers/test-app.js';
-import { canonicalJson } from '../src/proofs/jcs.js';
-import { findStatement, insertStatement } from '../src/proofs/repository.js';
-import { ProofKeys } from '../src/proofs/keys.js';
-import { SIGNING_THREAD_NICE, StatementSigner } from '../src/proofs/statement-signer.js';
-import { systemClock } from '../src/clock.js';
-import type { Jwks } from '../src/proofs/verify.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { canonicalJson } from '../../src/proofs/jcs.js';
+import { findStatement, insertStatement } from '../../src/proofs/repository.js';
+import { ProofKeys } from '../../src/proofs/keys.js';
+import { SIGNING_THREAD_NICE, StatementSigner } from '../../src/proofs/statement-signer.js';
+import { systemClock } from '../../src/clock.js';
+import type { Jwks } from '../../src/proofs/verify.js';
 
 function statement(n: number): Record<string, unknown> {
   // Key order and spacing differ from RFC 8785 on purpose: the signer must canonicalize.

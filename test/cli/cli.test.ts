@@ -6,7 +6,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { waitFor } from './helpers/test-app.js';
+import { waitFor } from '../helpers/test-app.js';
 
 const run = promisify(execFile);
 const MAIN = path.resolve('src/main.ts');

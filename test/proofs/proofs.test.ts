@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { compactVerify, createLocalJWKSet } from 'jose';
-import { TEST_DIALECTS } from './helpers/databases.js';
-import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Tenant } from './helpers/test-app.js';
-import { verifyBundle, BUNDLE_MEDIA_TYPE, type Jwks, type ProofBundle } from '../src/proofs/verify.js';
-import { parseSignedCheckpoint, parseVerifierKey } from '../src/proofs/checkpoint.js';
-import { verifyConsistency } from '../src/proofs/merkle.js';
-import { listCheckpoints } from '../src/proofs/repository.js';
-import { rotateStatementKey, sha256Sync } from '../src/proofs/keys.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
+import { verifyBundle, BUNDLE_MEDIA_TYPE, type Jwks, type ProofBundle } from '../../src/proofs/verify.js';
+import { parseSignedCheckpoint, parseVerifierKey } from '../../src/proofs/checkpoint.js';
+import { verifyConsistency } from '../../src/proofs/merkle.js';
+import { listCheckpoints } from '../../src/proofs/repository.js';
+import { rotateStatementKey, sha256Sync } from '../../src/proofs/keys.js';
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
 async function completedRecord(tenant: Tenant, categoryId: string, evidence?: unknown[]): Promise<string> {
   const created = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Bob Plumber' }) });

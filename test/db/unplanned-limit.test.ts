@@ -2,8 +2,8 @@
 // inside an expression the planner does not evaluate, and still limits exactly as written.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { preparedQuery } from '../src/db/prepared.js';
-import { startTestApp, type TestApp } from './helpers/test-app.js';
+import { preparedQuery } from '../../src/db/prepared.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const organizationsPage = preparedQuery((db, p: { limit: number; offset: number }) =>
   db.selectFrom('organizations').select('id').where('id', 'like', 'org_limit_%').orderBy('id').limit(p.limit).offset(p.offset),

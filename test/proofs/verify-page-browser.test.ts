@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { TEST_DIALECTS } from './helpers/databases.js';
-import { recordBody, seedCategory, startTestApp, type TestApp } from './helpers/test-app.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { recordBody, seedCategory, startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 

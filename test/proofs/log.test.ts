@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { TEST_DIALECTS } from './helpers/databases.js';
-import { startTestApp, type TestApp } from './helpers/test-app.js';
-import { insertStatement, listCheckpoints } from '../src/proofs/repository.js';
-import { consistencyProof, inclusionProof, leafArraySource, leafHash, rootHash } from '../src/proofs/merkle.js';
-import { parseSignedCheckpoint } from '../src/proofs/checkpoint.js';
-import { sha256Sync } from '../src/proofs/keys.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { insertStatement, listCheckpoints } from '../../src/proofs/repository.js';
+import { consistencyProof, inclusionProof, leafArraySource, leafHash, rootHash } from '../../src/proofs/merkle.js';
+import { parseSignedCheckpoint } from '../../src/proofs/checkpoint.js';
+import { sha256Sync } from '../../src/proofs/keys.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 

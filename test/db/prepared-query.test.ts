@@ -1,9 +1,9 @@
 // preparedQuery (src/db/prepared.ts) compiles a hot query once per database and fills in values per call.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { preparedQuery } from '../src/db/prepared.js';
-import { TEST_DIALECTS } from './helpers/databases.js';
-import { startTestApp, type TestApp } from './helpers/test-app.js';
+import { preparedQuery } from '../../src/db/prepared.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const insertOrganization = preparedQuery((db, row: { id: string; name: string; created_at: string }) => db.insertInto('organizations').values(row));
 const findOrganization = preparedQuery((db, p: { id: string }) => db.selectFrom('organizations').selectAll().where('id', '=', p.id));

@@ -2,8 +2,8 @@
 // the repository reads walking up from the oldest entry (src/records/repository.ts, pageOfIds).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { TEST_DIALECTS } from './helpers/databases.js';
-import { recordBody, seedCategory, startTestApp, type TestApp, type Tenant } from './helpers/test-app.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { recordBody, seedCategory, startTestApp, type TestApp, type Tenant } from '../helpers/test-app.js';
 
 for (const dialect of TEST_DIALECTS) {
   describe(`record list paging (${dialect})`, () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
-import { startTestApp, type TestApp } from './helpers/test-app.js';
+import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 

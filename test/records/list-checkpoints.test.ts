@@ -6,14 +6,14 @@
 // concurrently with the reads.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Executor } from '../src/db/database.js';
-import { ListCheckpoints } from '../src/records/list-checkpoints.js';
-import type { RecordStatus } from '../src/records/schemas.js';
-import { listRecordsAsJson } from '../src/records/list-repository.js';
-import { countCreated, countMoved, insertRecord } from '../src/records/repository.js';
-import { TEST_DIALECTS } from './helpers/databases.js';
-import { workOrderRow } from './helpers/records.js';
-import { seedCategory, startTestApp, type Tenant, type TestApp } from './helpers/test-app.js';
+import type { Executor } from '../../src/db/database.js';
+import { ListCheckpoints } from '../../src/records/list-checkpoints.js';
+import type { RecordStatus } from '../../src/records/schemas.js';
+import { listRecordsAsJson } from '../../src/records/list-repository.js';
+import { countCreated, countMoved, insertRecord } from '../../src/records/repository.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { workOrderRow } from '../helpers/records.js';
+import { seedCategory, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 const STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'];
 

@@ -1,0 +1,81 @@
+// Domain errors: the closed set of codes the API answers with, and the error services throw.
+// Services and repositories import this module, never src/http/; http/errors.ts renders these as
+// RFC 9457 problem+json.
+
+/**
+ * The error codes the API answers with. Each code has one HTTP status and one
+ * title; `type` is a stable URI derived from the code. docs/errors.md lists them for clients.
+ */
+export const ERROR_CODES = {
+  validation_failed: { status: 400, title: 'Request validation failed' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  malformed_request: { status: 400, title: 'Malformed HTTP request' },
+  invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not found' },
+  route_not_found: { status: 404, title: 'Route not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request timeout' },
+  conflict: { status: 409, title: 'Conflict' },
+  invalid_transition: { status: 409, title: 'Transition not allowed' },
+  resource_in_use: { status: 409, title: 'Resource in use' },
+  already_exists: { status: 409, title: 'Already exists' },
+  idempotency_key_in_use: { status: 409, title: 'Idempotent request still in progress' },
+  precondition_failed: { status: 412, title: 'Precondition failed' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  unprocessable_entity: { status: 422, title: 'Unprocessable entity' },
+  idempotency_key_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  /** Where the problem is: `body.address`, `querystring.limit`, `path`, `header.idempotency-key`. */
+  field: string;
+  message: string;
+}
+
+export const PROBLEM_TYPE_BASE = 'urn:wo:problem:';
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; [key: string]: unknown } = {},
+  ) {
+    super(detail);
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+/** Factory for the errors raised by domain services, so call sites read as sentences. */
+export const errors = {
+  notFound: (what: string) => new AppError('not_found', `${what} was not found`),
+  validation: (errs: FieldError[], detail = 'The request is not valid; see errors for each problem.') =>
+    new AppError('validation_failed', detail, { errors: errs }),
+  unprocessable: (detail: string, errs?: FieldError[]) =>
+    new AppError('unprocessable_entity', detail, errs ? { errors: errs } : {}),
+  conflict: (detail: string) => new AppError('conflict', detail),
+  alreadyExists: (detail: string) => new AppError('already_exists', detail),
+  inUse: (detail: string) => new AppError('resource_in_use', detail),
+  invalidTransition: (detail: string, allowedActions: string[]) =>
+    new AppError('invalid_transition', detail, { allowedActions }),
+  preconditionFailed: (detail: string) => new AppError('precondition_failed', detail),
+  unauthenticated: (detail: string) =>
+    new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer realm="wo"' } }),
+  insufficientScope: (scope: string) =>
+    new AppError('insufficient_scope', `This API key lacks the scope "${scope}" required by this operation.`, {
+      requiredScope: scope,
+      headers: { 'www-authenticate': `Bearer realm="wo", error="insufficient_scope", scope="${scope}"` },
+    }),
+};
+
