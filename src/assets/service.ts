@@ -1,11 +1,11 @@
 import type { Db, InTransaction, Tx } from '../db/database.js';
-import { deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
+import { assertVersion, deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
+import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
 import type { AssetsTable } from '../db/tables.js';
 import { searchKey } from '../db/text-search.js';
 import { emitEvent } from '../events/outbox.js';
 import { errors } from '../errors.js';
-import { assertVersion } from '../db/versioned-rows.js';
 import { assertMetadataSize } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { findLocation } from '../locations/repository.js';
@@ -26,9 +26,6 @@ import {
 
 /** Each changed field of an asset with its value before and after, as `asset.updated` carries it. */
 export type AssetChanges = Partial<Record<keyof Asset, { from: unknown; to: unknown }>>;
-
-// Optimistic writes retry a few times when a concurrent change to the same asset wins the race.
-const MAX_WRITE_ATTEMPTS = 5;
 
 /** The fields an `asset.updated` event reports; id, timestamps and version change with every write. */
 const REPORTED_FIELDS = ['name', 'tag', 'serialNumber', 'manufacturer', 'model', 'status', 'locationId', 'externalRef', 'metadata', 'retiredAt'] as const;
@@ -147,8 +144,8 @@ export class AssetService {
   }
 
   /**
-   * Reads the asset, lets `change` compute the next row, writes it only if the version is still the
-   * one read, and emits `asset.updated` with the previous values, all in one transaction.
+   * Lets `change` compute the asset's next row and writes it optimistically (see writeOptimistically),
+   * emitting `asset.updated` with the previous values in the same transaction.
    */
   private async write(
     orgId: string,
@@ -157,39 +154,42 @@ export class AssetService {
     tag: string | undefined,
     change: (tx: Tx, current: AssetsTable) => Promise<AssetsTable>,
   ): Promise<Asset> {
-    for (let attempt = 1; ; attempt++) {
-      const result = await this.db
-        .transaction()
-        .execute(async (tx) => {
-          const current = await findAsset(tx, orgId, id);
-          if (!current) throw errors.notFound(`Asset "${id}"`);
-          assertVersion(acceptedVersions, current.version, 'The asset');
-          const next = await change(tx, current);
-          const now = isoNow(this.clock);
-          if (next.status !== current.status) next.retired_at = next.status === 'RETIRED' ? now : null;
+    return writeOptimistically(this.db, {
+      noun: 'Asset',
+      id,
+      acceptedVersions,
+      read: (tx) => findAsset(tx, orgId, id),
+      decide: async (tx, current) => {
+        const next = await change(tx, current);
+        const now = isoNow(this.clock);
+        if (next.status !== current.status) next.retired_at = next.status === 'RETIRED' ? now : null;
 
-          const before = toAsset(current);
-          const after = toAsset(next);
-          const changes: AssetChanges = {};
-          for (const field of REPORTED_FIELDS) {
-            const from = before[field];
-            const to = after[field];
-            if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
-          }
-          if (Object.keys(changes).length === 0) return before;
+        const before = toAsset(current);
+        const after = toAsset(next);
+        const changes: AssetChanges = {};
+        for (const field of REPORTED_FIELDS) {
+          const from = before[field];
+          const to = after[field];
+          if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
+        }
+        if (Object.keys(changes).length === 0) return { next: current };
 
-          next.updated_at = now;
-          next.version = current.version + 1;
-          const { id: _id, org_id: _org, ...columns } = next;
-          if (!(await updateIfVersion(tx, 'assets', orgId, id, current.version, columns))) return undefined;
-          const asset = toAsset(next);
-          await emitEvent(tx, { orgId, type: 'asset.updated', payload: { assetId: id, changes, asset }, occurredAt: now });
-          return asset;
-        })
-        .catch((error: unknown) => translateWriteError(error, tag));
-      if (result) return result;
-      if (attempt >= MAX_WRITE_ATTEMPTS) throw errors.conflict('The asset is being changed by other requests; retry shortly.');
-    }
+        next.updated_at = now;
+        next.version = current.version + 1;
+        const asset = toAsset(next);
+        return {
+          next,
+          afterWrite: async () => {
+            await emitEvent(tx, { orgId, type: 'asset.updated', payload: { assetId: id, changes, asset }, occurredAt: now });
+          },
+        };
+      },
+      write: (tx, current, next) => {
+        const { id: _id, org_id: _org, ...columns } = next;
+        return updateIfVersion(tx, 'assets', orgId, id, current.version, columns);
+      },
+      present: toAsset,
+    }).catch((error: unknown) => translateWriteError(error, tag));
   }
 }
 

@@ -1,9 +1,9 @@
 import type { Db, InTransaction } from '../db/database.js';
-import { updateIfVersion } from '../db/versioned-rows.js';
+import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
+import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
 import type { CategoriesTable } from '../db/tables.js';
 import { errors } from '../errors.js';
-import { assertVersion } from '../db/versioned-rows.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
@@ -29,12 +29,13 @@ export class CategoryService {
       version: 1,
     };
     const category = toCategory(row);
-    await this.translateDuplicate(row.name, () =>
-      this.db.transaction().execute(async (tx) => {
+    await this.db
+      .transaction()
+      .execute(async (tx) => {
         await tx.insertInto('categories').values(row).execute();
         await within?.(tx, category);
-      }),
-    );
+      })
+      .catch(translateDuplicate(row.name));
     return category;
   }
 
@@ -51,29 +52,27 @@ export class CategoryService {
 
   async update(orgId: string, id: string, input: UpdateCategoryInput, acceptedVersions?: number[]): Promise<Category> {
     if (Object.keys(input).length === 0) throw errors.validation([{ field: 'body', message: 'must change at least one field' }]);
-    return this.db.transaction().execute(async (tx) => {
-      const current = await findCategory(tx, orgId, id);
-      if (!current) throw errors.notFound(`Category "${id}"`);
-      assertVersion(acceptedVersions, current.version, 'The category');
-      const next: CategoriesTable = {
-        ...current,
-        name: input.name?.trim() ?? current.name,
-        description: input.description !== undefined ? input.description : current.description,
-        updated_at: isoNow(this.clock),
-        version: current.version + 1,
-      };
-      if (next.name === current.name && next.description === current.description) return toCategory(current);
-      let updated = 0;
-      await this.translateDuplicate(next.name, async () => {
-        // Written only if nobody else wrote since we read: a concurrent PATCH cannot be lost.
+    return writeOptimistically(this.db, {
+      noun: 'Category',
+      id,
+      acceptedVersions,
+      read: (tx) => findCategory(tx, orgId, id),
+      decide: async (_tx, current) => {
+        const next: CategoriesTable = {
+          ...current,
+          name: input.name?.trim() ?? current.name,
+          description: input.description !== undefined ? input.description : current.description,
+          updated_at: isoNow(this.clock),
+          version: current.version + 1,
+        };
+        return { next: next.name === current.name && next.description === current.description ? current : next };
+      },
+      write: (tx, current, next) => {
         const changes = { name: next.name, description: next.description, updated_at: next.updated_at, version: next.version };
-        updated = (await updateIfVersion(tx, 'categories', orgId, id, current.version, changes)) ? 1 : 0;
-      });
-      if (updated !== 1) {
-        throw acceptedVersions ? errors.preconditionFailed('The category has changed since you read it. Fetch it again and retry.') : errors.conflict('The category was changed by another request meanwhile; retry.');
-      }
-      return toCategory(next);
-    });
+        return updateIfVersion(tx, 'categories', orgId, id, current.version, changes);
+      },
+      present: toCategory,
+    }).catch(translateDuplicate(input.name?.trim() ?? '')); // only a new name can collide
   }
 
   /** Deletes a category nobody uses; a category with work orders stays (409), so history keeps its meaning. */
@@ -90,13 +89,12 @@ export class CategoryService {
       throw error;
     });
   }
+}
 
-  private async translateDuplicate(name: string, write: () => Promise<unknown>): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw errors.alreadyExists(`A category named "${name}" already exists.`);
-      throw error;
-    }
-  }
+/** A unique violation on write: another category of the organization already has the name. */
+function translateDuplicate(name: string): (error: unknown) => never {
+  return (error) => {
+    if (isUniqueViolation(error)) throw errors.alreadyExists(`A category named "${name}" already exists.`);
+    throw error;
+  };
 }

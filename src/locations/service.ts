@@ -1,11 +1,11 @@
 import type { Db, InTransaction, Tx } from '../db/database.js';
-import { deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
+import { assertVersion, deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
+import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import type { LocationsTable } from '../db/tables.js';
 import { lockForOrganization } from '../db/row-locks.js';
 import { searchKey } from '../db/text-search.js';
 import { errors, type FieldError } from '../errors.js';
-import { assertVersion } from '../db/versioned-rows.js';
 import { assertMetadataSize } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
@@ -23,8 +23,6 @@ import {
 
 /** Name of the per-organization lock that serializes moves within the location tree. */
 const HIERARCHY_LOCK = 'location-hierarchy';
-// Optimistic writes retry a few times when a concurrent change to the same location wins the race.
-const MAX_WRITE_ATTEMPTS = 5;
 
 export class LocationService {
   constructor(
@@ -79,43 +77,41 @@ export class LocationService {
   async update(orgId: string, id: string, input: UpdateLocationInput, acceptedVersions?: number[]): Promise<Location> {
     assertMetadataSize(input.metadata);
     const moves = input.parentId !== undefined && input.parentId !== null;
-    for (let attempt = 1; ; attempt++) {
-      const result = await this.db
-        .transaction()
-        .execute(async (tx) => {
-          // Two concurrent moves could each pass the cycle check and together close a loop
-          // (A under B, B under A), so moves within one organization take turns.
-          if (moves) await lockForOrganization(tx, HIERARCHY_LOCK, orgId);
-          const current = await findLocation(tx, orgId, id);
-          if (!current) throw errors.notFound(`Location "${id}"`);
-          assertVersion(acceptedVersions, current.version, 'The location');
+    return writeOptimistically(this.db, {
+      noun: 'Location',
+      id,
+      acceptedVersions,
+      read: async (tx) => {
+        // Two concurrent moves could each pass the cycle check and together close a loop
+        // (A under B, B under A), so moves within one organization take turns.
+        if (moves) await lockForOrganization(tx, HIERARCHY_LOCK, orgId);
+        return findLocation(tx, orgId, id);
+      },
+      decide: async (tx, current) => {
+        const next: LocationsTable = { ...current };
+        if (input.name !== undefined) {
+          next.name = input.name.trim();
+          next.name_search = searchKey(next.name);
+        }
+        if (input.address !== undefined) next.address = input.address;
+        if (input.latitude !== undefined) next.latitude = input.latitude;
+        if (input.longitude !== undefined) next.longitude = input.longitude;
+        if (input.externalRef !== undefined) next.external_ref = input.externalRef;
+        if (input.metadata !== undefined) next.metadata = JSON.stringify(input.metadata);
+        if (input.parentId !== undefined) next.parent_id = input.parentId;
+        assertCoordinatesPaired(next.latitude, next.longitude);
+        if (next.parent_id !== null && next.parent_id !== current.parent_id) await this.assertValidParent(tx, orgId, id, next.parent_id);
 
-          const next: LocationsTable = { ...current };
-          if (input.name !== undefined) {
-            next.name = input.name.trim();
-            next.name_search = searchKey(next.name);
-          }
-          if (input.address !== undefined) next.address = input.address;
-          if (input.latitude !== undefined) next.latitude = input.latitude;
-          if (input.longitude !== undefined) next.longitude = input.longitude;
-          if (input.externalRef !== undefined) next.external_ref = input.externalRef;
-          if (input.metadata !== undefined) next.metadata = JSON.stringify(input.metadata);
-          if (input.parentId !== undefined) next.parent_id = input.parentId;
-          assertCoordinatesPaired(next.latitude, next.longitude);
-          if (next.parent_id !== null && next.parent_id !== current.parent_id) await this.assertValidParent(tx, orgId, id, next.parent_id);
-
-          const { id: _id, org_id: _org, version: _version, created_at: _created, updated_at: _updated, ...columns } = next;
-          const unchanged = Object.entries(columns).every(([column, value]) => value === current[column as keyof LocationsTable]);
-          if (unchanged) return toLocation(current);
-          next.updated_at = isoNow(this.clock);
-          next.version = current.version + 1;
-          if (!(await updateIfVersion(tx, 'locations', orgId, id, current.version, { ...columns, updated_at: next.updated_at, version: next.version }))) return undefined;
-          return toLocation(next);
-        })
-        .catch(translateVanishedParent);
-      if (result) return result;
-      if (attempt >= MAX_WRITE_ATTEMPTS) throw errors.conflict('The location is being changed by other requests; retry shortly.');
-    }
+        const unchanged = Object.entries(editableColumns(next)).every(([column, value]) => value === current[column as keyof LocationsTable]);
+        if (unchanged) return { next: current };
+        next.updated_at = isoNow(this.clock);
+        next.version = current.version + 1;
+        return { next };
+      },
+      write: (tx, current, next) =>
+        updateIfVersion(tx, 'locations', orgId, id, current.version, { ...editableColumns(next), updated_at: next.updated_at, version: next.version }),
+      present: toLocation,
+    }).catch(translateVanishedParent);
   }
 
   /**
@@ -166,6 +162,12 @@ export class LocationService {
       seen.add(ancestor);
     }
   }
+}
+
+/** The columns a client can change (what decides whether an update changes anything). */
+function editableColumns(row: LocationsTable) {
+  const { id: _id, org_id: _org, version: _version, created_at: _created, updated_at: _updated, ...columns } = row;
+  return columns;
 }
 
 function assertUnused(id: string, dependents: { children: number; assets: number; openRecords: number }): void {

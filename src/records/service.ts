@@ -1,8 +1,8 @@
 import type { Db, InTransaction, Tx } from '../db/database.js';
-import { isForeignKeyViolation, isTransientConflict } from '../db/errors.js';
+import { isForeignKeyViolation } from '../db/errors.js';
+import { writeOptimistically, type Change } from '../db/optimistic-write.js';
 import type { RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../errors.js';
-import { assertVersion } from '../db/versioned-rows.js';
 import { assertMetadataSize } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { emitEvent } from '../events/outbox.js';
@@ -61,9 +61,6 @@ const EDITABLE_FIELDS = {
   externalRef: 'external_ref',
   metadata: 'metadata',
 } as const satisfies Record<keyof UpdateRecordInput, keyof RecordsTable>;
-
-// Optimistic writes retry a few times when a concurrent change to the same work order wins the race.
-const MAX_WRITE_ATTEMPTS = 5;
 
 export class RecordService {
   private readonly completionHooks: CompletionHook[] = [];
@@ -171,12 +168,12 @@ export class RecordService {
         (changes as Record<string, unknown>)[column] = stored;
         changed[field] = { from: before[field], to: field === 'metadata' ? value : stored };
       }
-      if (Object.keys(changes).length === 0) return { row: current, after: async () => {} };
+      if (Object.keys(changes).length === 0) return { next: current };
       const now = isoNow(this.clock);
       const next: RecordsTable = { ...current, ...changes, updated_at: now, version: current.version + 1 };
       return {
-        row: next,
-        after: async () => {
+        next,
+        afterWrite: async () => {
           await this.recordHistory(tx, next, principal, 'updated', null, null, { changes: changed }, now);
           await this.emit(tx, next.org_id, 'record.updated', { recordId: next.id, changes: changed, record: toWorkOrder(next) }, now);
         },
@@ -219,8 +216,8 @@ export class RecordService {
       }
 
       return {
-        row: next,
-        after: async () => {
+        next,
+        afterWrite: async () => {
           await this.recordHistory(tx, next, principal, action, from, to, data, now);
           if (from !== to) await countMoved(tx, next.org_id, from, to);
           const record = toWorkOrder(next);
@@ -241,37 +238,26 @@ export class RecordService {
     });
   }
 
-  /**
-   * Reads the current row, lets `change` compute the next one, and writes it only if the version
-   * is still the one read (optimistic concurrency, portable across SQLite and PostgreSQL).
-   */
+  /** Applies `change` to the work order as an optimistic write (see writeOptimistically). */
   private async writeWithRetry(
     orgId: string,
     id: string,
     acceptedVersions: number[] | undefined,
     within: InTransaction<WorkOrder> | undefined,
-    change: (tx: Tx, current: RecordsTable) => Promise<{ row: RecordsTable; after: () => Promise<void> }>,
+    change: (tx: Tx, current: RecordsTable) => Promise<Change<RecordsTable>>,
   ): Promise<WorkOrder> {
-    for (let attempt = 1; ; attempt++) {
-      const result = await this.db.transaction().execute(async (tx) => {
-        const current = await findRecord(tx, orgId, id);
-        if (!current) throw errors.notFound(`Work order "${id}"`);
-        assertVersion(acceptedVersions, current.version, 'The work order');
-        const { row, after } = await change(tx, current);
-        if (row !== current) {
-          if (!(await updateRecordIfVersion(tx, current, row))) return undefined;
-          await after();
-        }
-        const workOrder = toWorkOrder(row);
-        await within?.(tx, workOrder);
-        return workOrder;
-      }).catch((error: unknown) => {
-        if (isTransientConflict(error) && attempt < MAX_WRITE_ATTEMPTS) return undefined;
-        throw translateReferenceError(error);
-      });
-      if (result) return result;
-      if (attempt >= MAX_WRITE_ATTEMPTS) throw errors.conflict('The work order is being changed by other requests; retry shortly.');
-    }
+    return writeOptimistically(this.db, {
+      noun: 'Work order',
+      id,
+      acceptedVersions,
+      read: (tx) => findRecord(tx, orgId, id),
+      decide: change,
+      write: updateRecordIfVersion,
+      present: toWorkOrder,
+      within,
+    }).catch((error: unknown) => {
+      throw translateReferenceError(error);
+    });
   }
 
   private async recordHistory(

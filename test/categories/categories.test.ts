@@ -1,5 +1,6 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { MAX_WRITE_ATTEMPTS } from '../../src/db/optimistic-write.js';
 import { itOnEachDatabase, recordBody } from '../helpers/test-app.js';
 
 describe('categories', () => {
@@ -27,6 +28,22 @@ describe('categories', () => {
     assert.equal(deleted.body, '');
     assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/categories/${category.id}` })).statusCode, 404);
     assert.equal((await tenant.request({ method: 'DELETE', url: `/api/v1/categories/${category.id}` })).statusCode, 404);
+  });
+
+  itOnEachDatabase('applies concurrent changes without If-Match one after another: a lost race is retried, none is lost', async ({ newTenant }) => {
+    const tenant = await newTenant(['categories:read', 'categories:write']);
+    const category = (await tenant.request({ method: 'POST', url: '/api/v1/categories', payload: { name: 'Roofing' } })).json();
+    // As many as the retry policy guarantees: each lost race means another of them was written.
+    const descriptions = Array.from({ length: MAX_WRITE_ATTEMPTS }, (_, i) => `change ${i}`);
+    const answers = await Promise.all(
+      descriptions.map((description) => tenant.request({ method: 'PATCH', url: `/api/v1/categories/${category.id}`, payload: { description } })),
+    );
+    for (const answer of answers) assert.equal(answer.statusCode, 200, answer.body);
+    const versions = answers.map((answer) => answer.json().version as number).sort((a, b) => a - b);
+    assert.deepEqual(versions, descriptions.map((_, i) => i + 2));
+    const final = (await tenant.request({ method: 'GET', url: `/api/v1/categories/${category.id}` })).json();
+    assert.equal(final.version, 1 + descriptions.length);
+    assert.ok(descriptions.includes(final.description));
   });
 
   itOnEachDatabase('refuses a duplicate name within an organization but not across organizations', async ({ newTenant }) => {
