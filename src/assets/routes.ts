@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
 import { RecordList, RecordListQuery } from '../records/schemas.js';
 import type { AssetService } from './service.js';
 import { AssetList, AssetListQuery, CreateAssetBody, UpdateAssetBody, type Asset } from './schemas.js';
@@ -23,7 +23,6 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Create an asset',
           description: 'The tag must be unique within your organization (409 `already_exists`). Send `Idempotency-Key` to retry safely.',
-          ...requiresScope('assets:write'),
           body: CreateAssetBody,
           response: { 201: { ...AssetRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
@@ -38,7 +37,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
       '/assets',
       {
         config: { scope: 'assets:read' },
-        schema: { tags, summary: 'List assets, newest first', ...requiresScope('assets:read'), querystring: AssetListQuery, response: { 200: AssetList, ...problems(400) } },
+        schema: { tags, summary: 'List assets, newest first', querystring: AssetListQuery, response: { 200: AssetList, ...problems(400) } },
       },
       async (request) => {
         const { limit, offset, ...filter } = request.query;
@@ -51,7 +50,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
       '/assets/:id',
       {
         config: { scope: 'assets:read' },
-        schema: { tags, summary: 'Get an asset', ...requiresScope('assets:read'), params: IdParams, response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, summary: 'Get an asset', params: IdParams, response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const asset = await assets.get(principalOf(request).orgId, request.params.id);
@@ -69,7 +68,6 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           tags,
           summary: 'List the work orders raised against an asset, newest first',
           description: 'Same filters and envelope as GET /api/v1/records, restricted to this asset. Requires `records:read`.',
-          ...requiresScope('records:read'),
           params: IdParams,
           querystring: AssetRecordsQuery,
           response: { 200: RecordList, ...problems(400, 404) },
@@ -90,7 +88,6 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Edit an asset',
           description: 'Emits `asset.updated` with each changed field’s previous and new value. Send `If-Match` with the ETag you read (412 when it moved on).',
-          ...requiresScope('assets:write'),
           params: IdParams,
           body: UpdateAssetBody,
           response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 413, 415, 422) },
@@ -111,7 +108,6 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Retire an asset (status RETIRED)',
           description: 'The usual end of an asset’s life: it keeps its work-order history. Retiring a RETIRED asset changes nothing. Emits `asset.updated`.',
-          ...requiresScope('assets:write'),
           params: IdParams,
           response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404, 409, 412) },
         },
@@ -131,7 +127,6 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Delete an asset no work order refers to',
           description: 'For mistakes. Refused with 409 `resource_in_use` while any work order refers to the asset: retire it instead. Emits `asset.deleted`.',
-          ...requiresScope('assets:write'),
           params: IdParams,
           response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409, 412) },
         },

@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
 import type { CategoryService } from './service.js';
 import { CategoryList, CategoryListQuery, CreateCategoryBody, UpdateCategoryBody, type Category } from './schemas.js';
 
@@ -17,7 +17,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories',
       {
         config: { scope: 'categories:write' },
-        schema: { tags, summary: 'Create a category', ...requiresScope('categories:write'), body: CreateCategoryBody, response: { 201: { ...CategoryRef, headers: CreatedHeaders }, ...problems(400, 409, 415) } },
+        schema: { tags, summary: 'Create a category', body: CreateCategoryBody, response: { 201: { ...CategoryRef, headers: CreatedHeaders }, ...problems(400, 409, 415) } },
       },
       async (request, reply) => {
         const answer = answerCreated<Category>(request, reply, '/api/v1/categories');
@@ -29,7 +29,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories',
       {
         config: { scope: 'categories:read' },
-        schema: { tags, summary: 'List categories, newest first', ...requiresScope('categories:read'), querystring: CategoryListQuery, response: { 200: CategoryList, ...problems(400) } },
+        schema: { tags, summary: 'List categories, newest first', querystring: CategoryListQuery, response: { 200: CategoryList, ...problems(400) } },
       },
       async (request) => {
         const { limit, offset } = request.query;
@@ -42,7 +42,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories/:id',
       {
         config: { scope: 'categories:read' },
-        schema: { tags, summary: 'Get a category', ...requiresScope('categories:read'), params: IdParams, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, summary: 'Get a category', params: IdParams, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const category = await categories.get(principalOf(request).orgId, request.params.id);
@@ -55,7 +55,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories/:id',
       {
         config: { scope: 'categories:write' },
-        schema: { tags, summary: 'Rename or describe a category', ...requiresScope('categories:write'), params: IdParams, body: UpdateCategoryBody, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) } },
+        schema: { tags, summary: 'Rename or describe a category', params: IdParams, body: UpdateCategoryBody, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) } },
       },
       async (request, reply) => {
         const category = await categories.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request));
@@ -72,7 +72,6 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
           tags,
           summary: 'Delete an unused category',
           description: 'Refused with 409 `resource_in_use` while any work order uses the category.',
-          ...requiresScope('categories:write'),
           params: IdParams,
           response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409, 412) },
         },

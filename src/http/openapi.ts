@@ -10,15 +10,9 @@ declare module 'fastify' {
     conditional?: boolean;
   }
 }
-import type { Scope } from '../keys/scopes.js';
 import { ERROR_CODES } from '../errors.js';
 
 const ProblemRef = Type.Ref('Problem');
-
-/** Security requirement naming the scope an operation needs; the auth hook reads the same scope from route config. */
-export function requiresScope(scope: Scope) {
-  return { security: [{ bearerAuth: [scope] }] };
-}
 
 /** The media type of every error answer (RFC 9457). */
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -59,6 +53,7 @@ const IfMatchHeader = Type.String({ description: 'ETag the change is based on; a
 /**
  * Documents what every operation of a kind shares, from the hooks that implement it, so no route can
  * forget it:
+ * - the security requirement: the scope in the route's `config.scope`, which the auth hook enforces;
  * - request headers: `Idempotency-Key` on POSTs, `If-Match` on PATCH, DELETE and actions on one
  *   resource (the schemas only describe: the hooks give their own precise errors);
  * - `X-Idempotent-Replay` on the success answers of POSTs;
@@ -71,8 +66,10 @@ export function documentStandardContract(route: RouteOptions): void {
   if (!route.schema) return;
   // Copied, entries included: routes share response objects (`RecordRef`, the proofs' responses).
   const response = { ...(route.schema.response as Record<string, unknown> | undefined) };
-  const authenticated = Boolean(route.config && (route.config as { scope?: string }).scope);
-  if (authenticated) {
+  const scope = (route.config as { scope?: string } | undefined)?.scope;
+  const authenticated = Boolean(scope);
+  if (scope) {
+    route.schema.security = [{ bearerAuth: [scope] }];
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const writes = methods.some((method) => method === 'POST' || method === 'PATCH' || method === 'PUT');
     const conditional =

@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
 import type { LocationService } from './service.js';
 import { CreateLocationBody, LocationList, LocationListQuery, UpdateLocationBody, type Location } from './schemas.js';
 
@@ -21,7 +21,6 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           tags,
           summary: 'Create a location',
           description: 'Give `parentId` to place it inside another location. Send `Idempotency-Key` to retry safely.',
-          ...requiresScope('locations:write'),
           body: CreateLocationBody,
           response: { 201: { ...LocationRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
@@ -39,7 +38,6 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
         schema: {
           tags,
           summary: 'List locations, newest first',
-          ...requiresScope('locations:read'),
           querystring: LocationListQuery,
           response: { 200: LocationList, ...problems(400) },
         },
@@ -55,7 +53,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
       '/locations/:id',
       {
         config: { scope: 'locations:read' },
-        schema: { tags, summary: 'Get a location', ...requiresScope('locations:read'), params: IdParams, response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, summary: 'Get a location', params: IdParams, response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const location = await locations.get(principalOf(request).orgId, request.params.id);
@@ -72,7 +70,6 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           tags,
           summary: 'Edit or move a location',
           description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on).',
-          ...requiresScope('locations:write'),
           params: IdParams,
           body: UpdateLocationBody,
           response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 413, 415, 422) },
@@ -94,7 +91,6 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           summary: 'Delete a location nothing depends on',
           description:
             'Refused with 409 `resource_in_use` while the location has child locations, assets (of any status) or work orders that are not CLOSED or CANCELLED (a COMPLETED one can still be reopened).',
-          ...requiresScope('locations:write'),
           params: IdParams,
           response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409, 412) },
         },

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { errors } from '../errors.js';
 import { IdParams } from '../http/schema-types.js';
-import { problems, requiresScope } from '../http/openapi.js';
+import { problems } from '../http/openapi.js';
 import type { ProofAnswer, ProofService } from './service.js';
 import { BUNDLE_MEDIA_TYPE } from './verify.js';
 import { CheckpointQuery, ConsistencyProofSchema, ConsistencyQuery, InclusionProofSchema, InclusionQuery, ProofIdParams } from './schemas.js';
@@ -38,7 +38,6 @@ export function proofRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
           tags,
           summary: 'The latest completion proof of a work order',
           description: 'After a reopen and a new completion this is the newer proof; its statement names the older one in `supersedes`.',
-          ...requiresScope('proofs:read'),
           params: IdParams,
           response: proofResponses,
         },
@@ -50,7 +49,7 @@ export function proofRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
       '/proofs/:proofId',
       {
         config: { scope: 'proofs:read' },
-        schema: { tags, summary: 'A completion proof bundle by id', ...requiresScope('proofs:read'), params: ProofIdParams, response: proofResponses },
+        schema: { tags, summary: 'A completion proof bundle by id', params: ProofIdParams, response: proofResponses },
       },
       async (request, reply) => sendProof(reply, await proofs.byId(principalOf(request).orgId, request.params.proofId)),
     );

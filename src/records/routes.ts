@@ -6,7 +6,7 @@ import { etagFor } from '../db/versioned-rows.js';
 import { answerCreated, answerInTransaction } from '../http/idempotency.js';
 import { serializedListEnvelope } from '../http/pagination.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
 import type { RecordService } from './service.js';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './lifecycle.js';
 import {
@@ -47,7 +47,6 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           tags,
           summary: 'Create a work order',
           description: 'Starts OPEN, or ASSIGNED when an assignee is given. Send `Idempotency-Key` to retry safely.',
-          ...requiresScope('records:write'),
           body: CreateRecordBody,
           response: { 201: { ...RecordRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
@@ -65,7 +64,6 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         schema: {
           tags,
           summary: 'List work orders, newest first',
-          ...requiresScope('records:read'),
           querystring: RecordListQuery,
           response: { 200: RecordList, ...problems(400) },
         },
@@ -84,7 +82,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
       '/records/:id',
       {
         config: { scope: 'records:read' },
-        schema: { tags, summary: 'Get a work order', ...requiresScope('records:read'), params: IdParams, response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, summary: 'Get a work order', params: IdParams, response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const record = await records.get(principalOf(request).orgId, request.params.id);
@@ -101,7 +99,6 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           tags,
           summary: 'Edit a work order',
           description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on).',
-          ...requiresScope('records:write'),
           params: IdParams,
           body: UpdateRecordBody,
           response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415, 422) },
@@ -122,7 +119,6 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           tags,
           summary: 'The history of a work order, oldest first',
           description: 'Every action applied to the work order, one entry each, paged like every list.',
-          ...requiresScope('records:read'),
           params: IdParams,
           querystring: RecordEventListQuery,
           response: { 200: RecordEventList, ...problems(400, 404) },
@@ -144,7 +140,6 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           schema: {
             tags,
             summary: docs.summary,
-            ...requiresScope('records:write'),
             params: IdParams,
             body: docs.body,
             response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) },

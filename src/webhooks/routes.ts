@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotency.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems, requiresScope } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
 import type { WebhookService } from './service.js';
 import {
   CreateWebhookBody,
@@ -40,7 +40,6 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           summary: 'Subscribe to events',
           description:
             'Answers the subscription with its signing `secret`, shown this once. The URL must be absolute http(s) and resolve to public addresses; unknown event names are refused with 422.',
-          ...requiresScope(scope),
           body: CreateWebhookBody,
           response: { 201: { ...WebhookWithSecretRef, headers: CreatedHeaders }, ...problems(400, 415, 422) },
         },
@@ -56,7 +55,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
       '/webhooks',
       {
         config: { scope },
-        schema: { tags, summary: 'List subscriptions, newest first (never their secrets)', ...requiresScope(scope), querystring: WebhookListQuery, response: { 200: WebhookList, ...problems(400) } },
+        schema: { tags, summary: 'List subscriptions, newest first (never their secrets)', querystring: WebhookListQuery, response: { 200: WebhookList, ...problems(400) } },
       },
       async (request) => {
         const { limit, offset } = request.query;
@@ -69,7 +68,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
       '/webhooks/:id',
       {
         config: { scope },
-        schema: { tags, summary: 'Get a subscription (never its secret)', ...requiresScope(scope), params: IdParams, response: { 200: { ...WebhookRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, summary: 'Get a subscription (never its secret)', params: IdParams, response: { 200: { ...WebhookRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const webhook = await webhooks.get(principalOf(request).orgId, request.params.id);
@@ -86,7 +85,6 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           tags,
           summary: 'Change name, URL, events or active',
           description: 'Send `If-Match` with the ETag you read to avoid overwriting a concurrent change (412 otherwise).',
-          ...requiresScope(scope),
           params: IdParams,
           body: UpdateWebhookBody,
           response: { 200: { ...WebhookRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415, 422) },
@@ -107,7 +105,6 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           tags,
           summary: 'Delete a subscription',
           description: 'Its delivery log goes with it; deliveries not yet sent are dropped.',
-          ...requiresScope(scope),
           params: IdParams,
           response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 412) },
         },
@@ -133,7 +130,6 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           summary: 'Replace the signing secret',
           description:
             'Answers the new secret, shown this once. Deliveries are signed with it at once; during `overlapSeconds` (default 24 h) they also carry `X-Webhook-Signature-Previous`, made with the old secret, so receivers switch without losing deliveries. See docs/webhooks.md.',
-          ...requiresScope(scope),
           params: IdParams,
           body: RotateSecretBody,
           response: { 200: { ...WebhookWithSecretRef, headers: ETagHeader }, ...problems(400, 404, 415) },
@@ -155,7 +151,6 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           tags,
           summary: 'Send a test delivery',
           description: 'Queues a signed `webhook.ping` delivery to this subscription through the normal pipeline (retries included); follow it in the delivery log.',
-          ...requiresScope(scope),
           params: IdParams,
           response: { 202: DeliveryRef, ...problems(404, 409) },
         },
@@ -170,7 +165,6 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
         schema: {
           tags,
           summary: 'The delivery log, newest first, with every attempt',
-          ...requiresScope(scope),
           params: IdParams,
           querystring: DeliveryListQuery,
           response: { 200: DeliveryList, ...problems(400, 404) },
@@ -187,7 +181,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
       '/webhooks/:id/deliveries/:deliveryId',
       {
         config: { scope },
-        schema: { tags, summary: 'One delivery with every attempt', ...requiresScope(scope), params: DeliveryParams, response: { 200: DeliveryRef, ...problems(404) } },
+        schema: { tags, summary: 'One delivery with every attempt', params: DeliveryParams, response: { 200: DeliveryRef, ...problems(404) } },
       },
       async (request) => webhooks.getDelivery(principalOf(request).orgId, request.params.id, request.params.deliveryId),
     );
@@ -200,7 +194,6 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           tags,
           summary: 'Send a finished delivery again',
           description: 'Queues a new delivery with the same X-Webhook-Id and body, signed with the current secret. 409 while the original is still being attempted.',
-          ...requiresScope(scope),
           params: DeliveryParams,
           response: { 202: DeliveryRef, ...problems(404, 409) },
         },
