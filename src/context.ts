@@ -13,7 +13,7 @@ import { checkRecordReferences } from './records/references.js';
 import { LocationService } from './locations/service.js';
 import { AssetService } from './assets/service.js';
 import { IdempotencyStore } from './http/idempotency.js';
-import { intervalJob, type BackgroundJob } from './jobs.js';
+import { intervalLoop, type BackgroundJob } from './background-loop.js';
 import { AdminService } from './admin/service.js';
 import { ProofKeys } from './proofs/keys.js';
 import { ProofService } from './proofs/service.js';
@@ -131,15 +131,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
   records.onCompleted((tx, completion) => proofs.recordCompletion(tx, completion));
 
   const backgroundJobs: BackgroundJob[] = [
-    intervalJob('idempotency-purge', 10 * 60_000, () => idempotency.purgeExpired(), (error) => logger.error({ err: error }, 'idempotency purge failed')),
-    intervalJob('admin-purge', 10 * 60_000, () => admin.purgeExpired(), (error) => logger.error({ err: error }, 'admin session purge failed')),
-    intervalJob('proof-sequencer', config.proofs.batchIntervalMs, () => transparencyLog.sealPending(), (error) => logger.error({ err: error }, 'proof sequencing failed')),
+    intervalLoop({ name: 'idempotency-purge', intervalMs: 10 * 60_000, work: () => idempotency.purgeExpired(), logger, errorMessage: 'idempotency purge failed' }),
+    intervalLoop({ name: 'admin-purge', intervalMs: 10 * 60_000, work: () => admin.purgeExpired(), logger, errorMessage: 'admin session purge failed' }),
+    intervalLoop({ name: 'proof-sequencer', intervalMs: config.proofs.batchIntervalMs, work: () => transparencyLog.sealPending(), logger, errorMessage: 'proof sequencing failed' }),
   ];
   // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
   // PostgreSQL only the sequencer holding the lock signs, inside its seal.
   if (database.dialect === 'sqlite') {
     backgroundJobs.push(
-      intervalJob('proof-signer', PROOF_SIGN_AHEAD_INTERVAL_MS, () => transparencyLog.signAhead(), (error) => logger.error({ err: error }, 'signing completion statements failed')),
+      intervalLoop({ name: 'proof-signer', intervalMs: PROOF_SIGN_AHEAD_INTERVAL_MS, work: () => transparencyLog.signAhead(), logger, errorMessage: 'signing completion statements failed' }),
     );
   }
   const webhooks = createWebhooks({ config, database, clock, logger, metrics });

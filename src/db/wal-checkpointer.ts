@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
+import { backgroundLoop } from '../background-loop.js';
 
 /**
  * WAL checkpoints in a worker thread: copies committed WAL pages back into the SQLite database file.
@@ -32,45 +33,76 @@ const SqliteDatabase = require(workerData.betterSqlite3);
 const db = new SqliteDatabase(workerData.file);
 db.pragma('busy_timeout = 0'); // never wait for a lock: a busy checkpoint is retried next interval
 let last = { log: 0, checkpointed: 0 };
-const timer = setInterval(() => {
-  try {
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (result && result.checkpointed > 0 && (result.log !== last.log || result.checkpointed !== last.checkpointed)) {
-      parentPort.postMessage({ walFrames: result.log, checkpointedFrames: result.checkpointed });
-    }
-    if (result) last = result;
-  } catch {
-    // SQLITE_BUSY (another checkpointer, a writer mid-recovery): next time.
-  }
-}, workerData.intervalMs);
 parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
+  if (message === 'checkpoint') {
+    let copied = false;
+    try {
+      const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+      copied = Boolean(result && result.checkpointed > 0 && (result.log !== last.log || result.checkpointed !== last.checkpointed));
+      if (result) last = result;
+    } catch {
+      // SQLITE_BUSY (another checkpointer, a writer mid-recovery): next time.
+    }
+    parentPort.postMessage({ copied });
+  } else if (message === 'stop') {
+    db.close();
+    parentPort.close();
+  }
 });
 `;
+
+/** The thread answers every request, even a failed checkpoint, and its exit ends the wait for an answer. */
+const STEP_CANNOT_FAIL = { error: () => {} };
 
 /** Starts the checkpoint thread for the database file `sqlite` has open in WAL mode. */
 export function startWalCheckpointer(sqlite: SqliteDatabase.Database, file: string): WalCheckpointer {
   sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
   const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(THREAD_SOURCE, {
-    eval: true,
-    workerData: { file: path.resolve(file), intervalMs: CHECKPOINT_INTERVAL_MS, betterSqlite3 },
-  });
+  const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { file: path.resolve(file), betterSqlite3 } });
   worker.unref();
   const checkpoints = { count: 0 };
-  worker.on('message', () => checkpoints.count++);
+  let answered: (() => void) | undefined;
+  worker.on('message', (message: { copied: boolean }) => {
+    if (message.copied) checkpoints.count++;
+    answered?.();
+  });
   // A thread that failed costs performance, not correctness: SQLite's own checkpoints take over.
   worker.on('error', () => {
     if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
   });
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let threadExited = false;
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      threadExited = true;
+      answered?.();
+      resolve();
+    }),
+  );
+  // The thread only runs checkpoints; when to run them is this loop's to decide, like every loop of the service.
+  const loop = backgroundLoop({
+    name: 'wal-checkpointer',
+    firstWaitMs: CHECKPOINT_INTERVAL_MS,
+    retryMs: CHECKPOINT_INTERVAL_MS,
+    unref: true,
+    step: async () => {
+      if (!threadExited) {
+        await new Promise<void>((resolve) => {
+          answered = resolve;
+          worker.postMessage('checkpoint');
+        });
+        answered = undefined;
+      }
+      return CHECKPOINT_INTERVAL_MS;
+    },
+    logger: STEP_CANNOT_FAIL,
+    errorMessage: 'WAL checkpoint failed',
+  });
+  loop.start();
   return {
     checkpoints,
     async stop() {
-      worker.ref(); // keep the process alive until the thread has closed its connection
+      worker.ref(); // keep the process alive until the thread has answered and closed its connection
+      await loop.stop();
       worker.postMessage('stop');
       await exited;
     },

@@ -3,11 +3,10 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../clock.js';
-import { intervalJob, type BackgroundJob } from '../jobs.js';
+import { backgroundLoop, intervalLoop, PollPace, type BackgroundJob } from '../background-loop.js';
 import { purgeDispatchedEvents } from '../events/outbox.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventDispatcher } from './dispatcher.js';
-import { pollingJob } from './polling-loop.js';
 import { SecretBox } from './secret-box.js';
 import { WebhookService } from './service.js';
 
@@ -20,7 +19,7 @@ import { WebhookService } from './service.js';
  */
 const DISPATCH_SETTLE_MS = 5;
 
-/** Builds the webhook feature for the composition root: the API service and its two worker loops. */
+/** Builds the webhook feature for the composition root: the API service and its worker loops. */
 export function createWebhooks(deps: { config: Config; database: Database; clock: Clock; logger: Logger; metrics: Registry }): {
   service: WebhookService;
   jobs: BackgroundJob[];
@@ -29,26 +28,32 @@ export function createWebhooks(deps: { config: Config; database: Database; clock
   const secrets = SecretBox.fromConfig({ secretKey: config.webhooks.secretKey, keysDir: config.keysDir });
   const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics });
   const dispatcher = new EventDispatcher(database.db, database.dialect, clock);
-  const dispatcherJob = pollingJob(
-    'webhook-dispatcher',
-    config.webhooks.idlePollMs,
-    async () => {
+  const dispatcherPace = new PollPace(config.webhooks.idlePollMs);
+  // Full batch: more is likely waiting, run again at once. Some events but less than a batch: the
+  // outbox is drained, let the next batch gather. None: poll again at the pace's interval.
+  const dispatcherJob = backgroundLoop({
+    name: 'webhook-dispatcher',
+    step: async () => {
       const { events, deliveries, full } = await dispatcher.dispatchBatch();
       if (deliveries > 0) worker.wake();
-      return full ? true : events > 0 ? 'partial' : false;
+      if (events === 0) return dispatcherPace.nextPollMs();
+      dispatcherPace.workFound();
+      return full ? 0 : DISPATCH_SETTLE_MS;
     },
-    (error) => logger.error({ err: error }, 'webhook dispatch failed; retrying'),
-    DISPATCH_SETTLE_MS,
-  );
+    retryMs: config.webhooks.idlePollMs,
+    logger,
+    errorMessage: 'webhook dispatch failed; retrying',
+  });
   const service = new WebhookService(database.db, clock, secrets, { allowPrivateUrls: config.webhooks.allowPrivateUrls }, () => worker.wake());
-  const retentionJob = intervalJob(
-    'webhook-delivery-retention',
-    60 * 60_000,
-    async () => {
+  const retentionJob = intervalLoop({
+    name: 'webhook-delivery-retention',
+    intervalMs: 60 * 60_000,
+    work: async () => {
       await service.purgeOldDeliveries(config.webhooks.retentionDays);
       await purgeDispatchedEvents(database.db, database.dialect, new Date(clock.now().getTime() - config.webhooks.retentionDays * 86_400_000).toISOString());
     },
-    (error) => logger.error({ err: error }, 'webhook delivery and outbox purge failed'),
-  );
+    logger,
+    errorMessage: 'webhook delivery and outbox purge failed',
+  });
   return { service, jobs: [dispatcherJob, worker, retentionJob] };
 }

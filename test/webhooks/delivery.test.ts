@@ -6,7 +6,7 @@ import { TEST_DIALECTS } from '../helpers/databases.js';
 import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
-import { USER_AGENT } from '../../src/webhooks/delivery-worker.js';
+import { USER_AGENT } from '../../src/webhooks/send-delivery.js';
 import { outboxProgress } from '../../src/events/outbox-progress.js';
 import { createContext } from '../../src/context.js';
 import { pino } from 'pino';
