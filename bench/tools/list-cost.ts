@@ -10,7 +10,6 @@ import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
-import { listRecordsAsJson } from '../../src/records/list-repository.js';
 import { seedRecords } from '../lib/seed-records.js';
 
 const size = Number(process.argv[2] ?? 1_000_000);
@@ -67,12 +66,8 @@ await cost('inject GET /records?limit=50&status=OPEN', operations, list('limit=5
 await cost('inject GET /records?limit=50&offset=99% of total', Math.ceil(operations / 4), list(`limit=50&offset=${Math.floor(size * 0.99)}`));
 await cost('RecordService.list (objects), offset 0', operations, () => context.records.list(state.orgId, {}, { limit: 50, offset: 0 }));
 await cost('RecordService.listAsJson, offset 0', operations, () => context.records.listAsJson(state.orgId, {}, { limit: 50, offset: 0 }));
-await cost('listRecordsAsJson (no checkpoints), offset 0', operations, () => listRecordsAsJson(context.database.db, state.orgId, {}, { limit: 50, offset: 0 }));
 await cost('inject GET /records?limit=50&offset=50% of total', Math.ceil(operations / 4), list(`limit=50&offset=${Math.floor(size / 2)}`));
 await cost('inject GET /records?limit=50&status=OPEN&offset=50% of OPEN', Math.max(5, Math.ceil(operations / 200)), list(`limit=50&status=OPEN&offset=${Math.floor(size * 0.2)}`));
-await cost('listRecordsAsJson (no checkpoints), offset 50%', Math.max(5, Math.ceil(operations / 200)), () =>
-  listRecordsAsJson(context.database.db, state.orgId, {}, { limit: 50, offset: Math.floor(size / 2) }),
-);
 
 // Floors: the same reads as hand-written statements on a second connection, prepared once.
 const raw = new SqliteDatabase(sqlitePath, { readonly: true });

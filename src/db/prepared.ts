@@ -1,13 +1,14 @@
-import { CompiledQuery, type Compilable, type DialectAdapter, type QueryResult } from 'kysely';
+import type { Compilable, DialectAdapter, QueryResult } from 'kysely';
 import type { Executor } from './database.js';
-import { executeInTransaction, returnBeforeCommit, runDirectlyInTransaction, runDirectlyOutsideTransaction } from './sqlite-group-commit.js';
+import { executePrepared } from './sqlite-fast-path.js';
 
 type Params = object;
 
 /**
  * A hot query whose shape never changes, built and compiled once per database instead of on
- * every call. Kysely builds an operation tree and compiles it to SQL for each execution (10–20 µs
- * per statement here); on the create path that cost more than SQLite running the statements.
+ * every call: Kysely builds an operation tree and compiles it to SQL for each execution, and on the
+ * create path that cost more than SQLite running the statements. When a query should be one, and
+ * when not: see the header of src/db/sqlite-fast-path.ts, which runs it.
  *
  * `build` receives placeholders, not values: every `params.<name>` it reads becomes a bound
  * parameter whose value is filled in per call. It must therefore use each value only as a bound
@@ -15,7 +16,7 @@ type Params = object;
  * type with no optional fields, for instance).
  *
  * `returnBeforeCommit`: on SQLite a write outside a transaction returns before its group commits
- * (see `returnBeforeCommit` in sqlite-group-commit.ts for when that is safe).
+ * (see `returnBeforeCommit` in sqlite-fast-path.ts for when that is safe).
  */
 export function preparedQuery<P extends Params, R = unknown>(
   build: (executor: Executor, params: P) => Compilable<R>,
@@ -43,16 +44,7 @@ export function preparedQuery<P extends Params, R = unknown>(
     }
     const values = params as Record<string, unknown>;
     const parameters = compiled.slots.map((slot) => (typeof slot === 'string' ? values[slot] : slot.constant));
-    // On the embedded database, statements skip Kysely's executor whenever they can run at once (see
-    // runDirectlyInTransaction and runDirectlyOutsideTransaction), and their CompiledQuery (two frozen
-    // objects and a syntax node per statement) is only built when they cannot.
-    const direct = executor.isTransaction
-      ? runDirectlyInTransaction<R>(executor.getExecutor(), compiled.sql, parameters)
-      : runDirectlyOutsideTransaction<R>(executor.getExecutor(), compiled.sql, parameters, options);
-    if (direct) return direct;
-    const query = CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>;
-    if (executor.isTransaction) return executeInTransaction(executor.getExecutor(), query) ?? executor.executeQuery(query);
-    return executor.executeQuery(options.returnBeforeCommit ? returnBeforeCommit(query) : query);
+    return executePrepared<R>(executor, compiled.sql, parameters, options);
   };
 }
 

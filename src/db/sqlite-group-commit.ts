@@ -1,6 +1,5 @@
 import type SqliteDatabase from 'better-sqlite3';
 import {
-  CompiledQuery,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
@@ -10,10 +9,13 @@ import {
   type DialectAdapter,
   type Driver,
   type Kysely,
+  type CompiledQuery,
   type QueryCompiler,
-  type QueryExecutor,
   type QueryResult,
 } from 'kysely';
+import { FifoLock } from './fifo-lock.js';
+import { asLease, GroupCommitConnection } from './sqlite-group-commit-connection.js';
+import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } from './sqlite-fast-path.js';
 
 /**
  * SQLite for Kysely with group commit.
@@ -42,22 +44,18 @@ import {
  * Reads outside a transaction with no write group open share a **read group**: a deferred `BEGIN`
  * that the turn's reads run in, ended like a group at the end of the turn or as soon as a write
  * arrives (the write then opens its own group). Its reads see only committed data, so they return at
- * once. Why: an autocommit read takes and drops SQLite's shared file lock and read mark every time;
- * measured in the running service, an API-key lookup cost 13.4 µs on its own and 4.5 µs inside a
- * group, and an authenticated GET 141–146 → 117–132 µs of CPU. Deferred rather than IMMEDIATE, so
- * reads never wait for another process's write lock; and never upgraded to a writer (SQLite would
- * refuse the upgrade if another process had committed since the read): a write ends it first.
+ * once. Why: an autocommit read takes and drops SQLite's shared file lock and read mark every time,
+ * which made an API-key lookup on its own three times dearer than inside a group. Deferred rather
+ * than IMMEDIATE, so reads never wait for another process's write lock; and never upgraded to a
+ * writer (SQLite would refuse the upgrade if another process had committed since the read): a write
+ * ends it first.
  *
  * Statements that cannot run in a transaction (PRAGMA, VACUUM, explicit transaction control) first
  * commit the open group, then run alone.
  *
- * One exception to "returns once committed", asked for per query with `returnBeforeCommit`: a write
- * that joins the group and returns at once. It is for a write that nobody reports on its own and
- * that its caller always follows with a write it does wait for (an idempotency claim, then the
- * request's own transaction): groups commit in order on the one connection, so that later commit
- * covers the earlier write too, and this process (the only writer until the group commits) sees it
- * at once. If its group fails, the write is lost without its caller hearing of it: use it only where
- * that is harmless or detected later (see `IdempotencyStore.complete`).
+ * One exception to "returns once committed", asked for per query: a write marked `returnBeforeCommit`
+ * joins the group and returns at once (see src/db/sqlite-fast-path.ts for when that is safe). The
+ * direct paths there also run hot statements on this driver without Kysely's executor.
  */
 export interface GroupCommitOptions {
   /** The group commits when this many transactions and writes have joined it, even within one turn. */
@@ -98,97 +96,13 @@ export class GroupCommitSqliteDialect implements Dialect {
   createAdapter(): DialectAdapter {
     const adapter = new SqliteAdapter();
     // Kysely creates the driver before the adapter; a transaction shares its database's adapter.
-    if (this.driver) driversByAdapter.set(adapter, this.driver);
+    if (this.driver) offerDirectPaths(adapter, this.driver);
     return adapter;
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SqliteIntrospector(db);
   }
-}
-
-/** Queries marked by `returnBeforeCommit`; a WeakSet, so a marked query leaves nothing behind. */
-const returningBeforeCommit = new WeakSet<CompiledQuery>();
-
-/**
- * Marks a compiled write to return as soon as it has run in the open group, before the group commits
- * (see the class comment for when that is safe). Other dialects ignore the mark: their statements
- * outside a transaction commit on their own before returning.
- */
-export function returnBeforeCommit<R>(query: CompiledQuery<R>): CompiledQuery<R> {
-  returningBeforeCommit.add(query);
-  return query;
-}
-
-const driversByAdapter = new WeakMap<DialectAdapter, GroupCommitSqliteDriver>();
-/** The connection lease of each transaction's executor (a Kysely `Transaction` keeps one executor). */
-const leasesByTransactionExecutor = new WeakMap<QueryExecutor, GroupCommitConnection>();
-
-/**
- * Runs a compiled statement of a transaction (`transaction.getExecutor()`) on this dialect; undefined
- * when the executor is another dialect's, so the caller takes Kysely's usual path.
- *
- * Why: inside a transaction Kysely passes every statement through its connection provider, a promise
- * chain and the result transformer: ~2 µs of a trivial select's ~3 µs here, and a create or a
- * completion runs 6–10 statements in one. The transaction's first statement goes through Kysely's
- * connection provider once, which tells us its connection; later ones run straight on SQLite, but only
- * while that connection is the transaction in progress (transactions here run one at a time, holding
- * the lock from BEGIN to COMMIT). A statement sent on a transaction that has already ended (a bug in the
- * caller) therefore takes Kysely's path as before, never the transaction of someone else.
- * Kysely's result transformers are skipped: our database registers no plugins.
- */
-export function executeInTransaction<R>(transaction: QueryExecutor, query: CompiledQuery<R>): Promise<QueryResult<R>> | undefined {
-  const driver = driversByAdapter.get(transaction.adapter);
-  if (!driver) return undefined;
-  const direct = runDirectlyInTransaction<R>(transaction, query.sql, query.parameters);
-  if (direct) return direct;
-  try {
-    // Kysely's own checks run here: a transaction that has ended refuses the statement.
-    return transaction.provideConnection(async (connection) => {
-      const current = asLease(connection);
-      if (current.inTransaction) leasesByTransactionExecutor.set(transaction, current);
-      return current.executeQuery<R>(query);
-    });
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
-}
-
-/**
- * The direct path of `executeInTransaction` on its own, for a caller that has only SQL and values
- * (`preparedQuery`): undefined unless `transaction` is this dialect's transaction in progress whose
- * connection is already known, so the caller builds a CompiledQuery only when it takes another path.
- */
-export function runDirectlyInTransaction<R>(transaction: QueryExecutor, sql: string, parameters: readonly unknown[]): Promise<QueryResult<R>> | undefined {
-  const lease = leasesByTransactionExecutor.get(transaction);
-  if (!lease) return undefined;
-  const driver = driversByAdapter.get(transaction.adapter);
-  if (!driver?.isTransactionInProgress(lease)) return undefined;
-  try {
-    return Promise.resolve(driver.runInTransaction<R>(sql, parameters));
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
-}
-
-/**
- * The direct path for a statement outside any transaction (`preparedQuery` on the database itself):
- * undefined unless `executor` is this dialect's and the connection is free at this moment, so the
- * caller builds a CompiledQuery and takes Kysely's path only when it must wait for the connection.
- *
- * Why: outside a transaction Kysely acquires and releases a connection per statement through two
- * provider layers, runs the plugins' result transformers and chains a promise at each step; every
- * authenticated request runs its API-key lookup this way, and every idempotent POST its claim. With the
- * connection free, nothing needs to wait: the statement runs at once, exactly as the driver would run
- * it (read group, write group, `returnBeforeCommit`), and only a write that must be committed waits.
- */
-export function runDirectlyOutsideTransaction<R>(
-  executor: QueryExecutor,
-  sql: string,
-  parameters: readonly unknown[],
-  options: { returnBeforeCommit?: boolean } = {},
-): Promise<QueryResult<R>> | undefined {
-  return driversByAdapter.get(executor.adapter)?.runIfFree<R>(sql, parameters, options.returnBeforeCommit ?? false);
 }
 
 const DEFAULT_MAX_GROUP_SIZE = 100;
@@ -218,34 +132,7 @@ class Group {
   }
 }
 
-/** A FIFO lock: transactions run in the order they asked, and a flush queues behind them fairly. */
-class FifoLock {
-  private held = false;
-  private readonly waiters: Array<() => void> = [];
-
-  async acquire(): Promise<void> {
-    if (!this.held) {
-      this.held = true;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
-  /** Takes the lock only if nobody holds it (then nobody waits either): no promise, no turn. */
-  tryAcquire(): boolean {
-    if (this.held) return false;
-    this.held = true;
-    return true;
-  }
-
-  release(): void {
-    const next = this.waiters.shift();
-    if (next) next(); // the lock passes straight to the next waiter
-    else this.held = false;
-  }
-}
-
-export class GroupCommitSqliteDriver implements Driver {
+export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
   private readonly lock = new FifoLock();
   private readonly statements = new Map<string, SqliteDatabase.Statement>();
   private readonly maxGroupSize: number;
@@ -335,17 +222,7 @@ export class GroupCommitSqliteDriver implements Driver {
     this.sqlite.close();
   }
 
-  // --- used by GroupCommitConnection, always while holding the lock ---
-
-  prepare(sql: string): SqliteDatabase.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.sqlite.prepare(sql);
-      if (this.statements.size >= this.statementCacheSize) this.statements.delete(this.statements.keys().next().value!);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
+  // --- used by GroupCommitConnection and the direct paths (sqlite-fast-path.ts) ---
 
   acquireLock(): Promise<void> {
     return this.lock.acquire();
@@ -355,12 +232,12 @@ export class GroupCommitSqliteDriver implements Driver {
     this.lock.release();
   }
 
-  /** Whether `lease` is the transaction in progress (and so holds the lock); endTransaction forgets it. */
-  isTransactionInProgress(lease: GroupCommitConnection): boolean {
-    return this.transactionLease === lease;
+  /** Whether `connection` is the transaction in progress (and so holds the lock); endTransaction forgets it. */
+  isTransactionInProgress(connection: DatabaseConnection): boolean {
+    return this.transactionLease === connection;
   }
 
-  /** A statement of the transaction in progress (see executeInTransaction). */
+  /** A statement of the transaction in progress (see executeInTransaction in sqlite-fast-path.ts). */
   runInTransaction<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> {
     return this.run<R>(this.prepare(sql), parameters);
   }
@@ -374,7 +251,7 @@ export class GroupCommitSqliteDriver implements Driver {
     await lease.ensureLocked();
     const { sql, parameters } = compiledQuery;
     if (lease.inTransaction) return this.run<R>(this.prepare(sql), parameters);
-    const outcome = this.runOutsideTransaction<R>(sql, parameters, returningBeforeCommit.has(compiledQuery));
+    const outcome = this.runOutsideTransaction<R>(sql, parameters, returnsBeforeCommit(compiledQuery));
     if (outcome.committed) {
       lease.release();
       await outcome.committed;
@@ -382,7 +259,7 @@ export class GroupCommitSqliteDriver implements Driver {
     return outcome.result;
   }
 
-  /** `runDirectlyOutsideTransaction`: runs the statement now if nobody holds the connection, else undefined. */
+  /** Runs a statement outside a transaction now if nobody holds the connection, else undefined (see sqlite-fast-path.ts). */
   runIfFree<R>(sql: string, parameters: readonly unknown[], returnBeforeCommit: boolean): Promise<QueryResult<R>> | undefined {
     if (!this.lock.tryAcquire()) return undefined;
     let outcome: { result: QueryResult<R>; committed?: Promise<void> };
@@ -416,6 +293,17 @@ export class GroupCommitSqliteDriver implements Driver {
     const group = this.joinGroup();
     const result = this.run<R>(statement, parameters);
     return returnBeforeCommit ? { result } : { result, committed: group.committed };
+  }
+
+  /** The statement cache: each SQL text is prepared once; when full, the one prepared longest ago goes. Caller holds the lock. */
+  private prepare(sql: string): SqliteDatabase.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.sqlite.prepare(sql);
+      if (this.statements.size >= this.statementCacheSize) this.statements.delete(this.statements.keys().next().value!);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   private run<R>(statement: SqliteDatabase.Statement, parameters: readonly unknown[]): QueryResult<R> {
@@ -513,42 +401,6 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 }
 
-/** One acquisition of the connection: a single query, or a whole transaction. */
-class GroupCommitConnection implements DatabaseConnection {
-  inTransaction = false;
-  private locked = true;
-
-  constructor(private readonly driver: GroupCommitSqliteDriver) {}
-
-  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    return this.driver.executeQuery<R>(this, compiledQuery);
-  }
-
-  // eslint-disable-next-line require-yield
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming queries are not supported on the embedded database');
-  }
-
-  /** Gives the lock back; idempotent, since a finished transaction returns it before Kysely does. */
-  release(): void {
-    if (!this.locked) return;
-    this.locked = false;
-    this.driver.releaseLock();
-  }
-
-  /** A connection Kysely keeps for several queries takes the lock again after one released it. */
-  async ensureLocked(): Promise<void> {
-    if (this.locked) return;
-    await this.driver.acquireLock();
-    this.locked = true;
-  }
-}
-
 function quoteName(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
-}
-
-function asLease(connection: DatabaseConnection): GroupCommitConnection {
-  if (!(connection instanceof GroupCommitConnection)) throw new Error('not a connection of this driver');
-  return connection;
 }

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import {
+  appendLeaves,
   consistencyProof,
+  frontier,
   inclusionProof,
   leafArraySource,
   leafHash,
@@ -13,6 +15,7 @@ import {
   verifyConsistency,
   verifyInclusion,
   type Bytes,
+  type SubtreeSource,
 } from './merkle.js';
 
 const sha256 = (data: Bytes): Bytes => createHash('sha256').update(data).digest();
@@ -149,5 +152,89 @@ describe('RFC 9162 Merkle tree', () => {
       ),
       { numRuns: 100 },
     );
+  });
+});
+
+/**
+ * A stored log in miniature: appends `batches` of leaf hashes one after another, keeping every hash
+ * appendLeaves hands back, and lets each append read only the frontier of the tree before it.
+ * Returns the result of every append.
+ */
+function appendInBatches(batches: Bytes[][]) {
+  const stored = new Map<string, Bytes>();
+  const results: ReturnType<typeof appendLeaves>[] = [];
+  let size = 0;
+  for (const batch of batches) {
+    const readable = new Set(frontier(size).map(({ level, index }) => `${level}:${index}`));
+    const previous: SubtreeSource = {
+      perfect(level, index) {
+        const key = `${level}:${index}`;
+        assert.ok(readable.has(key), `an append to a tree of ${size} leaves read ${key}, outside its frontier`);
+        return stored.get(key)!;
+      },
+    };
+    const result = appendLeaves(sha256, size, previous, batch);
+    batch.forEach((leaf, i) => stored.set(`0:${size + i}`, leaf));
+    for (const node of result.nodes) {
+      assert.ok(!stored.has(`${node.level}:${node.index}`), `subtree ${node.level}:${node.index} handed back twice`);
+      stored.set(`${node.level}:${node.index}`, node.hash);
+    }
+    results.push(result);
+    size = result.size;
+  }
+  return { results, stored };
+}
+
+/** Consecutive slices of `items` with the given lengths (which sum to its length). */
+function slices<T>(items: T[], lengths: number[]): T[][] {
+  let start = 0;
+  return lengths.map((length) => items.slice(start, (start += length)));
+}
+
+describe('appending leaves to a Merkle tree in batches', () => {
+  it('gives the published RFC 6962 root after every batch, however the reference leaves are split', () => {
+    const hashes = vectors.leafInputsHex.map((h) => leafHash(sha256, Buffer.from(h, 'hex')));
+    // Each of the 2^(n-1) ways to cut n leaves into consecutive non-empty batches: bit i set cuts after leaf i.
+    for (let cuts = 0; cuts < 2 ** (hashes.length - 1); cuts++) {
+      const lengths: number[] = [];
+      let length = 0;
+      for (let i = 0; i < hashes.length; i++) {
+        length++;
+        if (i === hashes.length - 1 || cuts & (1 << i)) {
+          lengths.push(length);
+          length = 0;
+        }
+      }
+      const { results } = appendInBatches(slices(hashes, lengths));
+      for (const { size, root } of results) assert.equal(hex(root), vectors.rootHashesHexBySize[size], `size ${size}, batches ${lengths.join('+')}`);
+    }
+  });
+
+  it('gives the same root and subtrees as computing them from all the leaves at once, for batches of any sizes (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 70 }), { minLength: 1, maxLength: 12 }), (lengths) => {
+        const { hashes } = leavesOf(lengths.reduce((a, b) => a + b, 0));
+        const whole = leafArraySource(sha256, hashes);
+        const { results, stored } = appendInBatches(slices(hashes, lengths));
+        for (const { size, root } of results) assert.equal(hex(root), hex(rootHash(sha256, whole, size)), `size ${size}, batches ${lengths.join('+')}`);
+        // Every perfect subtree of the final tree was handed back once, with the hash the whole tree gives it.
+        const size = hashes.length;
+        for (let level = 1; size >> level > 0; level++) {
+          for (let index = 0; index < size >> level; index++) {
+            assert.equal(hex(stored.get(`${level}:${index}`)!), hex(whole.perfect(level, index)), `subtree ${level}:${index}`);
+          }
+        }
+        assert.equal(stored.size, [...Array(32).keys()].reduce((n, level) => n + (size >> level), 0));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('leaves a tree as it was when the batch is empty, the empty tree included', () => {
+    const { hashes } = leavesOf(13);
+    const { results } = appendInBatches([[], hashes.slice(0, 13), []]);
+    assert.deepEqual(results.map((r) => [r.size, r.nodes.length]), [[0, 0], [13, 6 + 3 + 1], [13, 0]]);
+    assert.equal(hex(results[0]!.root), hex(sha256(new Uint8Array())));
+    assert.equal(hex(results[2]!.root), hex(results[1]!.root));
   });
 });

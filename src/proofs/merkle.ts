@@ -58,7 +58,7 @@ function isPowerOfTwo(n: number): boolean {
 /**
  * Where generation reads hashes from: `perfect(level, index)` is the hash of the perfect subtree
  * covering leaves [index·2^level, (index+1)·2^level) — level 0 is the leaf hashes. A log that
- * stores these (see log-repository.ts) answers any proof with O(log n) reads.
+ * stores these (see transparency-log.ts) answers any proof with O(log n) reads.
  */
 export interface SubtreeSource {
   perfect(level: number, index: number): Bytes;
@@ -155,6 +155,48 @@ export function consistencyProof(sha256: SyncSha256, source: SubtreeSource, firs
   }
   proof.push(...siblings.reverse());
   return proof;
+}
+
+/** A perfect subtree's hash (see SubtreeSource for what `level` and `index` cover). */
+export interface PerfectSubtree {
+  level: number;
+  index: number;
+  hash: Bytes;
+}
+
+/**
+ * The perfect subtrees of a tree of `size` leaves that new leaves will pair with: at each level, the
+ * last complete node when it has no right sibling yet. These are all an append reads of the tree so far.
+ */
+export function frontier(size: number): Array<{ level: number; index: number }> {
+  const keys: Array<{ level: number; index: number }> = [];
+  for (let level = 0; size >> level > 0; level++) {
+    const count = size >> level;
+    if (count % 2 === 1) keys.push({ level, index: count - 1 });
+  }
+  return keys;
+}
+
+/**
+ * Appends `leaves` (leaf hashes) to a tree of `size` leaves, reading from `previous` only the hashes of
+ * that tree's `frontier`. Returns the new tree's size and root, and every perfect subtree above the
+ * leaves that the new leaves completed (level 1 upwards, by level then index): what a stored log
+ * keeps so that it answers any proof from stored hashes.
+ */
+export function appendLeaves(sha256: SyncSha256, size: number, previous: SubtreeSource, leaves: readonly Bytes[]): { size: number; root: Bytes; nodes: PerfectSubtree[] } {
+  const newSize = size + leaves.length;
+  const made = new Map<string, Bytes>();
+  const perfect = (level: number, index: number): Bytes => made.get(`${level}:${index}`) ?? previous.perfect(level, index);
+  leaves.forEach((leaf, i) => made.set(`0:${size + i}`, leaf));
+  const nodes: PerfectSubtree[] = [];
+  for (let level = 1; newSize >> level > 0; level++) {
+    for (let index = size >> level; index < newSize >> level; index++) {
+      const hash = nodeHash(sha256, perfect(level - 1, 2 * index), perfect(level - 1, 2 * index + 1));
+      made.set(`${level}:${index}`, hash);
+      nodes.push({ level, index, hash });
+    }
+  }
+  return { size: newSize, root: rootHash(sha256, { perfect }, newSize), nodes };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -144,8 +144,8 @@ export class ListCheckpoints {
   }
 
   /** The checkpoints last remembered for a list, as they stand (for tests and diagnostics). */
-  cachedFor(scope: ListScope | string): readonly ListKey[] | undefined {
-    return this.byList.get(listId(typeof scope === 'string' ? { orgId: scope } : scope))?.keys;
+  cachedFor(scope: ListScope): readonly ListKey[] | undefined {
+    return this.byList.get(listId(scope))?.keys;
   }
 }
 

@@ -24,7 +24,7 @@ export async function listRecords(
   orgId: string,
   filter: RecordFilter,
   page: Page,
-  checkpoints?: ListCheckpoints,
+  checkpoints: ListCheckpoints,
 ): Promise<{ rows: RecordsTable[]; total: number }> {
   const { rows, total } = await readList(db, orgId, filter, page, 'rows', checkpoints);
   return { rows: rows as RecordsTable[], total };
@@ -41,7 +41,7 @@ export async function listRecordsAsJson(
   orgId: string,
   filter: RecordFilter,
   page: Page,
-  checkpoints?: ListCheckpoints,
+  checkpoints: ListCheckpoints,
 ): Promise<{ recordsJson: string[]; total: number }> {
   const { rows, total } = await readList(db, orgId, filter, page, 'json', checkpoints);
   return { recordsJson: (rows as { json: string }[]).map((row) => row.json), total };
@@ -56,7 +56,7 @@ async function readList(
   filter: RecordFilter,
   page: Page,
   form: RowForm,
-  checkpoints: ListCheckpoints | undefined,
+  checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
   const byStatusOnly = Object.entries(filter).every(([key, value]) => key === 'status' || value === undefined);
   if (byStatusOnly) return listByStatus(db, orgId, filter.status, page, form, checkpoints);
@@ -89,13 +89,13 @@ async function listByStatus(
   status: string | undefined,
   page: Page,
   form: RowForm,
-  checkpoints: ListCheckpoints | undefined,
+  checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
   const counted = status ? await statusTotalQuery(db, { orgId, status }) : await organizationTotalQuery(db, { orgId });
   const total = Number(counted.rows[0]?.n ?? 0);
   const walk = pageWalk(page, total);
   if (!walk) return { rows: [], total };
-  if (checkpoints && walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
+  if (walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
     return listFromCheckpoint(db, { orgId, status }, page, form, checkpoints);
   }
   return { rows: await plainPage(db, { orgId, status }, walk, form), total };

@@ -98,7 +98,7 @@ for (const dialect of TEST_DIALECTS) {
 
       const checkpoints = new ListCheckpoints(4);
       await assertEveryPage(checkpoints, [1, 3, 7], 'initial');
-      assert.ok((checkpoints.cachedFor(tenant.orgId)?.length ?? 0) > 10, 'deep pages were read from checkpoints');
+      assert.ok((checkpoints.cachedFor({ orgId: tenant.orgId })?.length ?? 0) > 10, 'deep pages were read from checkpoints');
       for (const status of ['OPEN', 'ASSIGNED']) await assertEveryPage(checkpoints, [1, 3, 7], 'initial', status);
       assert.ok((checkpoints.cachedFor({ orgId: tenant.orgId, status: 'OPEN' })?.length ?? 0) >= 5, 'deep OPEN pages were read from checkpoints');
 
