@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import { etagFor } from '../db/versioned-rows.js';
-import { canonicalJson } from '../proofs/jcs.js';
+import { canonicalJson } from '../canonical-json.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
