@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import type { IdempotencyClaim, IdempotencyStore } from '../idempotency/store.js';
+import { toAppError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,6 +19,8 @@ export interface HeldClaim {
   readonly store: IdempotencyStore;
   /** Stored inside the work's own transaction (`answerInTransaction`): nothing left for onSend. */
   answeredInTransaction: boolean;
+  /** The code of the error the request is answered with, recorded before the error is rendered. */
+  errorCode: ErrorCode | undefined;
 }
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -44,7 +47,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     const outcome = await store.claim(orgId, key, requestFingerprint(request));
     switch (outcome.kind) {
       case 'claimed':
-        request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false };
+        request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
         return;
       case 'mismatch':
         throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.');
@@ -56,6 +59,13 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         reply.code(outcome.response.status).headers(outcome.response.headers).header('x-idempotent-replay', 'true');
         return reply.send(outcome.response.body);
     }
+  });
+
+  // Runs before the error handler renders the error: onSend then knows its code without reading the bytes.
+  app.addHook('onError', (request, _reply, error, done) => {
+    const held = request.idempotency;
+    if (held) held.errorCode = toAppError(error)?.code;
+    done();
   });
 
   // A callback hook: most answers (no key, or one stored in the work's own transaction) need nothing here.
@@ -73,7 +83,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
   async function storeAnswer(held: HeldClaim, reply: FastifyReply, payload: unknown): Promise<void> {
     // @NOTE: server errors and transient refusals are not stored, so a retry gets a fresh chance
     // instead of the same failure for 24 hours.
-    if (typeof payload !== 'string' || isTransientFailure(reply.statusCode, payload)) {
+    if (typeof payload !== 'string' || isTransientAnswer(reply.statusCode, held.errorCode)) {
       await store.release(held.claim);
       return;
     }
@@ -81,15 +91,12 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
   }
 }
 
-/** 5xx, 429, and a 409 `conflict` (a concurrent write won) say "try again", not "this was the outcome". */
-function isTransientFailure(status: number, payload: string): boolean {
-  if (status >= 500 || status === 429) return true;
-  if (status !== 409) return false;
-  try {
-    return (JSON.parse(payload) as { code?: string }).code === 'conflict';
-  } catch {
-    return false;
-  }
+/**
+ * Whether an answer says "try again" rather than "this was the outcome": a 5xx, a 429, or a 409
+ * `conflict` (a concurrent write won). `errorCode` is the code of the error answered, if any.
+ */
+export function isTransientAnswer(status: number, errorCode: ErrorCode | undefined): boolean {
+  return status >= 500 || status === 429 || (status === 409 && errorCode === 'conflict');
 }
 
 function replayedHeaders(reply: FastifyReply): Record<string, string> {
