@@ -11,7 +11,7 @@ import { AccessLogController } from './http/access-log.js';
 import { installAuthentication } from './http/auth.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
-import { installIdempotency } from './http/idempotency.js';
+import { installIdempotency } from './http/idempotency-hooks.js';
 import { installInputGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthRoutes } from './http/health.js';

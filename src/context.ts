@@ -12,7 +12,7 @@ import { RecordService } from './records/service.js';
 import { checkRecordReferences } from './records/references.js';
 import { LocationService } from './locations/service.js';
 import { AssetService } from './assets/service.js';
-import { IdempotencyStore } from './http/idempotency.js';
+import { IdempotencyStore } from './idempotency/store.js';
 import { intervalLoop, type BackgroundJob } from './background-loop.js';
 import { AdminService } from './admin/service.js';
 import { ProofKeys } from './proofs/keys.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
-import { answerCreated } from '../http/idempotency.js';
+import { answerCreated } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
 import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
 import type { LocationService } from './service.js';

@@ -4,7 +4,7 @@ import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import type { CompletionContext } from '../records/service.js';
 import { findRecord } from '../records/repository.js';
-import { assertIJson, NotIJsonError } from './jcs.js';
+import { assertIJson, NotIJsonError } from '../canonical-json.js';
 import type { ProofKeys } from './keys.js';
 import { buildCompletionStatement } from './statement.js';
 import type { TransparencyLog } from './transparency-log.js';

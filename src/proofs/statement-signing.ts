@@ -1,5 +1,5 @@
 import { createHash, sign, type KeyObject } from 'node:crypto';
-import { canonicalJson } from './jcs.js';
+import { canonicalJson } from '../canonical-json.js';
 import { STATEMENT_CONTENT_TYPE } from './statement.js';
 
 /** The statement key a process signs with: RFC 7638 thumbprint and the Ed25519 private key. */

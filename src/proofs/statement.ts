@@ -3,7 +3,7 @@ import type { RecordHistoryEntry, WorkOrder } from '../records/schemas.js';
 /**
  * The completion statement: what the service asserts when a work order reaches COMPLETED.
  * Versioned (`v`) so verifiers can refuse shapes they do not understand; serialized with
- * RFC 8785 (jcs.ts) and signed as a compact JWS whose payload is exactly those bytes.
+ * RFC 8785 (src/canonical-json.ts) and signed as a compact JWS whose payload is exactly those bytes.
  */
 export const STATEMENT_VERSION = 1;
 export const STATEMENT_TYPE = 'wo.completion';

@@ -1,6 +1,6 @@
 import { parseSignedCheckpoint, noteKeyId } from './checkpoint.js';
 import { bytesEqual, fromBase64, fromBase64Url, fromUtf8, toHex, utf8 } from './encoding.js';
-import { canonicalJson, NotIJsonError } from './jcs.js';
+import { canonicalJson, NotIJsonError } from '../canonical-json.js';
 import { leafHashAsync, rootFromInclusionProof, type Sha256 } from './merkle.js';
 import { STATEMENT_TYPE, STATEMENT_VERSION, type CompletionStatement } from './statement.js';
 

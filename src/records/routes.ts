@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { etagFor } from '../db/versioned-rows.js';
-import { answerCreated, answerInTransaction } from '../http/idempotency.js';
+import { answerCreated, answerInTransaction } from '../http/idempotent-answers.js';
 import { serializedListEnvelope } from '../http/pagination.js';
 import { IdParams } from '../http/schema-types.js';
 import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';

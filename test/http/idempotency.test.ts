@@ -97,7 +97,7 @@ describe('Idempotency-Key on POST', () => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
     const body = JSON.stringify(recordBody(categoryId));
-    const { requestFingerprint } = await import('../../src/http/idempotency.js');
+    const { requestFingerprint } = await import('../../src/idempotency/fingerprint.js');
     const { raw } = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body });
     const send = (key: string) => tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
 
@@ -121,7 +121,7 @@ describe('Idempotency-Key on POST', () => {
     const key = randomUUID();
     const body = JSON.stringify(recordBody(categoryId));
     // Claim the key exactly as a request being processed elsewhere would.
-    const { requestFingerprint } = await import('../../src/http/idempotency.js');
+    const { requestFingerprint } = await import('../../src/idempotency/fingerprint.js');
     const fingerprint = requestFingerprint({ method: 'POST', url: '/api/v1/records', rawBody: body });
     assert.equal((await context.idempotency.claim(tenant.orgId, key, fingerprint)).kind, 'claimed');
     const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, payload: body });
@@ -177,6 +177,27 @@ describe('Idempotency-Key on POST', () => {
     const retried = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId) });
     assert.equal(retried.statusCode, 201);
     assert.equal(retried.headers['x-idempotent-replay'], undefined);
+  });
+
+  itOnEachDatabase('does not store a 409 conflict: the retry runs again once the conflict is resolved', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const { id } = (await tenant.request({ method: 'POST', url: '/api/v1/webhooks', payload: { name: 'paused', url: 'https://93.184.216.34/hooks', events: ['record.created'] } })).json();
+    assert.equal((await tenant.request({ method: 'PATCH', url: `/api/v1/webhooks/${id}`, payload: { active: false } })).statusCode, 200);
+    const key = randomUUID();
+    const ping = () => tenant.request({ method: 'POST', url: `/api/v1/webhooks/${id}/ping`, headers: { 'idempotency-key': key } });
+
+    const refused = await ping();
+    assert.equal(refused.statusCode, 409);
+    assert.equal(refused.json().code, 'conflict');
+    const again = await ping();
+    assert.equal(again.json().code, 'conflict');
+    assert.equal(again.headers['x-idempotent-replay'], undefined, 'the conflict was not stored');
+
+    assert.equal((await tenant.request({ method: 'PATCH', url: `/api/v1/webhooks/${id}`, payload: { active: true } })).statusCode, 200);
+    const accepted = await ping();
+    assert.ok(accepted.statusCode < 300, String(accepted.statusCode));
+    assert.equal(accepted.headers['x-idempotent-replay'], undefined);
+    assert.equal((await ping()).headers['x-idempotent-replay'], 'true', 'the outcome, once there is one, is stored');
   });
 
   itOnEachDatabase('stores a create’s answer in the create’s own transaction: an answer that cannot be stored takes the work order with it', async ({ newTenant, context }) => {

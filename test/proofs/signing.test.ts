@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
-import { canonicalJson } from '../../src/proofs/jcs.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 import { findStatement, insertStatement } from '../../src/proofs/repository.js';
 import { ProofKeys } from '../../src/proofs/keys.js';
 import { SIGNING_THREAD_NICE, StatementSigner } from '../../src/proofs/statement-signer.js';

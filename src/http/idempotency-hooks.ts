@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, type ErrorCode } from '../errors.js';
+import { requestFingerprint } from '../idempotency/fingerprint.js';
+import type { IdempotencyClaim, IdempotencyStore } from '../idempotency/store.js';
+import { toAppError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The exact body bytes as text, kept for idempotency fingerprints. */
+    rawBody?: string;
+    /** The Idempotency-Key claim this request holds, from the preHandler until its answer is stored. */
+    idempotency?: HeldClaim;
+  }
+}
+
+/** The Idempotency-Key claim a request holds, and what its answer path has learnt about it so far. */
+export interface HeldClaim {
+  readonly claim: IdempotencyClaim;
+  readonly store: IdempotencyStore;
+  /** Stored inside the work's own transaction (`answerInTransaction`): nothing left for onSend. */
+  answeredInTransaction: boolean;
+  /** The code of the error the request is answered with, recorded before the error is rendered. */
+  errorCode: ErrorCode | undefined;
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const MAX_KEY_LENGTH = 255;
+/** Response headers worth replaying; the rest (date, request id) describe the new exchange. */
+const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
+
+/**
+ * Makes every authenticated POST idempotent when the client sends `Idempotency-Key`.
+ * Runs after authentication and validation, so the key is scoped to the caller's organization
+ * and a request that never reached a handler leaves no trace.
+ */
+export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || !request.principal) return;
+    const key = request.headers[IDEMPOTENCY_HEADER];
+    if (key === undefined) return;
+    if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+      throw new AppError('invalid_idempotency_key', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters; a UUID is recommended.`, {
+        errors: [{ field: 'header.idempotency-key', message: `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters` }],
+      });
+    }
+    const orgId = request.principal.orgId;
+    const outcome = await store.claim(orgId, key, requestFingerprint(request));
+    switch (outcome.kind) {
+      case 'claimed':
+        request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
+        return;
+      case 'mismatch':
+        throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.');
+      case 'in_flight':
+        throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', {
+          headers: { 'retry-after': '1' },
+        });
+      case 'replay':
+        reply.code(outcome.response.status).headers(outcome.response.headers).header('x-idempotent-replay', 'true');
+        return reply.send(outcome.response.body);
+    }
+  });
+
+  // Runs before the error handler renders the error: onSend then knows its code without reading the bytes.
+  app.addHook('onError', (request, _reply, error, done) => {
+    const held = request.idempotency;
+    if (held) held.errorCode = toAppError(error)?.code;
+    done();
+  });
+
+  // A callback hook: most answers (no key, or one stored in the work's own transaction) need nothing here.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const held = request.idempotency;
+    if (!held) return done(null, payload);
+    request.idempotency = undefined;
+    if (held.answeredInTransaction) return done(null, payload);
+    storeAnswer(held, reply, payload).then(
+      () => done(null, payload),
+      (error: unknown) => done(error as Error),
+    );
+  });
+
+  async function storeAnswer(held: HeldClaim, reply: FastifyReply, payload: unknown): Promise<void> {
+    // @NOTE: server errors and transient refusals are not stored, so a retry gets a fresh chance
+    // instead of the same failure for 24 hours.
+    if (typeof payload !== 'string' || isTransientAnswer(reply.statusCode, held.errorCode)) {
+      await store.release(held.claim);
+      return;
+    }
+    await store.complete(held.claim, { status: reply.statusCode, headers: replayedHeaders(reply), body: payload });
+  }
+}
+
+/**
+ * Whether an answer says "try again" rather than "this was the outcome": a 5xx, a 429, or a 409
+ * `conflict` (a concurrent write won). `errorCode` is the code of the error answered, if any.
+ */
+export function isTransientAnswer(status: number, errorCode: ErrorCode | undefined): boolean {
+  return status >= 500 || status === 429 || (status === 409 && errorCode === 'conflict');
+}
+
+function replayedHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return headers;
+}
