@@ -86,6 +86,14 @@ export interface RecordCountersTable {
   moves: Generated<number>;
 }
 
+/** PostgreSQL only: changes to record_counters not yet folded into it (migration 0012). */
+export interface RecordCountDeltasTable {
+  org_id: string;
+  status: string;
+  count_delta: number;
+  moves_delta: number;
+}
+
 /** The transactional outbox: one row per domain event, written in the transaction of its change. */
 export interface OutboxEventsTable {
   seq: Generated<number>;
@@ -333,6 +341,7 @@ export interface Tables {
   records: RecordsTable;
   record_events: RecordEventsTable;
   record_counters: RecordCountersTable;
+  record_count_deltas: RecordCountDeltasTable;
   outbox_events: OutboxEventsTable;
   outbox_cursor: OutboxCursorTable;
   idempotency_keys: IdempotencyKeysTable;

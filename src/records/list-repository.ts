@@ -3,6 +3,7 @@ import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
+import { recordCounts } from './record-counts.js';
 import type { Page } from '../db/page.js';
 import { BEFORE_OLDEST, type ListCheckpoints, type ListScope } from './list-checkpoints.js';
 import { WORK_ORDER_FIELDS } from './repository.js';
@@ -91,8 +92,7 @@ async function listByStatus(
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
-  const counted = status ? await statusTotalQuery(db, { orgId, status }) : await organizationTotalQuery(db, { orgId });
-  const total = Number(counted.rows[0]?.n ?? 0);
+  const { total } = await listSize(db, { orgId, status });
   const walk = pageWalk(page, total);
   if (!walk) return { rows: [], total };
   if (walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
@@ -157,23 +157,13 @@ async function listFromCheckpoint(
   return { rows, total };
 }
 
-/** How many work orders a list holds, and its status's generation (record_counters.moves; 0 for the whole list). */
+/** How many work orders a list holds, and its status's generation (moves; 0 for the whole list). */
 async function listSize(db: Executor, scope: ListScope): Promise<{ total: number; generation: number }> {
-  if (scope.status === undefined) return { total: Number((await organizationTotalQuery(db, { orgId: scope.orgId })).rows[0]?.n ?? 0), generation: 0 };
-  const [counter] = (await statusTotalQuery(db, { orgId: scope.orgId, status: scope.status })).rows;
-  return { total: Number(counter?.n ?? 0), generation: Number(counter?.moves ?? 0) };
+  const counts = recordCounts(db);
+  if (scope.status === undefined) return { total: await counts.organizationTotal(db, scope.orgId), generation: 0 };
+  const { total, moves } = await counts.statusTotal(db, scope.orgId, scope.status);
+  return { total, generation: moves };
 }
-
-const organizationTotalQuery = preparedQuery((db, p: { orgId: string }) =>
-  db
-    .selectFrom('record_counters')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('count'), eb.lit(0)).as('n'))
-    .where('org_id', '=', p.orgId),
-);
-
-const statusTotalQuery = preparedQuery((db, p: { orgId: string; status: string }) =>
-  db.selectFrom('record_counters').select(['count as n', 'moves']).where('org_id', '=', p.orgId).where('status', '=', p.status),
-);
 
 type WalkOrder = 'newest-first' | 'oldest-first';
 

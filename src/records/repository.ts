@@ -1,5 +1,6 @@
-import { sql, type QueryResult } from 'kysely';
+import type { QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
+import { recordCounts } from './record-counts.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
@@ -159,28 +160,12 @@ export async function listHistoryPage(db: Executor, orgId: string, recordId: str
   return { rows, total: Number(counted.n) };
 }
 
-/**
- * The exact per-status counts that answer `total` without scanning. A create adds its work order at
- * the newest end of its status's list; a status change removes one from the middle of a list and
- * inserts it into the middle of another, which the records_status_moved trigger counts in `moves`
- * (migration 0009, see ListCheckpoints).
- */
-const adjustStatusCountQuery = preparedQuery((db, p: { orgId: string; status: string; delta: number }) =>
-  db
-    .insertInto('record_counters')
-    .values({ org_id: p.orgId, status: p.status, count: p.delta })
-    .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet({ count: sql`record_counters.count + ${p.delta}` })),
-);
-
-/** Counts a new work order in its status. */
+/** Counts a new work order in its status (see RecordCounts). */
 export async function countCreated(db: Executor, orgId: string, status: string): Promise<void> {
-  await adjustStatusCountQuery(db, { orgId, status, delta: 1 });
+  await recordCounts(db).countCreated(db, orgId, status);
 }
 
-/** Moves a work order's count from one status to another. */
+/** Moves a work order's count from one status to another (see RecordCounts). */
 export async function countMoved(db: Executor, orgId: string, from: string, to: string): Promise<void> {
-  // Counter rows are always locked in the same (byte) order, the records_status_moved trigger's:
-  // two transitions in opposite directions (hold and resume) would otherwise deadlock on PostgreSQL.
-  const deltas: [string, number][] = from < to ? [[from, -1], [to, 1]] : [[to, 1], [from, -1]];
-  for (const [status, delta] of deltas) await adjustStatusCountQuery(db, { orgId, status, delta });
+  await recordCounts(db).countMoved(db, orgId, from, to);
 }

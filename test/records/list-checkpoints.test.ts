@@ -4,6 +4,7 @@
 // created with an older timestamp (a clock that went back), ties on the timestamp, status changes
 // (which move entries in and out of the middle of a status's list) — and while writes run
 // concurrently with the reads.
+import { recordCounts } from '../../src/records/record-counts.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Executor } from '../../src/db/database.js';
@@ -196,16 +197,21 @@ for (const dialect of TEST_DIALECTS) {
       const write = async (tx: Executor) => {
         const { status } = await tx.selectFrom('records').select('status').where('id', '=', id).executeTakeFirstOrThrow();
         await tx.updateTable('records').set({ status: to }).where('id', '=', id).execute();
-        await tx.updateTable('record_counters').set((eb) => ({ count: eb('count', '-', 1) })).where('org_id', '=', tenant.orgId).where('status', '=', status).execute();
-        await tx.updateTable('record_counters').set((eb) => ({ count: eb('count', '+', 1) })).where('org_id', '=', tenant.orgId).where('status', '=', to).execute();
+        // The previous release's count: an upsert of each counter row (on PostgreSQL this release appends deltas instead).
+        for (const [counted, delta] of [[status, -1], [to, 1]] as const) {
+          await tx
+            .insertInto('record_counters')
+            .values({ org_id: tenant.orgId, status: counted, count: delta })
+            .onConflict((oc) => oc.columns(['org_id', 'status']).doUpdateSet((eb) => ({ count: eb('record_counters.count', '+', delta) })))
+            .execute();
+        }
       };
       if (within) await write(within);
       else await testApp.context.database.db.transaction().execute(write);
     }
 
     async function moves(status: string): Promise<number> {
-      const row = await db.selectFrom('record_counters').select('moves').where('org_id', '=', tenant.orgId).where('status', '=', status).executeTakeFirstOrThrow();
-      return Number(row.moves);
+      return (await recordCounts(db).statusTotal(db, tenant.orgId, status)).moves;
     }
 
     it('notices one work order leaving a status list and another entering it (same total), whoever wrote the change', async () => {
