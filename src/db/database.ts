@@ -16,7 +16,7 @@ export type Executor = Db | Tx;
 /**
  * Work a caller asks a service to run as the last step of the service's own transaction, given what
  * the transaction produced, so that it commits (or rolls back) with it. The idempotent answer of an
- * HTTP request is the one use (`answerInTransaction` in src/http/idempotency.ts).
+ * HTTP request is the one use (`answerInTransaction` in src/http/idempotent-answers.ts).
  */
 export type InTransaction<T> = (tx: Tx, result: T) => Promise<void>;
 
