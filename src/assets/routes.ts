@@ -18,7 +18,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
     app.post(
       '/assets',
       {
-        config: { scope: 'assets:write' },
+        config: { scope: 'assets:write', answersInTransaction: true },
         schema: {
           tags,
           summary: 'Create an asset',

@@ -16,7 +16,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
     app.post(
       '/categories',
       {
-        config: { scope: 'categories:write' },
+        config: { scope: 'categories:write', answersInTransaction: true },
         schema: { tags, summary: 'Create a category', body: CreateCategoryBody, response: { 201: { ...CategoryRef, headers: CreatedHeaders }, ...problems(400, 409, 415) } },
       },
       async (request, reply) => {

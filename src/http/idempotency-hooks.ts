@@ -1,10 +1,17 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
-import type { IdempotencyClaim, IdempotencyStore } from '../idempotency/store.js';
+import { KeyAnsweredMeanwhile, type ClaimOutcome, type IdempotencyClaim, type IdempotencyStore } from '../idempotency/store.js';
 import { toAppError } from './errors.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The handler stores its idempotent answer inside its work's transaction (`answerCreated`,
+     * `answerInTransaction`), so on PostgreSQL the key is claimed there too (IdempotencyStore.defersClaims).
+     */
+    answersInTransaction?: boolean;
+  }
   interface FastifyRequest {
     /** The exact body bytes as text, kept for idempotency fingerprints. */
     rawBody?: string;
@@ -44,21 +51,32 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       });
     }
     const orgId = request.principal.orgId;
-    const outcome = await store.claim(orgId, key, requestFingerprint(request));
-    switch (outcome.kind) {
-      case 'claimed':
-        request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
-        return;
-      case 'mismatch':
-        throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.');
-      case 'in_flight':
-        throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', {
-          headers: { 'retry-after': '1' },
-        });
-      case 'replay':
-        reply.code(outcome.response.status).headers(outcome.response.headers).header('x-idempotent-replay', 'true');
-        return reply.send(outcome.response.body);
+    const fingerprint = requestFingerprint(request);
+    const outcome =
+      store.defersClaims && request.routeOptions.config.answersInTransaction
+        ? await store.lookUp(orgId, key, fingerprint)
+        : await store.claim(orgId, key, fingerprint);
+    if (outcome.kind === 'claimed') {
+      request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
+      return;
     }
+    return answerWithoutWork(reply, outcome);
+  });
+
+  // A deferred claim that lost the race to another request with its key rolled its work back; the
+  // request is answered as if it had arrived after the winner.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.answersInTransaction) return;
+    const handler = route.handler as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+    route.handler = async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      try {
+        return await handler.call(this, request, reply);
+      } catch (error) {
+        if (!(error instanceof KeyAnsweredMeanwhile)) throw error;
+        request.idempotency = undefined;
+        return answerWithoutWork(reply, error.outcome);
+      }
+    } as RouteHandlerMethod;
   });
 
   // Runs before the error handler renders the error: onSend then knows its code without reading the bytes.
@@ -88,6 +106,21 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       return;
     }
     await store.complete(held.claim, { status: reply.statusCode, headers: replayedHeaders(reply), body: payload });
+  }
+}
+
+/** The answer to a request whose key is already taken: a replay, or a refusal. */
+function answerWithoutWork(reply: FastifyReply, outcome: Exclude<ClaimOutcome, { kind: 'claimed' }>): FastifyReply {
+  switch (outcome.kind) {
+    case 'mismatch':
+      throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.');
+    case 'in_flight':
+      throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', {
+        headers: { 'retry-after': '1' },
+      });
+    case 'replay':
+      reply.code(outcome.response.status).headers(outcome.response.headers).header('x-idempotent-replay', 'true');
+      return reply.send(outcome.response.body);
   }
 }
 

@@ -10,6 +10,10 @@ import { preparedQuery } from '../db/prepared.js';
 // transaction, which the response does wait for, commits in the same or a later group, and until
 // then this process is the only writer, so every other request already sees the claim. That is one
 // group commit fewer on every idempotent request's path (docs/architecture.md, "Idempotency").
+//
+// On PostgreSQL a request whose answer is stored inside its work's transaction inserts no claim
+// first: `insertCompleted` at the end of that transaction is the claim and the answer at once (see
+// IdempotencyStore.defersClaims).
 
 type ClaimRow = Pick<IdempotencyKeysTable, 'org_id' | 'key' | 'fingerprint' | 'value_fingerprint' | 'created_at' | 'locked_until'>;
 type AnswerColumns = { response_status: number; response_headers: string; response_body: string };

@@ -1,6 +1,8 @@
 import type { Db, Executor } from '../db/database.js';
+import { isSqlite } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../clock.js';
+import type { IdempotencyKeysTable } from '../db/tables.js';
 import { isSameRequest, type RequestFingerprint } from './fingerprint.js';
 import { completeClaim, deleteClaim, deleteKeyCreatedAt, deleteKeysCreatedBefore, findKey, insertClaim, insertCompleted, takeOverClaim } from './repository.js';
 
@@ -21,6 +23,8 @@ export interface IdempotencyClaim {
   fingerprint: RequestFingerprint;
   createdAt: string;
   lease: string;
+  /** No row yet: the answer's insert, inside the work's transaction, will be the claim (defersClaims). */
+  deferred?: boolean;
 }
 
 export type ClaimOutcome =
@@ -30,15 +34,56 @@ export type ClaimOutcome =
   | { kind: 'in_flight' };
 
 /**
+ * Thrown inside the work's transaction when a deferred claim finds that another request with the
+ * same key committed first: the transaction rolls back (the work is not done twice) and the request
+ * is answered with `outcome` instead (a replay of the winner's answer, or a mismatch).
+ */
+export class KeyAnsweredMeanwhile extends Error {
+  override name = 'KeyAnsweredMeanwhile';
+  constructor(readonly outcome: Exclude<ClaimOutcome, { kind: 'claimed' }>) {
+    super('another request with this Idempotency-Key committed first');
+  }
+}
+
+/**
  * Idempotency keys in the database (IETF httpapi-idempotency-key-header + Stripe's semantics).
  * The primary key (org, key) is the only coordination needed between API processes.
  */
 export class IdempotencyStore {
+  /**
+   * Whether a request whose answer is stored inside its work's transaction claims its key there too,
+   * instead of in a commit of its own beforehand (PostgreSQL). The claim is then the answer's own
+   * insert: one commit per idempotent create instead of two, and a process that dies mid-request
+   * leaves no claim behind, since its transaction dies with its session. A second request with the
+   * same key meanwhile waits on the first's uncommitted row at that insert, then replays its answer
+   * (or, if the first rolled back, goes on). SQLite keeps the claim up front: its claim costs no
+   * commit of its own (returnBeforeCommit), and its one writer has nothing to wait on.
+   */
+  readonly defersClaims: boolean;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.defersClaims = !isSqlite(db);
+  }
+
+  /**
+   * What a request may do with its key before its work runs, without writing anything: replay,
+   * refuse, or run the work and claim the key at its end (`deferred`). A key held in flight by a
+   * request that claims up front (another route, a previous release) takes the usual claim path.
+   */
+  async lookUp(orgId: string, key: string, fingerprint: RequestFingerprint): Promise<ClaimOutcome> {
+    const now = this.clock.now();
+    const existing = await findKey(this.db, orgId, key);
+    if (!existing || Date.parse(existing.created_at) + this.ttlMs <= now.getTime() || existing.state !== 'completed') {
+      if (existing) return this.claim(orgId, key, fingerprint);
+      const lease = new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
+      return { kind: 'claimed', claim: { orgId, key, fingerprint, createdAt: now.toISOString(), lease, deferred: true } };
+    }
+    return answeredOutcome(existing, fingerprint);
+  }
 
   async claim(orgId: string, key: string, fingerprint: RequestFingerprint): Promise<ClaimOutcome> {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -60,16 +105,7 @@ export class IdempotencyStore {
         continue;
       }
       if (!isSameRequest(existing, fingerprint)) return { kind: 'mismatch' };
-      if (existing.state === 'completed') {
-        return {
-          kind: 'replay',
-          response: {
-            status: existing.response_status ?? 200,
-            headers: JSON.parse(existing.response_headers ?? '{}') as Record<string, string>,
-            body: existing.response_body ?? '',
-          },
-        };
-      }
+      if (existing.state === 'completed') return answeredOutcome(existing, fingerprint);
       if (existing.locked_until > now.toISOString()) return { kind: 'in_flight' };
       // The process holding the claim died: take the claim over, unless another request just did.
       return (await takeOverClaim(this.db, orgId, key, existing.locked_until, lease))
@@ -91,10 +127,13 @@ export class IdempotencyStore {
    */
   async complete(claim: IdempotencyClaim, response: StoredResponse, executor: Executor = this.db): Promise<void> {
     const answer = { response_status: response.status, response_headers: JSON.stringify(response.headers), response_body: response.body };
-    const updated = await completeClaim(executor, { org_id: claim.orgId, key: claim.key, locked_until: claim.lease, ...answer });
-    if (Number(updated.numAffectedRows ?? 0) > 0) return;
-    // Not ours any more: taken over by another request (its row stays), or gone with a failed group.
-    await insertCompleted(executor, {
+    if (!claim.deferred) {
+      const updated = await completeClaim(executor, { org_id: claim.orgId, key: claim.key, locked_until: claim.lease, ...answer });
+      if (Number(updated.numAffectedRows ?? 0) > 0) return;
+    }
+    // A deferred claim has no row yet; any other claim is not ours any more: taken over by another
+    // request (its row stays), or gone with a failed group.
+    const inserted = await insertCompleted(executor, {
       org_id: claim.orgId,
       key: claim.key,
       fingerprint: claim.fingerprint.raw,
@@ -103,6 +142,12 @@ export class IdempotencyStore {
       locked_until: claim.lease,
       ...answer,
     });
+    if (claim.deferred && executor.isTransaction && Number(inserted.numAffectedRows ?? 0) === 0) {
+      // Another request with this key committed while our work ran (this insert waited for it).
+      // Under READ COMMITTED this statement sees its row; throwing rolls our work back.
+      const winner = await findKey(executor, claim.orgId, claim.key);
+      throw new KeyAnsweredMeanwhile(winner ? answeredOutcome(winner, claim.fingerprint) : { kind: 'in_flight' });
+    }
   }
 
   /** Forgets a claim whose request failed on our side, so the client's retry runs again. */
@@ -114,4 +159,18 @@ export class IdempotencyStore {
     const cutoff = new Date(this.clock.now().getTime() - this.ttlMs).toISOString();
     return deleteKeysCreatedBefore(this.db, cutoff);
   }
+}
+
+/** The outcome for a key already answered: the same request replays, another one is a mismatch. */
+function answeredOutcome(existing: IdempotencyKeysTable, fingerprint: RequestFingerprint): Exclude<ClaimOutcome, { kind: 'claimed' }> {
+  if (!isSameRequest(existing, fingerprint)) return { kind: 'mismatch' };
+  if (existing.state !== 'completed') return { kind: 'in_flight' };
+  return {
+    kind: 'replay',
+    response: {
+      status: existing.response_status ?? 200,
+      headers: JSON.parse(existing.response_headers ?? '{}') as Record<string, string>,
+      body: existing.response_body ?? '',
+    },
+  };
 }

@@ -16,7 +16,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
     app.post(
       '/locations',
       {
-        config: { scope: 'locations:write' },
+        config: { scope: 'locations:write', answersInTransaction: true },
         schema: {
           tags,
           summary: 'Create a location',

@@ -42,7 +42,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
     app.post(
       '/records',
       {
-        config: { scope: 'records:write' },
+        config: { scope: 'records:write', answersInTransaction: true },
         schema: {
           tags,
           summary: 'Create a work order',
@@ -136,7 +136,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
       app.post(
         `/records/:id/${action}`,
         {
-          config: { scope: 'records:write' },
+          config: { scope: 'records:write', answersInTransaction: true },
           schema: {
             tags,
             summary: docs.summary,

@@ -12,7 +12,7 @@ async function refuseStoredAnswers(context: AppContext): Promise<void> {
     await sql`CREATE TRIGGER refuse_answers BEFORE UPDATE OF state ON idempotency_keys WHEN NEW.state = 'completed' BEGIN SELECT RAISE(ABORT, 'answers refused'); END`.execute(db);
   } else {
     await sql`CREATE OR REPLACE FUNCTION refuse_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'answers refused'; END $$`.execute(db);
-    await sql`CREATE TRIGGER refuse_answers BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION refuse_answers()`.execute(db);
+    await sql`CREATE TRIGGER refuse_answers BEFORE INSERT OR UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION refuse_answers()`.execute(db);
   }
 }
 
