@@ -10,6 +10,7 @@ import { ApiKeyService } from './keys/api-keys.js';
 import { CategoryService } from './categories/service.js';
 import { RecordService } from './records/service.js';
 import { checkRecordReferences } from './records/references.js';
+import { foldRecordCountDeltas } from './records/record-counts.js';
 import { LocationService } from './locations/service.js';
 import { AssetService } from './assets/service.js';
 import { IdempotencyStore } from './idempotency/store.js';
@@ -105,6 +106,9 @@ function registerDatabaseMetrics(metrics: Registry, database: Database): void {
 /** How often new completion statements are picked up for signing ahead of their seal. */
 const PROOF_SIGN_AHEAD_INTERVAL_MS = 100;
 
+/** How often work-order count deltas are folded (PostgreSQL): a list reads at most about this long's worth. */
+const RECORD_COUNT_FOLD_INTERVAL_MS = 1_000;
+
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
@@ -140,6 +144,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
   if (database.dialect === 'sqlite') {
     backgroundJobs.push(
       intervalLoop({ name: 'proof-signer', intervalMs: PROOF_SIGN_AHEAD_INTERVAL_MS, work: () => transparencyLog.signAhead(), logger, errorMessage: 'signing completion statements failed' }),
+    );
+  }
+  if (database.dialect === 'postgres') {
+    // Work-order counts are appended as deltas on PostgreSQL; folding them keeps the readers' sums short.
+    backgroundJobs.push(
+      intervalLoop({ name: 'record-count-fold', intervalMs: RECORD_COUNT_FOLD_INTERVAL_MS, work: () => foldRecordCountDeltas(db), logger, errorMessage: 'folding work-order count deltas failed' }),
     );
   }
   const webhooks = createWebhooks({ config, database, clock, logger, metrics });
