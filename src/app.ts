@@ -12,6 +12,7 @@ import { installAuthentication } from './http/auth.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
+import { intervalLoop } from './background-loop.js';
 import { installInputGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthRoutes } from './http/health.js';
@@ -93,6 +94,16 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   }
 
   installAuthentication(app, context.apiKeys);
+  // The API's own loop: keys' last use is written here, never by the request that used the key.
+  const lastUses = intervalLoop({ name: 'api-key-last-use', intervalMs: 1_000, work: () => context.apiKeys.writeLastUses(), logger: context.logger, errorMessage: 'recording API keys’ last use failed' });
+  app.addHook('onReady', (done) => {
+    lastUses.start();
+    done();
+  });
+  app.addHook('onClose', async () => {
+    await lastUses.stop();
+    await context.apiKeys.writeLastUses();
+  });
   installIdempotency(app, context.idempotency);
 
   await app.register(healthRoutes(context));

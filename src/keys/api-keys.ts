@@ -36,7 +36,8 @@ export interface CreateApiKeyInput {
   createdBy: string;
 }
 
-// last_used_at is informational: writing it at most once a minute keeps reads read-only.
+// last_used_at is informational: it moves at most once a minute, and is written apart from the
+// request (writeLastUses), so that authenticating, like every read, writes nothing.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export class ApiKeyService {
@@ -99,6 +100,23 @@ export class ApiKeyService {
     return this.get(id, orgId);
   }
 
+  /** Keys authenticated since their `last_used_at` was last written, with the time of that use. */
+  private readonly usedSinceLastWrite = new Map<string, string>();
+
+  /** Writes the last use of every key authenticated since the previous call (a background loop of the API). */
+  async writeLastUses(): Promise<void> {
+    const uses = [...this.usedSinceLastWrite];
+    this.usedSinceLastWrite.clear();
+    for (const [id, usedAt] of uses) {
+      await this.db
+        .updateTable('api_keys')
+        .set({ last_used_at: usedAt })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', usedAt)]))
+        .execute();
+    }
+  }
+
   /**
    * Resolves a presented key to its principal, or throws 401.
    * @NOTE: every failure gives the same answer, so a caller learns nothing about which keys exist.
@@ -113,7 +131,7 @@ export class ApiKeyService {
     if (row.revoked_at || (row.expires_at && row.expires_at <= now.toISOString())) throw invalid();
 
     if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
-      await this.db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', row.id).execute();
+      this.usedSinceLastWrite.set(row.id, now.toISOString());
     }
     return { keyId: row.id, orgId: row.org_id, scopes: new Set(row.scopes.split(' ').filter(isScope)) };
   }

@@ -1,7 +1,7 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { ALL_SCOPES, type Scope } from '../../src/keys/scopes.js';
-import { itOnEachDatabase, TestClock, recordBody, seedCategory, type TestApp } from '../helpers/test-app.js';
+import { itOnEachDatabase, TestClock, recordBody, seedCategory, waitFor, type TestApp } from '../helpers/test-app.js';
 
 interface Operation {
   method: string;
@@ -76,8 +76,12 @@ describe('authentication', () => {
     assert.equal(row.prefix, tenant.key.slice(0, 11));
     assert.equal(row.last_used_at, null);
     await tenant.request({ method: 'GET', url: '/api/v1/records' });
-    const used = await context.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', tenant.keyId).executeTakeFirstOrThrow();
-    assert.match(String(used.last_used_at), /Z$/);
+    // Written apart from the request, which writes nothing, within about a second.
+    const used = await waitFor(async () => {
+      const row = await context.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', tenant.keyId).executeTakeFirstOrThrow();
+      return row.last_used_at ?? undefined;
+    }, 10_000, 'the key’s last use to be written');
+    assert.match(String(used), /Z$/);
   });
 });
 
