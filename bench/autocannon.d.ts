@@ -20,7 +20,8 @@ declare module 'autocannon' {
     onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
   }
   interface Options extends RequestSpec {
-    url: string;
+    /** Several URLs: connection i goes to url[i % url.length]. */
+    url: string | string[];
     connections?: number;
     duration?: number;
     amount?: number;

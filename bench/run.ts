@@ -1,14 +1,24 @@
-// `npm run bench` runs every part; `npm run bench -- <part> [<part>…]` runs some; `npm run bench -- --report`
-// rewrites docs/benchmarks.md from the saved results. See docs/benchmarks.md.
+// `npm run bench` runs every part; `npm run bench -- <part> [<part>…]` runs some; `--database postgres`
+// runs them on PostgreSQL; `npm run bench -- --report` rewrites docs/benchmarks.md from the saved results.
+// See docs/benchmarks.md.
 import { runCreatePart } from './parts/create.js';
 import { runLifecyclePart } from './parts/lifecycle.js';
 import { runListPart } from './parts/list.js';
 import { runProofsPart } from './parts/proofs.js';
 import { runSoakPart } from './parts/soak.js';
 import { runWebhooksPart } from './parts/webhooks.js';
+import { dropOnInterrupt, postgresServerUrl } from './postgres/bench-database.js';
+import type { PostgresPartOptions } from './postgres/part-run.js';
+import { runPostgresCreatePart } from './postgres/parts/create.js';
+import { runPostgresLifecyclePart } from './postgres/parts/lifecycle.js';
+import { runPostgresListPart } from './postgres/parts/list.js';
+import { runPostgresProofsPart } from './postgres/parts/proofs.js';
+import { runPostgresWebhooksPart } from './postgres/parts/webhooks.js';
+import { parseBenchArgs, type BenchOptions } from './lib/bench-options.js';
 import { measurementSeconds } from './lib/load.js';
 import { buildService, serverRunner } from './lib/processes.js';
 import { consoleTable, machineInfo, PART_ORDER, writeBenchmarksDoc, writePartResult } from './lib/report.js';
+import { postgresConsoleTable } from './postgres/report-section.js';
 import type { PartResult } from './lib/results.js';
 
 const PARTS: Record<string, () => Promise<PartResult>> = {
@@ -20,23 +30,43 @@ const PARTS: Record<string, () => Promise<PartResult>> = {
   soak: runSoakPart,
 };
 
+// The soak measures the embedded database's memory only.
+const PARTS_ON_POSTGRES: Record<string, (options: PostgresPartOptions) => Promise<PartResult>> = {
+  create: runPostgresCreatePart,
+  list: runPostgresListPart,
+  lifecycle: runPostgresLifecyclePart,
+  webhooks: runPostgresWebhooksPart,
+  proofs: runPostgresProofsPart,
+};
+
+function runPart(part: string, options: BenchOptions): Promise<PartResult> {
+  return options.database === 'postgres' ? PARTS_ON_POSTGRES[part]!({ apiProcesses: options.apiProcesses }) : PARTS[part]!();
+}
+
+function describeRun(options: BenchOptions): string {
+  if (options.database === 'sqlite') return '';
+  const server = new URL(postgresServerUrl());
+  return ` on PostgreSQL at ${server.host} (a fresh database per part), ${options.apiProcesses.join(' and ')} API process(es) in turn,`;
+}
+
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === '--report') {
+  const options = parseBenchArgs(argv, PART_ORDER, Object.keys(PARTS_ON_POSTGRES));
+  if ('error' in options) {
+    process.stderr.write(`bench: ${options.error}\n`);
+    return 2;
+  }
+  if (options.report) {
     // Rebuilds docs/benchmarks.md from the saved bench/results/*.json without measuring anything.
     process.stdout.write(`${writeBenchmarksDoc(machineInfo())}\n`);
     return 0;
   }
-  const unknown = argv.filter((name) => !(name in PARTS));
-  if (unknown.length) {
-    process.stderr.write(`bench: unknown part ${unknown.join(', ')}; choose from ${PART_ORDER.join(', ')}\n`);
-    return 2;
-  }
-  const chosen = argv.length ? PART_ORDER.filter((p) => argv.includes(p)) : PART_ORDER;
+  const chosen = options.parts;
   const machine = machineInfo();
   process.stdout.write(
-    `bench: ${chosen.join(', ')} — ${measurementSeconds()} s per measurement, service via ${serverRunner()}, ` +
+    `bench: ${chosen.join(', ')} — ${measurementSeconds()} s per measurement, service via ${serverRunner()},${describeRun(options)} ` +
       `${machine.cores} cores (${machine.cpu}) shared by client and server\n`,
   );
+  if (options.database === 'postgres') dropOnInterrupt();
 
   if (serverRunner() === 'dist') {
     process.stdout.write('building the service (npm run build) …\n');
@@ -49,19 +79,21 @@ async function main(argv: string[]): Promise<number> {
     const started = Date.now();
     process.stdout.write(`\n▶ ${part}\n`);
     try {
-      const result = await PARTS[part]!();
+      const result = await runPart(part, options);
       results.push(result);
       writePartResult(result, machine);
       process.stdout.write(result.skipped ? `  skipped: ${result.skipped}\n` : `  done in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     } catch (error) {
       failed = true;
-      process.stderr.write(`  ${part} failed: ${(error as Error).stack ?? String(error)}\n`);
+      const cause = (error as Error).cause;
+      process.stderr.write(`  ${part} failed: ${(error as Error).stack ?? String(error)}${cause ? `\n  cause: ${String(cause)}` : ''}\n`);
     }
   }
 
-  process.stdout.write(`\n${consoleTable(results)}\n\nClient and server share this machine (${machine.cores} cores): compare ratios, not absolute numbers.\n`);
+  const table = options.database === 'postgres' ? postgresConsoleTable(results) : consoleTable(results);
+  process.stdout.write(`\n${table}\n\nClient and server share this machine (${machine.cores} cores): compare ratios, not absolute numbers.\n`);
   const doc = writeBenchmarksDoc(machine);
-  process.stdout.write(`raw figures: bench/results/<part>.json; summary: ${doc}\n`);
+  process.stdout.write(`raw figures: bench/results/${options.database === 'postgres' ? 'postgres-' : ''}<part>.json; summary: ${doc}\n`);
   return failed ? 1 : 0;
 }
 

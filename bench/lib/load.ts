@@ -21,7 +21,8 @@ export interface LoadFigures {
 }
 
 export interface LoadOptions {
-  url: string;
+  /** One server, or several processes of one service: the connections are dealt out among them in turn. */
+  url: string | string[];
   connections: number;
   durationS?: number;
   amount?: number;
@@ -38,7 +39,7 @@ export async function runLoad(options: LoadOptions & { server?: { cpuSeconds(): 
   const cpuBefore = options.server?.cpuSeconds();
   const settings: Options = {
     // autocannon takes the path of a single request from the URL (its `path` option is ignored then).
-    url: options.path ? `${options.url}${options.path}` : options.url,
+    url: options.path ? withPath(options.url, options.path) : options.url,
     connections: options.connections,
     pipelining: 1,
     timeout: 30,
@@ -64,6 +65,10 @@ export async function runLoad(options: LoadOptions & { server?: { cpuSeconds(): 
     non2xx: result.non2xx,
     ...(Number.isFinite(cpuUsed) && requests > 0 ? { serverCpuUsPerReq: Math.round((cpuUsed * 1e6) / requests) } : {}),
   };
+}
+
+function withPath(url: string | string[], path: string): string | string[] {
+  return Array.isArray(url) ? url.map((u) => `${u}${path}`) : `${url}${path}`;
 }
 
 export function round(value: number, digits = 1): number {

@@ -97,6 +97,14 @@ export function readCpuSeconds(pid: number, thread: 'process' | 'main-thread' = 
   }
 }
 
+/** Every child process started and not yet exited, so an interrupted run can stop them (stopAllProcesses). */
+const running = new Set<ManagedProcess>();
+
+/** Stops every child process still running (an interrupted run; each part stops its own otherwise). */
+export async function stopAllProcesses(): Promise<void> {
+  await Promise.all([...running].map((managed) => managed.stop()));
+}
+
 /** A child process we started, with its RSS watched every 200 ms while it runs. */
 export class ManagedProcess {
   private peakSeenMb = 0;
@@ -115,6 +123,8 @@ export class ManagedProcess {
     });
     child.stdout?.resume();
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    running.add(this);
+    void this.exited.then(() => running.delete(this));
   }
 
   get pid(): number {
@@ -158,6 +168,18 @@ export class ManagedProcess {
   }
 }
 
+/**
+ * Where a load goes: one service process, or several API processes of one deployment (PostgreSQL),
+ * which the load generator deals its connections out to. Set-up calls go to `baseUrl`.
+ */
+export interface ApiTarget {
+  baseUrl: string;
+  /** Every API process, when there are several; the load goes to `baseUrl` alone otherwise. */
+  urls?: string[];
+  /** CPU seconds used so far, summed over the API processes. */
+  cpuSeconds(): number;
+}
+
 export interface StartServiceOptions {
   dataDir: string;
   args?: string[];
@@ -192,10 +214,10 @@ export async function startService(options: StartServiceOptions): Promise<Manage
 }
 
 function serviceEnv(dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, WO_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra };
-  // The benchmark always measures the embedded SQLite database, whatever the caller's shell says.
+  const env: NodeJS.ProcessEnv = { ...process.env, WO_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  // The harness picks the database, whatever the caller's shell says: SQLite unless a part passes DATABASE_URL itself.
   delete env.DATABASE_URL;
-  return env;
+  return { ...env, ...extra };
 }
 
 /** Runs one CLI command (`wo orgs create …`) to completion and returns its stdout. */

@@ -5,6 +5,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { REPO_ROOT } from './processes.js';
 import type { Measurement, PartResult } from './results.js';
 import { isClean } from './results.js';
+import { postgresDocSection } from '../postgres/report-section.js';
 
 export const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
 export const PART_ORDER = ['create', 'list', 'lifecycle', 'webhooks', 'proofs', 'soak'];
@@ -32,25 +33,31 @@ export function machineInfo(): MachineInfo {
   };
 }
 
+/** A part's saved result: PostgreSQL runs beside the SQLite ones, under a prefix (`postgres-create.json`). */
+function resultFile(part: string, database: PartResult['database']): string {
+  return path.join(RESULTS_DIR, `${database === 'postgres' ? 'postgres-' : ''}${part}.json`);
+}
+
 export function writePartResult(result: PartResult, machine: MachineInfo): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = path.join(RESULTS_DIR, `${result.part}.json`);
+  const file = resultFile(result.part, result.database);
   writeFileSync(file, `${JSON.stringify({ machine, ...result }, null, 2)}\n`);
   return file;
 }
 
-/** Every part's latest saved result, in the documented order. */
-export function readAllResults(): (PartResult & { machine?: MachineInfo })[] {
+/** Every part's latest saved result on one database (SQLite unless named), in the documented order. */
+export function readAllResults(database?: PartResult['database']): (PartResult & { machine?: MachineInfo })[] {
   if (!existsSync(RESULTS_DIR)) return [];
   const parts = readdirSync(RESULTS_DIR)
     .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(path.join(RESULTS_DIR, f), 'utf8')) as PartResult & { machine?: MachineInfo });
+    .map((f) => JSON.parse(readFileSync(path.join(RESULTS_DIR, f), 'utf8')) as PartResult & { machine?: MachineInfo })
+    .filter((r) => r.database === database);
   return parts.sort((a, b) => PART_ORDER.indexOf(a.part) - PART_ORDER.indexOf(b.part));
 }
 
-const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
+export const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
 
-function rowCells(part: string, m: Measurement): string[] {
+export function rowCells(part: string, m: Measurement): string[] {
   const flag = isClean(m) ? '' : ` ⚠ ${m.errors ?? 0} errors, ${m.non2xx ?? 0} non-2xx`;
   return [
     part,
@@ -67,6 +74,18 @@ function rowCells(part: string, m: Measurement): string[] {
 
 const HEADER = ['part', 'measurement', 'conns', 'rate', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio', 'server CPU µs/req'];
 
+/** A plain-text table: the first two columns left-aligned, the figures right-aligned, except the columns listed in `leftAligned`. */
+export function textTable(header: string[], rows: string[][], leftAligned: number[] = []): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && !leftAligned.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The targets of a run, one line each: PASS, FAIL or n/a. */
+export function targetLines(results: PartResult[]): string[] {
+  return results.flatMap((r) => r.targets.map((t) => `${t.pass === null ? 'n/a ' : t.pass ? 'PASS' : 'FAIL'}  ${r.part}: ${t.target} — ${t.actual}`));
+}
+
 /** The one table printed at the end of a run. */
 export function consoleTable(results: PartResult[]): string {
   const rows: string[][] = [];
@@ -75,15 +94,13 @@ export function consoleTable(results: PartResult[]): string {
     for (const m of r.measurements) rows.push(rowCells(r.part, m));
     for (const mem of r.memory) rows.push([r.part, `peak RSS, ${mem.process}`, '', `${fmt(mem.peakRssMb, 0)} MB`, '', '', '', '', '']);
   }
-  const widths = HEADER.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-  const out = [line(HEADER), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
-  const targets = results.flatMap((r) => r.targets.map((t) => `${t.pass === null ? 'n/a ' : t.pass ? 'PASS' : 'FAIL'}  ${r.part}: ${t.target} — ${t.actual}`));
+  const out = [textTable(HEADER, rows)];
+  const targets = targetLines(results);
   if (targets.length) out.push('', ...targets);
   return out.join('\n');
 }
 
-function markdownTable(header: string[], rows: string[][]): string {
+export function markdownTable(header: string[], rows: string[][]): string {
   return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`)].join('\n');
 }
 
@@ -138,6 +155,8 @@ column then shows \`mean (before / after)\`): this machine's speed drifts by ten
   const notes = results.flatMap((r) => r.notes.map((n) => `- \`${r.part}\`: ${n}`));
   if (notes.length) sections.push(`## Notes\n\n${notes.join('\n')}\n`);
 
+  sections.push(postgresDocSection(readAllResults('postgres')));
+
   // Findings that outlive one run (profiles, causes, fixes) are written by hand in bench/analysis.md.
   const analysis = path.join(REPO_ROOT, 'bench', 'analysis.md');
   if (existsSync(analysis)) sections.push(readFileSync(analysis, 'utf8').trim() + '\n');
@@ -149,6 +168,8 @@ npm ci
 npm run bench                 # every part (about 15–20 minutes with the 1M-row list)
 npm run bench -- create       # one part: create | list | lifecycle | webhooks | proofs | soak
 BENCH_DURATION_S=3 BENCH_SOAK_S=10 BENCH_LIST_SIZES=10000,100000 npm run bench   # a quick check of the harness
+npm run bench -- --database postgres          # create, list, lifecycle, webhooks, proofs on PostgreSQL (about 15–20 minutes)
+npm run bench -- create --database postgres --api-processes 2   # one part, one API-process count
 \`\`\`
 
 | Variable | Default | Meaning |
@@ -158,12 +179,14 @@ BENCH_DURATION_S=3 BENCH_SOAK_S=10 BENCH_LIST_SIZES=10000,100000 npm run bench  
 | \`BENCH_LIST_SIZES\` | 10000,100000,1000000 | organization sizes for the list part |
 | \`BENCH_SERVER\` | dist | \`dist\`: the harness runs \`npm run build\`, then \`node dist/main.js\`; \`tsx\`: \`node --import tsx src/main.ts\`, the sources as \`npm run dev\` runs them (\`npm start\` runs the build) |
 | \`BENCH_SERVICE_NODE_ARGS\` | – | extra node flags for the service, e.g. \`--cpu-prof --cpu-prof-dir=prof\` |
+| \`BENCH_POSTGRES_URL\` | postgres://postgres@127.0.0.1:5432/postgres | \`--database postgres\`: the server's maintenance database, where each part's \`wo_bench_<random>\` database is created and dropped |
 
 The harness starts everything itself as child processes and stops it at the end: the service
 (\`node dist/main.js serve\` after a build, \`LOG_LEVEL=warn\`, a temporary \`WO_DATA_DIR\`), the baseline server, and for the
 webhooks and proofs parts a local receiver (\`bench/webhook-receiver.ts\`). Organizations and keys are made with the
 \`wo\` CLI; the list part seeds work orders directly into the SQLite file with a prepared statement while the service is
-stopped, keeping \`record_counters\` exact. Peak RSS is the kernel's high-water mark (\`VmHWM\`) of each service process,
+stopped, keeping \`record_counters\` exact (on PostgreSQL, one \`INSERT … SELECT\` from arrays per 50,000 rows, then
+\`VACUUM ANALYZE\`). An interrupted PostgreSQL run (Ctrl-C) stops its processes and drops its database. Peak RSS is the kernel's high-water mark (\`VmHWM\`) of each service process,
 also sampled every 200 ms. Run it on a quiet machine: other processes competing for the ${machine.cores} cores show up in every figure.
 `);
 

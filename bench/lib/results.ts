@@ -1,5 +1,7 @@
 import type { Bracketed, LoadFigures } from './load.js';
 import { round } from './load.js';
+import type { PostgresServerInfo } from '../postgres/observer.js';
+import type { WaitSummary } from '../postgres/wait-samples.js';
 
 /** One line of the final table. Load measurements carry req/s; others (deliveries/s, bytes) say their unit. */
 export interface Measurement {
@@ -18,6 +20,12 @@ export interface Measurement {
   /** Server CPU per request in µs: robust to a busy machine, unlike req/s. */
   cpuUsPerReq?: number;
   note?: string;
+  /** PostgreSQL runs: how many API processes shared the load (cpuUsPerReq is their sum). */
+  apiProcesses?: number;
+  /** PostgreSQL runs: CPU of the PostgreSQL processes per request (or per delivery), in µs. */
+  postgresCpuUsPerReq?: number;
+  /** PostgreSQL runs: what the bench database's active backends waited on while it ran. */
+  waits?: WaitSummary;
 }
 
 export interface TargetCheck {
@@ -38,6 +46,9 @@ export interface PartResult {
   targets: TargetCheck[];
   notes: string[];
   baseline: Record<string, LoadFigures>;
+  /** Set by the PostgreSQL parts (absent: the embedded SQLite database). */
+  database?: 'postgres';
+  postgres?: PostgresServerInfo;
 }
 
 /** The bare node:http req/s the absolute targets were set on ("about 85–90k req/s"). */

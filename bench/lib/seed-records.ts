@@ -32,6 +32,55 @@ function seededRecordId(timeMs: number, serial: number): string {
   return `rec_${base32(timeMs, 10)}${base32(serial, 16)}`;
 }
 
+/** The columns of one seeded work order that vary from row to row (the rest are NULL, '{}' or 1). */
+export interface SeededRecord {
+  id: string;
+  status: RecordStatus;
+  address: string;
+  requesterName: string;
+  description: string;
+  priority: string;
+  assignee: string | null;
+  externalRef: string | null;
+  resolutionNotes: string | null;
+  completedAt: string | null;
+  closedAt: string | null;
+  cancelledAt: string | null;
+  /** Also its updated_at. */
+  createdAt: string;
+}
+
+const PRIORITIES = ['LOW', 'MEDIUM', 'MEDIUM', 'HIGH', 'URGENT'];
+
+/** The `serial`-th work order of an organization (0 is the newest), created `serial` ms before `newestMs`. */
+export function seededRecord(serial: number, newestMs: number): SeededRecord {
+  const status = STATUS_CYCLE[serial % STATUS_CYCLE.length]!;
+  const createdMs = newestMs - serial;
+  const createdAt = new Date(createdMs).toISOString();
+  const finished = status === 'COMPLETED' || status === 'CLOSED';
+  const assigned = status !== 'OPEN' && status !== 'CANCELLED';
+  return {
+    id: seededRecordId(createdMs, serial),
+    status,
+    address: `${(serial % 400) + 1} Benchmark Street, Unit ${serial % 97}`,
+    requesterName: `Requester ${serial % 1000}`,
+    description: `Seeded work order ${serial}: the boiler in the basement makes a knocking noise after midnight.`,
+    priority: PRIORITIES[serial % PRIORITIES.length]!,
+    assignee: assigned ? `Technician ${serial % 50}` : null,
+    externalRef: serial % 3 === 0 ? `ERP-${serial}` : null,
+    resolutionNotes: finished ? 'Replaced the pressure valve.' : null,
+    completedAt: finished ? createdAt : null,
+    closedAt: status === 'CLOSED' ? createdAt : null,
+    cancelledAt: status === 'CANCELLED' ? createdAt : null,
+    createdAt,
+  };
+}
+
+/** The default newest creation time of seeded work orders: one day ago. */
+export function defaultNewestMs(newestAt?: Date): number {
+  return (newestAt ?? new Date(Date.now() - 86_400_000)).getTime();
+}
+
 export interface SeedOptions {
   orgId: string;
   categoryId: string;
@@ -66,7 +115,7 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
     db.pragma('cache_size = -262144');
 
     const existing = (db.prepare('SELECT COUNT(*) AS n FROM records WHERE org_id = ?').get(options.orgId) as { n: number }).n;
-    const newest = (options.newestAt ?? new Date(Date.now() - 86_400_000)).getTime();
+    const newest = defaultNewestMs(options.newestAt);
     const insert = db.prepare(
       `INSERT INTO records (id, org_id, category_id, status, address, requester_name, description, priority, due_at, assignee,
          asset_id, location_id, external_ref, metadata, resolution_notes, completed_at, closed_at, cancelled_at, created_at, updated_at, version)
@@ -76,38 +125,32 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
       `INSERT INTO record_counters (org_id, status, count) VALUES (?, ?, ?)
        ON CONFLICT (org_id, status) DO UPDATE SET count = record_counters.count + excluded.count`,
     );
-    const priorities = ['LOW', 'MEDIUM', 'MEDIUM', 'HIGH', 'URGENT'];
     const byStatus: Partial<Record<RecordStatus, number>> = {};
 
     const insertBatch = db.transaction((from: number, to: number) => {
       const counts = new Map<RecordStatus, number>();
       for (let i = from; i < to; i++) {
-        const serial = existing + i;
-        const status = STATUS_CYCLE[serial % STATUS_CYCLE.length]!;
-        const createdMs = newest - serial;
-        const createdAt = new Date(createdMs).toISOString();
-        const finished = status === 'COMPLETED' || status === 'CLOSED';
-        const assigned = status !== 'OPEN' && status !== 'CANCELLED';
+        const row = seededRecord(existing + i, newest);
         insert.run(
-          seededRecordId(createdMs, serial),
+          row.id,
           options.orgId,
           options.categoryId,
-          status,
-          `${(serial % 400) + 1} Benchmark Street, Unit ${serial % 97}`,
-          `Requester ${serial % 1000}`,
-          `Seeded work order ${serial}: the boiler in the basement makes a knocking noise after midnight.`,
-          priorities[serial % priorities.length]!,
-          assigned ? `Technician ${serial % 50}` : null,
-          serial % 3 === 0 ? `ERP-${serial}` : null,
-          finished ? 'Replaced the pressure valve.' : null,
-          finished ? createdAt : null,
-          status === 'CLOSED' ? createdAt : null,
-          status === 'CANCELLED' ? createdAt : null,
-          createdAt,
-          createdAt,
+          row.status,
+          row.address,
+          row.requesterName,
+          row.description,
+          row.priority,
+          row.assignee,
+          row.externalRef,
+          row.resolutionNotes,
+          row.completedAt,
+          row.closedAt,
+          row.cancelledAt,
+          row.createdAt,
+          row.createdAt,
           1,
         );
-        counts.set(status, (counts.get(status) ?? 0) + 1);
+        counts.set(row.status, (counts.get(row.status) ?? 0) + 1);
       }
       for (const [status, n] of counts) {
         bumpCounter.run(options.orgId, status, n);

@@ -1,6 +1,6 @@
 import type { RequestSpec } from 'autocannon';
-import { Baseline, measurementSeconds, runLoad } from '../lib/load.js';
-import { startBenchScript, startService, temporaryDataDir, removeDataDir, serverRunner } from '../lib/processes.js';
+import { Baseline, measurementSeconds, runLoad, type LoadFigures } from '../lib/load.js';
+import { startBenchScript, startService, temporaryDataDir, removeDataDir, serverRunner, type ManagedProcess } from '../lib/processes.js';
 import { bracketedMeasurement, check, isClean, loadMeasurement, type Measurement, type PartResult } from '../lib/results.js';
 import { createCategory, createTenant, recordBody, type Tenant } from '../lib/tenant.js';
 import { REFERENCE_CATEGORY, REFERENCE_KEY } from '../lib/reference-tenant.js';
@@ -25,22 +25,34 @@ export function createRequests(tenant: Tenant, categoryId: string): RequestSpec[
 }
 
 /**
+ * A reference handler's `POST /items` (bench/reference-server.ts, reference-pg-server.ts) under load:
+ * a second's warm-up, then the measurement, which `observe` may wrap (PostgreSQL's waits and CPU).
+ */
+export async function loadReferenceItems(
+  reference: ManagedProcess & { baseUrl: string },
+  connections: number,
+  observe: (measure: () => Promise<LoadFigures>) => Promise<LoadFigures> = (measure) => measure(),
+): Promise<LoadFigures> {
+  const options = {
+    url: reference.baseUrl,
+    connections,
+    method: 'POST',
+    path: '/items',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'The radiator in room 4 is cold' }),
+  };
+  await runLoad({ ...options, durationS: 1 }); // warm-up
+  return observe(() => runLoad({ ...options, server: reference }));
+}
+
+/**
  * The issue's yardstick for a write endpoint: a minimal Fastify handler that inserts one row and one
  * outbox row in a SQLite transaction (bench/reference-server.ts), measured like the service.
  */
 async function measureReference(baseline: Baseline, connections: number): Promise<Measurement> {
   const reference = await startBenchScript('reference-server.ts');
   try {
-    const options = {
-      url: reference.baseUrl,
-      connections,
-      method: 'POST',
-      path: '/items',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'The radiator in room 4 is cold' }),
-    };
-    await runLoad({ ...options, durationS: 1 }); // warm-up
-    const figures = await runLoad({ ...options, server: reference });
+    const figures = await loadReferenceItems(reference, connections);
     return loadMeasurement(`reference: minimal Fastify insert + outbox row, ${connections} connections`, figures, await baseline.at(connections));
   } finally {
     await reference.stop();

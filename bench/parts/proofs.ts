@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Baseline, measurementSeconds, round, runLoad, type LoadFigures } from '../lib/load.js';
-import { REPO_ROOT, removeDataDir, serverRunner, startService, temporaryDataDir, type ManagedProcess } from '../lib/processes.js';
+import { REPO_ROOT, removeDataDir, serverRunner, startService, temporaryDataDir, type ApiTarget } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
 import { check, loadMeasurement, machineSpeedNote, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
 import { callApi, createCategory, createTenant, recordBody, routeExists, type Tenant } from '../lib/tenant.js';
@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 
-const PROOF_EVENT = 'record.proof_delivered';
+export const PROOF_EVENT = 'record.proof_delivered';
 
 function percentile(sorted: number[], p: number): number | null {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : null;
@@ -51,38 +51,9 @@ export async function runProofsPart(): Promise<PartResult> {
     }
     const categoryId = await createCategory(api.baseUrl, tenant);
 
-    // Work orders ready to complete: created with an assignee (ASSIGNED), then started. Enough for
-    // several seconds of completions at full speed: the last batch waits up to one batch interval
-    // (1 s) to be sealed, and over a short run that wait, not the sealing, decided the rate.
-    const saturatedCount = Math.max(500, Math.round(1000 * seconds));
-    const pacedCount = Math.round(PACED_COMPLETIONS_PER_S * seconds);
-    const ready = await prepareStartedWorkOrders(api.baseUrl, tenant, categoryId, saturatedCount + pacedCount);
-    const completeBody = JSON.stringify({ resolutionNotes: 'Replaced the thermostat and tested the circuit.' });
-
-    // 1. Throughput: as fast as the API takes completions, until the last proof is announced.
-    const saturated = await completeAndObserve(api, tenant, receiver, ready.slice(0, saturatedCount), completeBody, { connections: 50 });
-    measurements.push(loadMeasurement(`complete (${saturated.completed} work orders, as fast as possible)`, saturated.load, base));
-    // Sealed into the log: when the public checkpoint first covered every completion (what the
-    // issue's target counts). Announced: when the last record.proof_delivered reached the receiver,
-    // which adds the delivery of the last batch (its latency is the next measurement's target).
-    const sealedRate = saturated.sealedAt ? round(saturated.completed / ((saturated.sealedAt - saturated.started) / 1000)) : 0;
-    const announcedRate = saturated.lastAt ? round(saturated.announced / ((saturated.lastAt - saturated.started) / 1000)) : 0;
-    measurements.push({
-      name: `completions sealed into the log at full speed (${saturated.completed})`,
-      value: sealedRate,
-      unit: 'completions/s',
-      p50Ms: null,
-      p99Ms: null,
-      note: 'from the first completion request until the public checkpoint covered them all',
-    });
-    measurements.push({
-      name: `completions sealed and announced at full speed (${saturated.announced}/${saturated.completed})`,
-      value: announcedRate,
-      unit: 'completions/s',
-      p50Ms: percentile(saturated.latencies, 50),
-      p99Ms: percentile(saturated.latencies, 99),
-      note: 'until the last record.proof_delivered was received; latency: completedAt → receipt, with the one process saturated by completions',
-    });
+    const completions = await measureCompletions(api, tenant, receiver, categoryId, base);
+    const { saturated, sealedRate, announcedRate, paced, pacedP99 } = completions;
+    measurements.push(...completions.measurements);
     targets.push(
       check(
         '≥ 2,000 completions/s sealed',
@@ -92,20 +63,6 @@ export async function runProofsPart(): Promise<PartResult> {
     );
     notes.push(machineSpeedNote('completions sealed over HTTP', sealedRate, 'completions/s', base));
     if (saturated.load.reqPerSec < 2000) notes.push(`the completion endpoint itself answered ${saturated.load.reqPerSec} req/s here, so sealing could not be offered 2,000 completions/s over HTTP`);
-
-    // 2. Latency at a steady rate the one process sustains with its delivery worker (as the
-    //    webhooks part measures commit → receipt at a fixed rate): at full speed the API's own
-    //    requests take the event loop and the announcement queues behind them.
-    const paced = await completeAndObserve(api, tenant, receiver, ready.slice(saturatedCount), completeBody, { connections: 10, overallRate: PACED_COMPLETIONS_PER_S });
-    const pacedP99 = percentile(paced.latencies, 99);
-    measurements.push({
-      name: `completion → proof_delivered at ${PACED_COMPLETIONS_PER_S} completions/s (${paced.announced}/${paced.completed})`,
-      value: paced.load.reqPerSec,
-      unit: 'completions/s',
-      p50Ms: percentile(paced.latencies, 50),
-      p99Ms: pacedP99,
-      note: 'latency: completedAt → record.proof_delivered receipt',
-    });
     targets.push(check(`completion → proof_delivered p99 ≤ 2 s (at ${PACED_COMPLETIONS_PER_S}/s)`, `${pacedP99} ms`, paced.latencies.length === paced.completed && paced.completed > 0 && (pacedP99 ?? Infinity) <= 2000));
     const receipts = [...saturated.receipts, ...paced.receipts];
 
@@ -147,16 +104,93 @@ export async function runProofsPart(): Promise<PartResult> {
   }
 }
 
+type Completions = Awaited<ReturnType<typeof completeAndObserve>>;
+
+export interface CompletionRuns {
+  saturated: Completions;
+  paced: Completions;
+  /** Completions per second until the public checkpoint covered them all (what the issue's target counts). */
+  sealedRate: number;
+  /** Completions per second until the last record.proof_delivered was received. */
+  announcedRate: number;
+  pacedP99: number | null;
+  /** The completion load, sealed, announced, and paced latency, in that order. */
+  measurements: Measurement[];
+}
+
+/**
+ * 1. Throughput: work orders started beforehand are completed as fast as the API takes them, until
+ *    the last proof is announced (`observe` may wrap this run). 2. Latency at a steady
+ *    PACED_COMPLETIONS_PER_S, well inside what the deployment sustains with its delivery worker.
+ */
+export async function measureCompletions(
+  api: ApiTarget,
+  tenant: Tenant,
+  receiver: WebhookReceiver,
+  categoryId: string,
+  base: LoadFigures,
+  observe: (complete: () => Promise<Completions>) => Promise<Completions> = (complete) => complete(),
+): Promise<CompletionRuns> {
+  const seconds = measurementSeconds();
+  const measurements: Measurement[] = [];
+  // Work orders ready to complete: created with an assignee (ASSIGNED), then started. Enough for
+  // several seconds of completions at full speed: the last batch waits up to one batch interval
+  // (1 s) to be sealed, and over a short run that wait, not the sealing, decided the rate.
+  const saturatedCount = Math.max(500, Math.round(1000 * seconds));
+  const pacedCount = Math.round(PACED_COMPLETIONS_PER_S * seconds);
+  const ready = await prepareStartedWorkOrders(api.urls ?? api.baseUrl, tenant, categoryId, saturatedCount + pacedCount);
+  const completeBody = JSON.stringify({ resolutionNotes: 'Replaced the thermostat and tested the circuit.' });
+
+  const saturated = await observe(() => completeAndObserve(api, tenant, receiver, ready.slice(0, saturatedCount), completeBody, { connections: 50 }));
+  measurements.push(loadMeasurement(`complete (${saturated.completed} work orders, as fast as possible)`, saturated.load, base));
+  // Sealed into the log: when the public checkpoint first covered every completion (what the
+  // issue's target counts). Announced: when the last record.proof_delivered reached the receiver,
+  // which adds the delivery of the last batch (its latency is the next measurement's target).
+  const sealedRate = saturated.sealedAt ? round(saturated.completed / ((saturated.sealedAt - saturated.started) / 1000)) : 0;
+  const announcedRate = saturated.lastAt ? round(saturated.announced / ((saturated.lastAt - saturated.started) / 1000)) : 0;
+  measurements.push({
+    name: `completions sealed into the log at full speed (${saturated.completed})`,
+    value: sealedRate,
+    unit: 'completions/s',
+    p50Ms: null,
+    p99Ms: null,
+    note: 'from the first completion request until the public checkpoint covered them all',
+  });
+  measurements.push({
+    name: `completions sealed and announced at full speed (${saturated.announced}/${saturated.completed})`,
+    value: announcedRate,
+    unit: 'completions/s',
+    p50Ms: percentile(saturated.latencies, 50),
+    p99Ms: percentile(saturated.latencies, 99),
+    note: 'until the last record.proof_delivered was received; latency: completedAt → receipt, with the one process saturated by completions',
+  });
+
+  // 2. Latency at a steady rate the one process sustains with its delivery worker (as the
+  //    webhooks part measures commit → receipt at a fixed rate): at full speed the API's own
+  //    requests take the event loop and the announcement queues behind them.
+  const paced = await completeAndObserve(api, tenant, receiver, ready.slice(saturatedCount), completeBody, { connections: 10, overallRate: PACED_COMPLETIONS_PER_S });
+  const pacedP99 = percentile(paced.latencies, 99);
+  measurements.push({
+    name: `completion → proof_delivered at ${PACED_COMPLETIONS_PER_S} completions/s (${paced.announced}/${paced.completed})`,
+    value: paced.load.reqPerSec,
+    unit: 'completions/s',
+    p50Ms: percentile(paced.latencies, 50),
+    p99Ms: pacedP99,
+    note: 'latency: completedAt → record.proof_delivered receipt',
+  });
+  return { saturated, paced, sealedRate, announcedRate, pacedP99, measurements };
+}
+
 /** Steady completion rate for the latency measurement: well inside what one process sustains here. */
 const PACED_COMPLETIONS_PER_S = 500;
 
 type Receipt = NonNullable<Awaited<ReturnType<WebhookReceiver['stats']>>['receipts']>[number];
 
 /** Creates `count` work orders with an assignee and starts them; answers their ids (IN_PROGRESS). */
-async function prepareStartedWorkOrders(baseUrl: string, tenant: Tenant, categoryId: string, count: number): Promise<string[]> {
+async function prepareStartedWorkOrders(url: string | string[], tenant: Tenant, categoryId: string, count: number): Promise<string[]> {
   const ready: string[] = [];
   await runLoad({
-    url: baseUrl,
+    url,
     connections: 20,
     amount: count * 2,
     requests: [
@@ -186,7 +220,7 @@ async function prepareStartedWorkOrders(baseUrl: string, tenant: Tenant, categor
  * figures, when the last announcement arrived, and each work order's completedAt → receipt latency.
  */
 async function completeAndObserve(
-  api: ManagedProcess & { baseUrl: string },
+  api: ApiTarget,
   tenant: Tenant,
   receiver: WebhookReceiver,
   ids: string[],
@@ -212,7 +246,7 @@ async function completeAndObserve(
   })();
   const started = Date.now();
   const figures = await runLoad({
-    url: api.baseUrl,
+    url: api.urls ?? api.baseUrl,
     server: api,
     ...load,
     amount: queue.length,

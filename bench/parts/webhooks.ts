@@ -1,6 +1,6 @@
-import { Baseline, measurementSeconds, round, runLoad } from '../lib/load.js';
-import { removeDataDir, serverRunner, startService, temporaryDataDir } from '../lib/processes.js';
-import { WebhookReceiver } from '../lib/receiver.js';
+import { Baseline, measurementSeconds, round, runLoad, type LoadFigures } from '../lib/load.js';
+import { removeDataDir, serverRunner, startService, temporaryDataDir, type ApiTarget } from '../lib/processes.js';
+import { WebhookReceiver, type ReceiverStats } from '../lib/receiver.js';
 import { check, loadMeasurement, machineSpeedNote, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
 import { callApi, createCategory, createTenant, routeExists, type Tenant } from '../lib/tenant.js';
 import { createRequests } from './create.js';
@@ -20,6 +20,80 @@ export async function subscribe(baseUrl: string, tenant: Tenant, receiver: Webho
     if (answer.body.secret) await receiver.addSecret(name, answer.body.secret);
   }
   return true;
+}
+
+/** Delivery workers started for one measurement, as one: CPU summed, stopped together. */
+export interface DeliveryWorkers {
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+  memory(): PartResult['memory'];
+}
+
+export interface DeliveryRun {
+  stats: ReceiverStats;
+  expected: number;
+  /** Deliveries per second from the first receipt to the last. */
+  rate: number;
+  /** Worker CPU per delivery (µs), from the first delivery on: start-up excluded. */
+  cpuUsPerDelivery: number;
+  memory: PartResult['memory'];
+}
+
+/**
+ * Subscribes `subscriptions` receivers of a new tenant to record.created, creates enough work orders
+ * through the API (which runs no worker) that about `deliveries` deliveries wait in the outbox, then
+ * starts the workers and times the receipts from first to last. `observe` may wrap the delivery.
+ */
+export async function measureDeliveries(run: {
+  api: ApiTarget;
+  tenant: Tenant;
+  receiver: WebhookReceiver;
+  subscriptions: number;
+  deliveries: number;
+  startWorkers: () => Promise<DeliveryWorkers>;
+  observe?: (deliver: () => Promise<ReceiverStats>) => Promise<ReceiverStats>;
+}): Promise<DeliveryRun> {
+  const { api, tenant, receiver, subscriptions } = run;
+  const categoryId = await createCategory(api.baseUrl, tenant);
+  await subscribe(api.baseUrl, tenant, receiver, subscriptions, ['record.created'], `s${subscriptions}`);
+  const events = Math.ceil(run.deliveries / subscriptions);
+  await receiver.reset();
+  await runLoad({ url: api.urls ?? api.baseUrl, connections: 20, amount: events, requests: createRequests(tenant, categoryId) });
+  const expected = events * subscriptions;
+  const workers = await run.startWorkers();
+  // Worker CPU from its first delivery on (start-up excluded): CPU-bound, or waiting on something?
+  const first = await receiver.waitForCount(1, 60_000, 'record.created');
+  const cpuAtFirst = workers.cpuSeconds();
+  const deliver = () => receiver.waitForCount(expected, 60_000 + expected, 'record.created');
+  const stats = await (run.observe ? run.observe(deliver) : deliver());
+  const cpuUsPerDelivery = Math.round(((workers.cpuSeconds() - cpuAtFirst) * 1e6) / Math.max(1, stats.count - first.count));
+  const memory = workers.memory();
+  await workers.stop();
+  const spanS = stats.firstAt && stats.lastAt && stats.lastAt > stats.firstAt ? (stats.lastAt - stats.firstAt) / 1000 : NaN;
+  return { stats, expected, rate: round(stats.count / spanS), cpuUsPerDelivery, memory };
+}
+
+/** Creates paced at 1,000/s with one subscription: the load's figures, and the receiver's (latency: envelope timestamp → receipt). */
+export async function measureCommitToReceipt(api: ApiTarget, tenant: Tenant, receiver: WebhookReceiver): Promise<{ paced: LoadFigures; stats: ReceiverStats }> {
+  const categoryId = await createCategory(api.baseUrl, tenant);
+  await subscribe(api.baseUrl, tenant, receiver, 1, ['record.created'], 'latency');
+  await receiver.reset();
+  const paced = await runLoad({ url: api.urls ?? api.baseUrl, server: api, connections: 20, overallRate: 1000, requests: createRequests(tenant, categoryId) });
+  const stats = await receiver.waitForCount(paced.requests - paced.non2xx - paced.errors, 60_000, 'record.created');
+  return { paced, stats };
+}
+
+/** Deliveries per second as a measurement, against the baseline (`from`: which workers delivered). */
+export function deliveryMeasurement(run: DeliveryRun, from: string, subscriptions: number, base: LoadFigures): Measurement {
+  return {
+    name: `deliveries from ${from}, ${subscriptions} subscription${subscriptions > 1 ? 's' : ''} per event (${run.stats.count}/${run.expected} received)`,
+    value: run.rate,
+    unit: 'deliveries/s',
+    baselineReqPerSec: base.reqPerSec,
+    ratio: round(run.rate / base.reqPerSec, 4),
+    errors: run.expected - run.stats.count,
+    cpuUsPerReq: run.cpuUsPerDelivery,
+  };
 }
 
 /**
@@ -49,33 +123,20 @@ export async function runWebhooksPart(): Promise<PartResult> {
     // Deliveries wanted per fan-out step: about what 5,000/s (the target) sends in one measurement.
     const deliveriesPerStep = Math.max(2_000, 5_000 * seconds);
     for (const subscriptions of [1, 10, 100]) {
-      const tenant = await createTenant(dataDir);
-      const categoryId = await createCategory(api.baseUrl, tenant);
-      await subscribe(api.baseUrl, tenant, receiver, subscriptions, ['record.created'], `s${subscriptions}`);
-      const events = Math.ceil(deliveriesPerStep / subscriptions);
-      await receiver.reset();
-      await runLoad({ url: api.baseUrl, connections: 20, amount: events, requests: createRequests(tenant, categoryId) });
-      const expected = events * subscriptions;
-      const worker = await startService({ dataDir, args: ['worker'], env: WEBHOOK_ENV });
-      // Worker CPU from its first delivery on (start-up excluded): CPU-bound, or waiting on something?
-      const first = await receiver.waitForCount(1, 60_000, 'record.created');
-      const cpuAtFirst = worker.cpuSeconds();
-      const stats = await receiver.waitForCount(expected, 60_000 + expected, 'record.created');
-      const cpuUsPerDelivery = Math.round(((worker.cpuSeconds() - cpuAtFirst) * 1e6) / Math.max(1, stats.count - first.count));
-      memory.push({ process: `worker, ${subscriptions} subscriptions`, peakRssMb: worker.peakRssMb() });
-      await worker.stop();
-      const spanS = stats.firstAt && stats.lastAt && stats.lastAt > stats.firstAt ? (stats.lastAt - stats.firstAt) / 1000 : NaN;
-      const rate = round(stats.count / spanS);
-      const m: Measurement = {
-        name: `deliveries from one worker, ${subscriptions} subscription${subscriptions > 1 ? 's' : ''} per event (${stats.count}/${expected} received)`,
-        value: rate,
-        unit: 'deliveries/s',
-        baselineReqPerSec: base.reqPerSec,
-        ratio: round(rate / base.reqPerSec, 4),
-        errors: expected - stats.count,
-        cpuUsPerReq: cpuUsPerDelivery,
-      };
-      measurements.push(m);
+      const run = await measureDeliveries({
+        api,
+        tenant: await createTenant(dataDir),
+        receiver,
+        subscriptions,
+        deliveries: deliveriesPerStep,
+        startWorkers: async () => {
+          const worker = await startService({ dataDir, args: ['worker'], env: WEBHOOK_ENV });
+          return { cpuSeconds: () => worker.cpuSeconds(), stop: () => worker.stop(), memory: () => [{ process: `worker, ${subscriptions} subscriptions`, peakRssMb: worker.peakRssMb() }] };
+        },
+      });
+      memory.push(...run.memory);
+      const { stats, expected, rate } = run;
+      measurements.push(deliveryMeasurement(run, 'one worker', subscriptions, base));
       targets.push(check(`≥ 5,000 deliveries/s from one worker, ${subscriptions} subscription(s) per event`, `${rate} deliveries/s`, stats.count === expected && rate >= 5000));
       notes.push(machineSpeedNote(`deliveries, ${subscriptions} subscription(s) per event`, rate, 'deliveries/s', base));
       if (stats.badSignatures > 0) notes.push(`${stats.badSignatures} of ${stats.checkedSignatures} sampled signatures did not verify with the secret as the HMAC key`);
@@ -84,12 +145,7 @@ export async function runWebhooksPart(): Promise<PartResult> {
     // Latency at a paced 1,000 events/s, delivered by the worker embedded in `wo serve`.
     await api.stop();
     api = await startService({ dataDir, args: ['serve'], env: WEBHOOK_ENV });
-    const tenant = await createTenant(dataDir);
-    const categoryId = await createCategory(api.baseUrl, tenant);
-    await subscribe(api.baseUrl, tenant, receiver, 1, ['record.created'], 'latency');
-    await receiver.reset();
-    const paced = await runLoad({ url: api.baseUrl, server: api, connections: 20, overallRate: 1000, requests: createRequests(tenant, categoryId) });
-    const stats = await receiver.waitForCount(paced.requests - paced.non2xx - paced.errors, 60_000, 'record.created');
+    const { paced, stats } = await measureCommitToReceipt(api, await createTenant(dataDir), receiver);
     measurements.push(loadMeasurement('creates paced at 1,000/s (with deliveries)', paced, await baseline.at(20)));
     measurements.push({ name: 'event commit → receipt, 1 subscription', value: stats.count, unit: 'delivered', p50Ms: stats.latencyP50Ms, p99Ms: stats.latencyP99Ms });
     targets.push(

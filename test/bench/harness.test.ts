@@ -1,5 +1,5 @@
-// The benchmark harness's own moving parts (bench/): the fast seeding helper and the baseline server.
-// The benchmarks measure the embedded SQLite database only, so these run on SQLite only.
+// The benchmark harness's own moving parts (bench/): the fast SQLite seeding helper and the baseline
+// server. The PostgreSQL side (bench/postgres/) is tested in postgres-harness.test.ts.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';

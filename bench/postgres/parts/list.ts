@@ -1,0 +1,100 @@
+import { Baseline, runLoad } from '../../lib/load.js';
+import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
+import { callApi } from '../../lib/tenant.js';
+import { listSizes } from '../../parts/list.js';
+import { measureOnPostgres } from '../measure.js';
+import { onFreshDatabase, postgresPartResult, processesLabel, targetProcesses, type PostgresPartOptions } from '../part-run.js';
+import { seedCategoryOnPostgres, seedRecordsOnPostgres } from '../seed-records.js';
+
+const CONNECTIONS = 10;
+
+/** The pages measured at each size: the whole list at offsets 0, 50 % and 99 %, and the OPEN work orders' first page. */
+const PAGES: { filter: '' | '&status=OPEN'; share: number }[] = [
+  { filter: '', share: 0 },
+  { filter: '', share: 0.5 },
+  { filter: '', share: 0.99 },
+  { filter: '&status=OPEN', share: 0 },
+];
+
+function sizeLabel(size: number): string {
+  return size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1000}k`;
+}
+
+/**
+ * One organization grows from the smallest size to the largest (BENCH_LIST_SIZES): with the service
+ * stopped, seed the difference into PostgreSQL; then, for each API-process count, start the service
+ * and measure `GET /records?limit=50` pages at 10 connections dealt out among the API processes.
+ */
+export async function runPostgresListPart(options: PostgresPartOptions): Promise<PartResult> {
+  const baseline = new Baseline();
+  await baseline.at(CONNECTIONS);
+  return onFreshDatabase(async (run) => {
+    const { deployment, observer, database } = run;
+    const { tenant } = deployment;
+    const checkedOn = targetProcesses(options);
+    const measurements: Measurement[] = [];
+    const memory: PartResult['memory'] = [];
+    const notes: string[] = [];
+    const targets: TargetCheck[] = [];
+    const categoryId = 'cat_01BENCHSEEDCATEGORY000000000';
+    await seedCategoryOnPostgres(database.url, tenant.orgId, categoryId);
+
+    let seeded = 0;
+    let seededOpen = 0;
+    for (const size of listSizes()) {
+      const seed = await seedRecordsOnPostgres(database.url, { orgId: tenant.orgId, categoryId, count: size - seeded });
+      seeded = size;
+      seededOpen += seed.byStatus.OPEN ?? 0;
+      notes.push(`seeded ${seed.inserted} work orders in ${seed.seconds.toFixed(1)} s, VACUUM ANALYZE included (organization now holds ${seed.totalInOrg})`);
+      for (const apiProcesses of options.apiProcesses) {
+        await deployment.start({ apiProcesses, workers: 1 });
+        try {
+          const { api } = deployment;
+          const all = await callApi<{ total: number }>(api.baseUrl, tenant, 'GET', '/api/v1/records?limit=1');
+          const open = await callApi<{ total: number }>(api.baseUrl, tenant, 'GET', '/api/v1/records?limit=1&status=OPEN');
+          if (size === 1_000_000 && apiProcesses === checkedOn) {
+            targets.push(
+              check('list 1M: total is exact (whole list, and status=OPEN)', `${all.body.total} of ${size}; OPEN ${open.body.total} of ${seededOpen}`, all.body.total === size && open.body.total === seededOpen),
+            );
+          }
+          for (const { filter, share } of PAGES) {
+            const matching = filter ? open.body.total : all.body.total;
+            const offset = Math.floor(matching * share);
+            const url = `/api/v1/records?limit=50${filter}&offset=${offset}`;
+            await runLoad({ url: api.urls!, connections: CONNECTIONS, durationS: 1, path: url, headers: tenant.readHeaders }); // warm-up: caches, JIT
+            const ratioTarget = size === 100_000 && !filter && share === 0 && apiProcesses === checkedOn;
+            const m = await measureOnPostgres(observer, baseline, {
+              name: `list ${sizeLabel(size)}${filter ? ' status=OPEN' : ''} offset ${offset} (${share * 100}%), ${processesLabel(apiProcesses)}`,
+              connections: CONNECTIONS,
+              apiProcesses,
+              bracket: ratioTarget,
+              load: () => runLoad({ url: api.urls!, server: api, connections: CONNECTIONS, path: url, headers: tenant.readHeaders }),
+            });
+            measurements.push(m);
+            if (apiProcesses === checkedOn) targets.push(...listTargets(size, filter, share, m, checkedOn));
+          }
+          memory.push(...deployment.memory(`${sizeLabel(size)} work orders, ${processesLabel(apiProcesses)}`));
+        } finally {
+          await deployment.stop();
+        }
+      }
+    }
+    for (const [size, what] of [[100_000, 'list 100k target'], [1_000_000, 'list 1M targets']] as const) {
+      if (!listSizes().includes(size)) targets.push(check(what, `not measured: BENCH_LIST_SIZES leaves out ${size}`, null));
+    }
+    return postgresPartResult('list', run.server, { measurements, memory, targets, notes, baseline: baseline.all() });
+  });
+}
+
+function listTargets(size: number, filter: string, share: number, m: Measurement, checkedOn: number): TargetCheck[] {
+  if (filter) return [];
+  const label = processesLabel(checkedOn);
+  if (size === 100_000 && share === 0) {
+    return [check(`list 100k, offset 0, ${label} ≥ 0.04 × baseline req/s`, `${m.ratio?.toFixed(4)} × (${m.value} req/s)`, isClean(m) && (m.ratio ?? 0) >= 0.04)];
+  }
+  if (size === 1_000_000 && share === 0) return [check(`list 1M, offset 0, ${label} p99 ≤ 50 ms`, `${m.p99Ms} ms`, isClean(m) && (m.p99Ms ?? Infinity) <= 50)];
+  if (size === 1_000_000 && share === 0.5) {
+    return [check(`list 1M, offset 500,000, ${label} p50 ≤ 100 ms (${CONNECTIONS} connections)`, `${m.p50Ms} ms`, isClean(m) && (m.p50Ms ?? Infinity) <= 100)];
+  }
+  return [];
+}
