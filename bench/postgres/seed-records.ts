@@ -65,9 +65,9 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
 
 /**
  * Adds the seeded rows to the organization's status counts, which `total` is read from
- * (src/records/list-repository.ts). Kept apart on purpose: the one place to change when the layout of
- * record_counters on PostgreSQL changes (e.g. deltas summed on read: then insert one delta row per
- * status here instead of adding to the single row).
+ * (src/records/record-counts.ts: the folded rows plus the deltas not yet folded, summed on read). Adding
+ * to the folded row is exact and leaves nothing to fold. Kept apart: the one place to change should
+ * the layout of the counts change again.
  */
 async function seedStatusCounts(client: pg.Client, orgId: string, byStatus: Partial<Record<RecordStatus, number>>): Promise<void> {
   for (const [status, count] of Object.entries(byStatus)) {
