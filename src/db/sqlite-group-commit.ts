@@ -22,10 +22,11 @@ import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } fro
  *
  * Why: on the embedded database a commit is the most expensive part of a write. Each one appends
  * every page the transaction touched to the WAL (a work order dirties ~12 index and table pages) and
- * every ~1,000 pages the committer also checkpoints them back into the database file. Measured here,
- * a create's own statements cost ~60 µs and its commit ~90 µs (~150 µs with the checkpoints it pays
- * for), and an idempotent create committed three times. Consecutive transactions mostly touch the
- * same pages (the rightmost leaf of each index), so committing them together writes those pages once.
+ * every ~1,000 pages the committer also checkpoints them back into the database file. A create's
+ * commit cost more than all of its statements together (more again with the checkpoints it paid
+ * for), and an idempotent create committed three times (figures: bench/analysis.md, "Moved from
+ * docs/architecture.md"). Consecutive transactions mostly touch the same pages (the rightmost leaf
+ * of each index), so committing them together writes those pages once.
  *
  * How: transactions still run one at a time on the one connection, exactly as before (a FIFO lock).
  * The first one opens an outer `BEGIN IMMEDIATE` (the group) and each runs inside its own SAVEPOINT,

@@ -2,11 +2,11 @@
  * Keeping the number of distinct SQL texts small for queries over lists of varying length.
  *
  * On SQLite every distinct SQL text is prepared and kept in the statement cache (up to 500
- * statements, src/db/database.ts): `IN (?, ?, …)` with n values, or a multi-row INSERT of n rows,
- * is a new statement for every n. The webhook worker's batches vary from 1 to hundreds of rows,
- * so the cache filled with hundreds of large statements and kept preparing new ones (measured: the
- * delivery worker's malloc heap grew to 39–43 MB, 34–35 MB with this). Rounding lengths to powers
- * of two leaves a handful of shapes per query. PostgreSQL runs the same SQL and is indifferent to it.
+ * statements, src/db/sqlite-group-commit.ts): `IN (?, ?, …)` with n values, or a multi-row INSERT of
+ * n rows, is a new statement for every n. The webhook worker's batches vary from 1 to hundreds of
+ * rows, so the cache filled with hundreds of large statements and kept preparing new ones, growing
+ * the worker's native (malloc) heap. Rounding lengths to powers of two leaves a handful of shapes per
+ * query. PostgreSQL runs the same SQL and is indifferent to it.
  */
 
 /** The list padded to a power-of-two length by repeating its last value: for `IN` / `NOT IN` lists only. */

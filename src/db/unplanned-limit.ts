@@ -5,11 +5,9 @@ import { OperationNodeTransformer, sql, type KyselyPlugin, type LimitNode, type 
  *
  * Why: SQLite's planner reads the value bound to a bare `LIMIT ?` when it plans the statement, and
  * a statement whose plan used a bound value is prepared again each time that parameter is bound anew,
- * that is, at every execution of a cached statement. Measured with better-sqlite3 on this codebase's
- * tables: an indexed one-row lookup 6.0–7.0 µs with `LIMIT ?` against 1.5 µs with `LIMIT 1`; the
- * work-order list's page statement (50 rows as JSON) 97–116 µs against 91 µs, and 20–24 µs against
- * 5 µs for one row. An expression the planner cannot evaluate leaves the plan alone (the same index
- * walk) and costs what the literal costs (`(? + 0)`: 5.0–5.3 µs for that one-row page).
+ * that is, at every execution of a cached statement, which made an indexed one-row lookup about four
+ * times dearer. An expression the planner cannot evaluate leaves the plan alone (the same index walk)
+ * and costs what a literal limit costs (figures: bench/analysis.md, "Moved from docs/architecture.md").
  * Kysely compiles every `.limit(n)` to a bound parameter, so this is done once, here, for all of them.
  */
 export class UnplannedLimitPlugin implements KyselyPlugin {

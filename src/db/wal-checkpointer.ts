@@ -9,8 +9,8 @@ import { backgroundLoop } from '../background-loop.js';
  *
  * Why a thread: SQLite normally checkpoints inside whichever COMMIT pushes the WAL past 1,000 pages,
  * on the committing connection — here, the event loop. A checkpoint writes up to ~4 MB and fsyncs the
- * database file; measured on this machine that stalled every request for ~5 ms on a quiet disk and
- * for up to ~870 ms while another process was writing heavily (an ext4 fsync waits for the journal).
+ * database file, which stalls every request for as long as the fsync takes: milliseconds on a quiet
+ * disk, most of a second while another process writes heavily (an ext4 fsync waits for the journal).
  * On its own connection in a thread the same work blocks nobody: PASSIVE never waits for the writer,
  * and the writer never waits for it. The main connection keeps SQLite's automatic checkpoint only as
  * a safety net, far above what the thread lets the WAL reach.

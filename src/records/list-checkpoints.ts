@@ -31,7 +31,7 @@ export interface FoundCheckpoints {
 /**
  * Positions in large work-order lists (an organization's whole list, or its part in one status),
  * remembered so that a deep page walks at most a few thousand index entries instead of up to half
- * the list (OFFSET has no shortcut: offset 500,000 of 1M walked 500k entries, ~55 ms of CPU on SQLite).
+ * the list (OFFSET has no shortcut: offset 500,000 of 1M walks 500,000 index entries).
  *
  * `keys[j]` is the sort key of the entry at position (j + 1) × spacing counted from the **oldest**
  * end: exactly that many entries sort at or before it. New work orders are created "now", so they

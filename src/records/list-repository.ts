@@ -18,7 +18,8 @@ type MatchingRecords = SelectQueryBuilder<Tables, 'records', object>;
  *
  * `total` comes from the maintained per-status counters when at most `status` filters the list, and
  * from COUNT(*) otherwise. The common shape (no filter, or only `status`) runs statements compiled
- * once (preparedQuery); building and compiling them through Kysely cost ~100 µs per list.
+ * once (preparedQuery): building and compiling them through Kysely on every request was a large
+ * share of a list's CPU.
  */
 export async function listRecords(
   db: Executor,
@@ -34,7 +35,7 @@ export async function listRecords(
 /**
  * The same page as listRecords, each work order already as its JSON text: what GET /records sends.
  * The database writes the JSON (workOrderJsonOnSqlite, workOrderFieldsOnPostgres) instead of handing over 21 columns per row for
- * JavaScript to turn into objects and the serializer back into text; on SQLite that was ~60 % of
+ * JavaScript to turn into objects and the serializer back into text; on SQLite that was most of
  * the CPU of a 50-row page.
  */
 export async function listRecordsAsJson(
@@ -177,8 +178,8 @@ interface PageWalk {
 /**
  * OFFSET walks the index one entry at a time, so its cost grows with the offset; a page in the older
  * half of the list is nearer the other end, so it is read walking up from the oldest entry instead
- * (same rows, put back newest first by inListOrder). No page then walks more than half the list: at
- * 1M work orders, offset 990,000 fell from ~300 ms to ~3 ms (docs/benchmarks.md). An offset at or past
+ * (same rows, put back newest first by inListOrder). No page then walks more than half the list, and
+ * one near the oldest end walks only the entries between it and that end. An offset at or past
  * `total` reads nothing; this is exact because `total` is.
  */
 function pageWalk(page: Page, total: number): PageWalk | undefined {
@@ -246,7 +247,7 @@ function pageQueriesByShape<P extends { limit: number; offset: number }>(
  *
  * - SQLite reads the page straight off the (org_id, [status,] created_at, id) index with OFFSET; it
  *   seeks the table row only for entries it returns, and a deferred join (ids first, then rows by
- *   TEXT primary key) measured 25–40 % dearer at small offsets.
+ *   TEXT primary key) measured dearer at small offsets.
  * - PostgreSQL must not visit the heap for skipped entries, so it walks the index for ids only and
  *   joins the page's rows afterwards (deferred join).
  */

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { ERROR_CODES } from '../../src/errors.js';
 import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/events/catalogue.js';
 
@@ -22,5 +22,14 @@ describe('reference documentation', () => {
       const schema = EVENT_CATALOGUE[event as keyof typeof EVENT_CATALOGUE].payload as { properties: Record<string, unknown> };
       assert.deepEqual(documented.sort(), Object.keys(schema.properties).sort(), event);
     }
+  });
+
+  it('docs/architecture.md names only src/ paths that exist', () => {
+    const page = readFileSync('docs/architecture.md', 'utf8');
+    // A path runs until a character no path here contains (a backtick, a space, a comma, a bracket);
+    // a final dot or slash ends the sentence or names a folder.
+    const paths = [...new Set([...page.matchAll(/\bsrc\/[\w./-]*/g)].map((m) => m[0].replace(/[./]+$/, '')))];
+    assert.ok(paths.length > 50, `only ${paths.length} src/ paths found: has the page lost its map?`);
+    assert.deepEqual(paths.filter((path) => !existsSync(path)), []);
   });
 });
