@@ -1,5 +1,6 @@
 // Server CPU per request under one load, optionally with a CPU profile of just that load:
 //   npx tsx bench/tools/profile-load.ts <create|complete|get> [--profile] [--subscribe] [--no-worker]
+// BENCH_DATABASE_URL=postgres://… runs the service on that (empty or migrated) PostgreSQL database instead of SQLite.
 // create:   POST /api/v1/records with a fresh Idempotency-Key (NO_IDEMPOTENCY_KEY=1: without), 50 connections, 8 s.
 // complete: COMPLETIONS (default 3,000) work orders created and started first, then completed at CONNS
 //           (default 20) connections. --subscribe adds a receiver subscribed to record.proof_delivered,
@@ -24,15 +25,16 @@ if (scenario !== 'create' && scenario !== 'complete' && scenario !== 'get') {
 }
 const profile = process.argv.includes('--profile');
 const dataDir = temporaryDataDir();
+const databaseEnv: Record<string, string> = process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {};
 const service = await startService({
   dataDir,
   args: process.argv.includes('--no-worker') ? ['serve', '--no-worker'] : ['serve'],
-  env: WEBHOOK_ENV,
+  env: { ...WEBHOOK_ENV, ...databaseEnv },
   nodeArgs: profile ? ['--import', path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')] : [],
 });
 const receiver = await WebhookReceiver.start();
 try {
-  const tenant = await createTenant(dataDir);
+  const tenant = await createTenant(dataDir, undefined, databaseEnv);
   const categoryId = await createCategory(service.baseUrl, tenant);
   let options: LoadOptions;
   if (scenario === 'create') {
