@@ -17,9 +17,14 @@ export interface NewEvent {
  * delivers it at least once even if this process dies right after the commit.
  */
 export async function emitEvent(executor: Executor, event: NewEvent): Promise<string> {
-  const id = newId('event');
-  await insertEventQuery(executor, { id, org_id: event.orgId, type: event.type, payload: JSON.stringify(event.payload), created_at: event.occurredAt });
-  return id;
+  const row = outboxRow(event);
+  await insertEventQuery(executor, row);
+  return row.id;
+}
+
+/** The outbox row of an event, for writers that append it together with other rows (RowAppends). */
+export function outboxRow(event: NewEvent): { id: string; org_id: string; type: string; payload: string; created_at: string } {
+  return { id: newId('event'), org_id: event.orgId, type: event.type, payload: JSON.stringify(event.payload), created_at: event.occurredAt };
 }
 
 // Every write path emits events: the insert is compiled once (see preparedQuery).

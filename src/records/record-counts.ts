@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
+import type { RowAppends } from '../db/row-appends.js';
 
 /**
  * The exact per-status work-order counts that answer `total` without scanning, kept per dialect.
@@ -10,8 +11,11 @@ import { preparedQuery } from '../db/prepared.js';
  * trigger counts as `moves` (migrations 0009 and 0012, see ListCheckpoints).
  */
 export interface RecordCounts {
-  /** Counts a new work order in its status, in the creating transaction. */
-  countCreated(tx: Executor, orgId: string, status: string): Promise<void>;
+  /**
+   * Counts a new work order in its status, in the creating transaction; where the count is an
+   * appended row (PostgreSQL), it joins `appends` when given, to be written with the work order.
+   */
+  countCreated(tx: Executor, orgId: string, status: string, appends?: RowAppends): Promise<void>;
   /** Moves a work order's count from one status to another, in the changing transaction. */
   countMoved(tx: Executor, orgId: string, from: string, to: string): Promise<void>;
   /** How many work orders the organization holds. */
@@ -69,8 +73,9 @@ const inPlaceStatusTotal = preparedQuery((db, p: { orgId: string; status: string
  * deltas few.
  */
 const appendedDeltas: RecordCounts = {
-  async countCreated(tx, orgId, status) {
-    await appendDeltaQuery(tx, { orgId, status, delta: 1 });
+  async countCreated(tx, orgId, status, appends) {
+    if (appends) appends.add('record_count_deltas', { org_id: orgId, status, count_delta: 1, moves_delta: 0 });
+    else await appendDeltaQuery(tx, { orgId, status, delta: 1 });
   },
   async countMoved(tx, orgId, from, to) {
     await appendMoveQuery(tx, { orgId, from, to });

@@ -1,6 +1,7 @@
 import type { QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
 import { recordCounts } from './record-counts.js';
+import type { RowAppends } from '../db/row-appends.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
@@ -160,9 +161,9 @@ export async function listHistoryPage(db: Executor, orgId: string, recordId: str
   return { rows, total: Number(counted.n) };
 }
 
-/** Counts a new work order in its status (see RecordCounts). */
-export async function countCreated(db: Executor, orgId: string, status: string): Promise<void> {
-  await recordCounts(db).countCreated(db, orgId, status);
+/** Counts a new work order in its status (see RecordCounts); an appended count joins `appends`. */
+export async function countCreated(db: Executor, orgId: string, status: string, appends?: RowAppends): Promise<void> {
+  await recordCounts(db).countCreated(db, orgId, status, appends);
 }
 
 /** Moves a work order's count from one status to another (see RecordCounts). */

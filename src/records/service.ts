@@ -1,11 +1,12 @@
 import type { Db, InTransaction, Tx } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { writeOptimistically, type Change } from '../db/optimistic-write.js';
-import type { RecordsTable } from '../db/tables.js';
+import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../errors.js';
 import { assertMetadataSize } from '../metadata.js';
 import type { Page } from '../db/page.js';
-import { emitEvent } from '../events/outbox.js';
+import { emitEvent, outboxRow } from '../events/outbox.js';
+import { RowAppends } from '../db/row-appends.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';
 import { newId } from '../ids.js';
@@ -17,7 +18,6 @@ import {
   countMoved,
   findRecord,
   insertHistory,
-  insertRecord,
   listHistory,
   listHistoryPage,
   updateRecordIfVersion,
@@ -109,14 +109,17 @@ export class RecordService {
         updated_at: now,
         version: 1,
       };
-      await insertRecord(tx, row);
-      await countCreated(tx, principal.orgId, status);
-      await this.recordHistory(tx, row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now);
+      // The work order, its count, its history entry and its events are written as one step (RowAppends).
+      const appends = new RowAppends().add('records', row);
+      await countCreated(tx, principal.orgId, status, appends);
+      appends.add('record_events', historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now));
       const record = toWorkOrder(row);
-      await this.emit(tx, row.org_id, 'record.created', { recordId: row.id, record }, now);
+      appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
       if (input.assignee) {
-        await this.emit(tx, row.org_id, 'record.assigned', { recordId: row.id, assignee: input.assignee, previousAssignee: null, record }, now);
+        const assigned = { recordId: row.id, assignee: input.assignee, previousAssignee: null, record };
+        appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload: assigned, occurredAt: now }));
       }
+      await appends.write(tx);
       await within?.(tx, record);
       return record;
     }).catch((error: unknown) => {
@@ -270,17 +273,7 @@ export class RecordService {
     data: Record<string, unknown>,
     now: string,
   ): Promise<void> {
-    await insertHistory(tx, {
-      id: newId('recordEvent'),
-      org_id: row.org_id,
-      record_id: row.id,
-      action,
-      from_status: from,
-      to_status: to,
-      actor_key_id: principal.keyId,
-      data: JSON.stringify(data),
-      created_at: now,
-    });
+    await insertHistory(tx, historyRow(row, principal, action, from, to, data, now));
   }
 
   private async emit(tx: Tx, orgId: string, type: EventType, payload: Record<string, unknown>, now: string): Promise<void> {
@@ -308,4 +301,27 @@ function canonicalFilter(filter: RecordFilter): RecordFilter {
     if (value !== undefined) canonical[key] = canonicalInstant(value, `querystring.${key}`);
   }
   return canonical;
+}
+
+/** A work order's history entry: what happened, who did it, and when. */
+function historyRow(
+  row: RecordsTable,
+  principal: Principal,
+  action: string,
+  from: RecordStatus | null,
+  to: RecordStatus | null,
+  data: Record<string, unknown>,
+  now: string,
+): RecordEventsTable {
+  return {
+    id: newId('recordEvent'),
+    org_id: row.org_id,
+    record_id: row.id,
+    action,
+    from_status: from,
+    to_status: to,
+    actor_key_id: principal.keyId,
+    data: JSON.stringify(data),
+    created_at: now,
+  };
 }
