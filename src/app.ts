@@ -9,6 +9,7 @@ import { AppError } from './errors.js';
 import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { installAuthentication } from './http/auth.js';
+import { RequestRateLimits } from './http/rate-limits.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
@@ -92,7 +93,10 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
 
-  installAuthentication(app, context.apiKeys);
+  // Before authentication: requests no API key will answer for are charged to their address first.
+  const rateLimits = context.rateLimiter && new RequestRateLimits(context.rateLimiter);
+  rateLimits?.install(app);
+  installAuthentication(app, context.apiKeys, rateLimits);
   installIdempotency(app, context.idempotency);
 
   await app.register(healthRoutes(context));

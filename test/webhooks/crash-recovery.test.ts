@@ -2,7 +2,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,18 +13,11 @@ import { createContext } from '../../src/context.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { POSTGRES_URL, TEST_DIALECTS } from '../helpers/databases.js';
 import { waitFor } from '../helpers/test-app.js';
+import { freePort } from '../helpers/free-port.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EVENTS = 20;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A PostgreSQL database of its own: a child process cannot be handed a schema the way tests are. */
 async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
