@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
-import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
+import { ProblemSchema, answerClientError, answerFailedExpectation, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { installAuthentication } from './http/auth.js';
 import { RequestRateLimits } from './http/rate-limits.js';
@@ -52,6 +52,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     // Node would answer a request without Host with an empty 400; the hook below answers a problem.
     http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Node answers an unmet `Expect` before Fastify sees the request; this listener makes it a problem.
+  app.server.on('checkExpectation', answerFailedExpectation);
 
   // Every request passes here: a callback hook, no promise per request.
   app.addHook('onRequest', (request, _reply, done) => {
