@@ -33,10 +33,11 @@ export class RequestRateLimits {
   /** Charges, before authentication, the requests no API key will be charged for. */
   install(app: FastifyInstance): void {
     app.addHook('onReady', () => this.limiter.connect());
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config?.scope && bearerToken(request) !== undefined) return;
-      if (UNLIMITED_PATHS.has(request.routeOptions.url ?? '')) return;
-      await this.chargeClientAddress(request, reply);
+    // A callback hook: requests that carry a key (most) pass without a promise.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.config?.scope && bearerToken(request) !== undefined) return done();
+      if (UNLIMITED_PATHS.has(request.routeOptions.url ?? '')) return done();
+      this.chargeClientAddress(request, reply).then(() => done(), done);
     });
   }
 
