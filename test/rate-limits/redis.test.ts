@@ -126,7 +126,7 @@ function remainingOf(field: unknown): number {
 }
 
 describe('rate limits shared through Redis', () => {
-  it('gives two API processes sharing one Redis a single budget per key', async () => {
+  it('gives two API processes sharing one Redis a single budget per key and per client address', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-rate-shared-'));
     const ports = [await freePort(), await freePort()];
     const env = {
@@ -174,7 +174,20 @@ describe('rate limits shared through Redis', () => {
         assert.match(refused.headers.get('content-type') ?? '', /^application\/problem\+json/);
         assert.equal(((await refused.json()) as { code: string }).code, 'rate_limited');
         assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+        assert.equal(refused.headers.get('ratelimit-policy'), '"api-key";q=10;w=10');
       }
+
+      // Requests without a key share one budget per client address in the same way.
+      const anonymous = (port: number) => fetch(`http://127.0.0.1:${port}/api/v1/records`);
+      const addressRemaining: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const response = await anonymous(ports[i % 2]!);
+        assert.equal(response.status, 401);
+        assert.equal(response.headers.get('ratelimit-policy'), '"client-address";q=10;w=10');
+        addressRemaining.push(remainingOf(response.headers.get('ratelimit')));
+      }
+      assert.deepEqual(addressRemaining, [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+      for (const port of ports) assert.equal((await anonymous(port)).status, 429);
     } finally {
       await Promise.all(
         children.map(async (child) => {
@@ -184,6 +197,28 @@ describe('rate limits shared through Redis', () => {
           await exited;
         }),
       );
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('neither limits nor connects to Redis when WO_RATE_LIMIT_PER_MINUTE is 0', async () => {
+    const prefix = uniquePrefix();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-rate-off-'));
+    const config = loadConfig({ WO_DATA_DIR: dataDir, REDIS_URL, WO_RATE_LIMIT_PER_MINUTE: '0', WO_RATE_LIMIT_REDIS_PREFIX: prefix });
+    const context = await createContext(config, { logger: pino({ level: 'silent' }) });
+    const app = await buildApp(context);
+    try {
+      await app.ready();
+      assert.equal(context.rateLimiter, undefined);
+      for (let i = 0; i < 20; i++) {
+        const answer = await app.inject({ method: 'GET', url: '/api/v1/records' });
+        assert.equal(answer.statusCode, 401);
+        assert.equal(answer.headers.ratelimit, undefined);
+      }
+      assert.deepEqual(await redis.keys(`${prefix}:*`), []);
+    } finally {
+      await app.close();
+      await context.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
