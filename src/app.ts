@@ -6,9 +6,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
-import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
+import { ProblemSchema, answerClientError, answerFailedExpectation, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { installAuthentication } from './http/auth.js';
+import { RequestRateLimits } from './http/rate-limits.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
@@ -52,6 +53,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     // Node would answer a request without Host with an empty 400; the hook below answers a problem.
     http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Node answers an unmet `Expect` before Fastify sees the request; this listener makes it a problem.
+  app.server.on('checkExpectation', answerFailedExpectation);
 
   // Every request passes here: a callback hook, no promise per request.
   app.addHook('onRequest', (request, _reply, done) => {
@@ -93,7 +96,10 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
 
-  installAuthentication(app, context.apiKeys);
+  // Before authentication: requests no API key will answer for are charged to their address first.
+  const rateLimits = context.rateLimiter && new RequestRateLimits(context.rateLimiter);
+  rateLimits?.install(app);
+  installAuthentication(app, context.apiKeys, rateLimits);
   // The API's own loop: keys' last use is written here, never by the request that used the key.
   const lastUses = intervalLoop({ name: 'api-key-last-use', intervalMs: 1_000, work: () => context.apiKeys.writeLastUses(), logger: context.logger, errorMessage: 'recording API keys’ last use failed' });
   app.addHook('onReady', (done) => {

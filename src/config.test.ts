@@ -43,6 +43,14 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ WO_HEAP_GROWING_PERCENT: 'half' }), /WO_HEAP_GROWING_PERCENT/);
   });
 
+  it('limits each API key to 6,000 requests a minute by default; WO_RATE_LIMIT_PER_MINUTE=0 turns limiting off', () => {
+    assert.deepEqual(loadConfig({}).rateLimit, { perMinute: 6000, redisKeyPrefix: 'wo:rate' });
+    assert.equal(loadConfig({ WO_RATE_LIMIT_PER_MINUTE: '0' }).rateLimit.perMinute, 0);
+    assert.equal(loadConfig({ WO_RATE_LIMIT_REDIS_PREFIX: 'staging:rate' }).rateLimit.redisKeyPrefix, 'staging:rate');
+    assert.throws(() => loadConfig({ WO_RATE_LIMIT_PER_MINUTE: 'lots' }), /WO_RATE_LIMIT_PER_MINUTE/);
+    assert.throws(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' }), /REDIS_URL/);
+  });
+
   it('refuses invalid values with a message naming the variable', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: 'eighty' }, /PORT/],

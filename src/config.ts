@@ -47,6 +47,12 @@ export interface Config {
   readonly idempotency: {
     readonly ttlHours: number;
   };
+  readonly rateLimit: {
+    /** Requests a minute per API key, and per client address for requests without a valid key; 0 turns limiting off. */
+    readonly perMinute: number;
+    /** Prefix of the counters' keys in Redis, so that several deployments can share one Redis. */
+    readonly redisKeyPrefix: string;
+  };
   /**
    * How much V8 lets the old generation grow past what the last full GC kept, in percent (V8's
    * `--heap-growing-percent`), for the long-running commands; 0 leaves V8's own factor (up to 4×).
@@ -145,6 +151,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       logOrigin: env.WO_LOG_ORIGIN?.trim() || `${new URL(publicUrl).host}/work-orders/log`,
     },
     idempotency: { ttlHours: 24 },
+    rateLimit: {
+      perMinute: readInteger(env, 'WO_RATE_LIMIT_PER_MINUTE', 6000, 0, 6_000_000),
+      redisKeyPrefix: env.WO_RATE_LIMIT_REDIS_PREFIX?.trim() || 'wo:rate',
+    },
     heapGrowingPercent: readInteger(env, 'WO_HEAP_GROWING_PERCENT', 50, 0, 1000),
     ...overrides,
   };

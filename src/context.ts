@@ -22,6 +22,7 @@ import { StatementSigner } from './proofs/statement-signer.js';
 import { TransparencyLog } from './proofs/transparency-log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import type { WebhookService } from './webhooks/service.js';
+import { RateLimiter } from './rate-limits/rate-limiter.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -42,6 +43,8 @@ export interface AppContext {
   /** The proof sequencer's log; run by the `proof-sequencer` background job. */
   readonly transparencyLog: TransparencyLog;
   readonly webhooks: WebhookService;
+  /** Request budgets per API key and client address; undefined when `WO_RATE_LIMIT_PER_MINUTE` is 0. */
+  readonly rateLimiter: RateLimiter | undefined;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -154,6 +157,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   }
   const webhooks = createWebhooks({ config, database, clock, logger, metrics });
   backgroundJobs.push(...webhooks.jobs);
+  const rateLimiter = RateLimiter.fromConfig(config, logger, metrics);
 
   const context: AppContext = {
     config,
@@ -172,10 +176,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
     proofs,
     transparencyLog,
     webhooks: webhooks.service,
+    rateLimiter,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));
       await statementSigner.stop();
+      await rateLimiter?.close();
       await database.close();
     },
   };

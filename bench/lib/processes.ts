@@ -214,7 +214,8 @@ export async function startService(options: StartServiceOptions): Promise<Manage
 }
 
 function serviceEnv(dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, WO_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  // Rate limiting off: a load generator is one client far over any budget, and the figures measure the service's work.
+  const env: NodeJS.ProcessEnv = { ...process.env, WO_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', WO_RATE_LIMIT_PER_MINUTE: '0' };
   // The harness picks the database, whatever the caller's shell says: SQLite unless a part passes DATABASE_URL itself.
   delete env.DATABASE_URL;
   return { ...env, ...extra };

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppError, ERROR_CODES, PROBLEM_TYPE_BASE, errors, type ErrorCode, type FieldError } from '../errors.js';
@@ -75,6 +76,19 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     `HTTP/1.1 ${problem.status} ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+}
+
+/**
+ * Node answers a request whose `Expect` is anything but `100-continue` itself, before any route
+ * runs, with a bare 417 and no body. This is the server's `checkExpectation` listener instead: the
+ * same 417, as a problem. The connection is closed, since the client may be sending the body anyway.
+ */
+export function answerFailedExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const expectation = String(request.headers.expect).slice(0, 40);
+  const problem = new AppError('expectation_failed', `Expect "${expectation}" cannot be met: the only expectation this server knows is "100-continue".`);
+  const body = JSON.stringify(problemBody(problem.code, problem.detail, request.url?.split('?')[0]));
+  response.writeHead(problem.status, { connection: 'close', 'content-type': 'application/problem+json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  response.end(body);
 }
 
 /** Sockets already answered with a parser problem: a second parser error on one is not answered again. */

@@ -11,6 +11,7 @@ declare module 'fastify' {
   }
 }
 import { ERROR_CODES } from '../errors.js';
+import { UNLIMITED_PATHS } from './rate-limits.js';
 
 const ProblemRef = Type.Ref('Problem');
 
@@ -49,6 +50,18 @@ const IdempotencyKeyHeader = Type.String({
   description: 'Makes the POST safe to retry: a repeat within 24 h replays the first answer with `X-Idempotent-Replay: true`. 1–255 visible ASCII characters; a UUID is recommended.',
 });
 const IfMatchHeader = Type.String({ description: 'ETag the change is based on; a stale one answers 412 and changes nothing.' });
+
+/** The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11) sent with every limited answer; see docs/rate-limits.md. */
+const RateLimitHeaders = {
+  'ratelimit-policy': Type.Optional(
+    Type.String({
+      description:
+        'The budget this request was charged to: `"api-key";q=1000;w=10` is a bucket of q requests refilled every w seconds, per API key (`"client-address"` for requests without a valid key). Absent when rate limiting is off.',
+    }),
+  ),
+  ratelimit: Type.Optional(Type.String({ description: 'What is left of that budget: `"api-key";r=997;t=4` is r requests, and t seconds until the bucket is full again.' })),
+};
+const RetryAfterHeader = Type.String({ description: 'Seconds until the budget is refilled.' });
 
 /**
  * Documents what every operation of a kind shares, from the hooks that implement it, so no route can
@@ -98,6 +111,7 @@ export function documentStandardContract(route: RouteOptions): void {
   }
   // Public routes too refuse what their query string does not declare (refuseUnknownQuery).
   if (!authenticated && route.schema.querystring) response[400] ??= problemResponse(400);
+  if (!UNLIMITED_PATHS.has(route.url)) documentRateLimits(response);
   for (const [status, answer] of Object.entries(response)) {
     // A bare `Type.Ref('Problem')` documents application/json; the error handler sends problem+json.
     if (Number(status) >= 400 && answer !== null && typeof answer === 'object' && (answer as { $ref?: string }).$ref === 'Problem') {
@@ -105,4 +119,14 @@ export function documentStandardContract(route: RouteOptions): void {
     }
   }
   if (Object.keys(response).length > 0) route.schema.response = response;
+}
+
+/** Every limited answer carries the RateLimit fields, and any limited request can be answered 429. */
+function documentRateLimits(response: Record<string, unknown>): void {
+  response[429] ??= { ...problemResponse(429), headers: { 'retry-after': RetryAfterHeader } };
+  for (const [status, answer] of Object.entries(response)) {
+    if (answer === null || typeof answer !== 'object') continue;
+    const headers = (answer as { headers?: Record<string, TSchema> }).headers;
+    response[status] = { ...answer, headers: { ...headers, ...RateLimitHeaders } };
+  }
 }

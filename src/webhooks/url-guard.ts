@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { nonGlobalReason, parseAddress } from './special-addresses.js';
 
 /**
  * The server-side request forgery guard for webhook URLs.
@@ -8,8 +8,8 @@ import ipaddr from 'ipaddr.js';
  * @NOTE: a webhook makes this server send requests wherever a tenant says. Without the guard a
  * tenant could reach our loopback services, the private network, or the cloud metadata endpoint
  * (169.254.169.254) and read answers back through the delivery log. Only global unicast addresses
- * pass (ipaddr.js `range()` === 'unicast'); IPv4-mapped IPv6 addresses are judged by their IPv4
- * address. The check runs at create/update AND on every new connection the worker opens (see
+ * pass (see special-addresses.ts: the IANA special-purpose registries, and for IPv6 only 2000::/3);
+ * IPv4-mapped, NAT64 and 6to4 addresses are judged by the IPv4 address they carry. The check runs at create/update AND on every new connection the worker opens (see
  * `guardedLookup`), so a host that re-resolves to a private address later (DNS rebinding) is
  * refused at delivery time, and the connection goes to exactly the address that was checked.
  */
@@ -26,15 +26,15 @@ export type UrlCheck = { ok: true; url: URL } | UrlProblem;
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
-/** Why an address may not receive webhooks, or undefined when it may. */
+const CLOUD_METADATA_ADDRESS = '169.254.169.254';
+
+/** Why an address may not receive webhooks (completing "the address …"), or undefined when it may. */
 export function forbiddenAddressReason(address: string): string | undefined {
-  if (!ipaddr.isValid(address)) return 'is not an IP address';
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  const range = parsed.range();
-  if (range === 'unicast') return undefined;
-  if (address === '169.254.169.254' || parsed.toString() === '169.254.169.254') return 'is the cloud metadata address';
-  return `is ${/^[aeiou]/.test(range) ? 'an' : 'a'} ${range} address`;
+  const parsed = parseAddress(address);
+  if (!parsed) return 'is not an IP address';
+  const reason = nonGlobalReason(parsed);
+  if (reason && parsed.toString() === CLOUD_METADATA_ADDRESS) return `is the cloud metadata address, ${reason.replace(/^is /, '')}`;
+  return reason;
 }
 
 export async function resolveAll(hostname: string): Promise<string[]> {

@@ -2,7 +2,6 @@
 // of what only separate processes show: crashes, several API processes, workers apart from the API.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -10,14 +9,6 @@ import { POSTGRES_URL } from './databases.js';
 import { waitFor } from './test-app.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A PostgreSQL database of its own: a child process cannot be handed a schema the way tests are. */
 export async function createPostgresDatabase(prefix = 'wo_child'): Promise<{ url: string; drop: () => Promise<void> }> {

@@ -12,7 +12,7 @@ interface Operation {
 type Document = { paths: Record<string, Record<string, Operation>> };
 
 /** Response headers a client acts on: each must be documented where the service sends it. */
-const CONTRACT_HEADERS = ['etag', 'location', 'x-idempotent-replay', 'retry-after'];
+const CONTRACT_HEADERS = ['etag', 'location', 'x-idempotent-replay', 'retry-after', 'ratelimit', 'ratelimit-policy'];
 
 /**
  * Checks the OpenAPI document against what the service really answers: a tour calls every

@@ -71,6 +71,23 @@ describe('requests the HTTP parser refuses', () => {
     if (answer) assert.match(answer, /^HTTP\/1\.1 401 /, 'whatever arrives is the first request\'s own answer');
   });
 
+  it('answers an Expect other than 100-continue with 417 expectation_failed as problem+json, then closes', async () => {
+    const answer = await exchange(port, 'POST /api/v1/records HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    const problem = problemOf(answer);
+    assert.equal(problem.status, 417);
+    assert.match(problem.contentType, /^application\/problem\+json/);
+    assert.equal(problem.body.code, 'expectation_failed');
+    assert.equal(problem.body.type, 'urn:wo:problem:expectation_failed');
+    assert.equal(problem.body.instance, '/api/v1/records');
+    assert.match(String(problem.body.detail), /"200-ok"/);
+    assert.match(answer, /\r\nconnection: close\r\n/i);
+  });
+
+  it('still honours Expect: 100-continue', async () => {
+    const answer = await exchange(port, 'POST /api/v1/records HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+    assert.match(answer, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401 /);
+  });
+
   it('still serves a well-formed request on a new connection afterwards', async () => {
     const answer = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 200 /);

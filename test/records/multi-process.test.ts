@@ -14,7 +14,8 @@ import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { RECORD_STATUSES } from '../../src/records/schemas.js';
 import { POSTGRES_URL } from '../helpers/databases.js';
-import { createPostgresDatabase, freePort, killHard, startChildService } from '../helpers/child-services.js';
+import { createPostgresDatabase, killHard, startChildService } from '../helpers/child-services.js';
+import { freePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/test-app.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 

@@ -475,11 +475,13 @@ for (const dialect of TEST_DIALECTS) {
       const port = new URL(hook.url).port;
       const byName = await subscribe(tenant, 'https://93.184.216.34/hook', ['record.created']);
       const byLiteral = await subscribe(tenant, 'https://93.184.216.35/hook', ['record.created']);
+      const byCompatible = await subscribe(tenant, 'https://93.184.216.36/hook', ['record.created']);
       // The URLs were public when checked; now they lead to loopback, as a rebinding DNS answer would.
       await t.context.database.db.updateTable('webhook_subscriptions').set({ url: `http://localhost:${port}/hook` }).where('id', '=', byName.id).execute();
       await t.context.database.db.updateTable('webhook_subscriptions').set({ url: `http://127.0.0.1:${port}/hook` }).where('id', '=', byLiteral.id).execute();
+      await t.context.database.db.updateTable('webhook_subscriptions').set({ url: `http://[::127.0.0.1]:${port}/hook` }).where('id', '=', byCompatible.id).execute();
       await createRecord(tenant);
-      for (const sub of [byName, byLiteral]) {
+      for (const sub of [byName, byLiteral, byCompatible]) {
         const [delivery] = await settled(tenant, sub.id, 1);
         assert.equal(delivery!.status, 'failed');
         assert.equal(delivery!.attemptCount, 1);

@@ -101,6 +101,14 @@ for (const dialect of TEST_DIALECTS) {
         'http://[::ffff:127.0.0.1]/hook',
         'http://0x7f000001/hook',
         'http://100.64.0.1/hook',
+        'http://[::127.0.0.1]/hook',
+        'http://[::10.0.0.1]/hook',
+        'http://[::169.254.169.254]/hook',
+        'http://[::2]/hook',
+        'http://[4000::1]/hook',
+        'http://[e000::1]/hook',
+        'http://[64:ff9b::10.0.0.1]/hook',
+        'http://[2002:a9fe:a9fe::1]/hook',
       ]) {
         const response = await create({ name: 'bad', url, events: ['record.created'] });
         assert.equal(response.statusCode, 422, url);
