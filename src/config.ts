@@ -22,8 +22,9 @@ export interface Config {
   readonly webhooks: {
     /** Lets receivers live on loopback/private networks (development and tests). */
     readonly allowPrivateUrls: boolean;
-    /** Base of the exponential backoff between delivery attempts. */
+    /** Wait before the first retry of a delivery (± jitter); each later wait is `retryFactor` times longer. */
     readonly retryBaseMs: number;
+    readonly retryFactor: number;
     /** How long a receiver has to answer one delivery. */
     readonly timeoutMs: number;
     readonly maxAttempts: number;
@@ -131,7 +132,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     keysDir: path.resolve(env.WO_KEYS_DIR?.trim() || path.join(dataDir, 'keys')),
     webhooks: {
       allowPrivateUrls: readBoolean(env, 'WO_WEBHOOK_ALLOW_PRIVATE_URLS', false),
-      retryBaseMs: readInteger(env, 'WO_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
+      // 5, 20 and 80 min: the contract's 4 attempts outlast more than an hour of receiver downtime.
+      retryBaseMs: readInteger(env, 'WO_WEBHOOK_RETRY_BASE_MS', 300_000, 1, 86_400_000),
+      retryFactor: readInteger(env, 'WO_WEBHOOK_RETRY_FACTOR', 4, 1, 10),
       timeoutMs: readInteger(env, 'WO_WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
       maxAttempts: 4,
       concurrency: readInteger(env, 'WO_WEBHOOK_CONCURRENCY', 128, 1, 1024),
