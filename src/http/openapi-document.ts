@@ -83,6 +83,22 @@ function webhookDocs(): Record<string, unknown> {
       schema: { type: 'string' },
       description: 'Event id (`evt_…`), the same on every retry and redelivery: deduplicate on it.',
     },
+    { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'Standard Webhooks: the same event id as `X-Webhook-Id`.' },
+    {
+      name: 'webhook-timestamp',
+      in: 'header',
+      required: true,
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+      description: 'Standard Webhooks: when this attempt was sent, in seconds since 1970. Refuse deliveries more than 5 minutes old (replays).',
+    },
+    {
+      name: 'webhook-signature',
+      in: 'header',
+      required: true,
+      schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})?$' },
+      description:
+        'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the `whsec_` secret encodes; a second, space-separated entry during a rotation overlap. Verifiable with the `standardwebhooks` libraries.',
+    },
     { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string' }, description: '`work-order-api-webhooks/<version>`.' },
   ];
   const sequence = Type.Integer({
@@ -124,7 +140,7 @@ function webhookDocs(): Record<string, unknown> {
           responses: {
             '2XX': {
               description:
-                'Received. Any other answer, or none within 10 s, fails the attempt: network errors, time-outs, 3xx, 429 and 5xx are retried (4 attempts in all, exponential backoff, Retry-After honoured); other 4xx are final.',
+                'Received. Any other answer, or none within 10 s, fails the attempt: network errors, time-outs, 3xx, 429 and 5xx are retried (4 attempts in all, after about 5, 20 and 80 minutes by default, Retry-After honoured); other 4xx are final.',
             },
           },
         },
