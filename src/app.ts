@@ -8,6 +8,7 @@ import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
 import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
+import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
@@ -39,6 +40,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     loggerInstance: context.logger as FastifyBaseLogger,
     // One access-log line per request instead of Fastify's two (see access-log.ts).
     logController: new AccessLogController(),
+    // A client's sane X-Request-Id, else a new one; every log line of the request carries it as `requestId`.
+    genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     trustProxy: typeof context.config.trustProxy === 'number' ? trustHops(context.config.trustProxy) : context.config.trustProxy,
@@ -52,6 +55,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  installRequestIdHeader(app);
   // Every request passes here: a callback hook, no promise per request.
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
