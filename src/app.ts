@@ -10,6 +10,7 @@ import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandlin
 import { AccessLogController } from './http/access-log.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
+import { installCors } from './http/cors.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
@@ -96,6 +97,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
 
+  // Before authentication: a preflight carries no key, and a 401 must still reach the browser script.
+  await installCors(app, context.config.corsOrigins, ADMIN_PREFIX);
   installAuthentication(app, context.apiKeys);
   installIdempotency(app, context.idempotency);
 
