@@ -11,6 +11,7 @@ import { AccessLogController } from './http/access-log.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
 import { installCors } from './http/cors.js';
+import { installCompression } from './http/compression.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
@@ -80,6 +81,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installInputGuard(app);
   installStrictPaging(app);
   installRequestMetrics(app, context);
+  // Before any route: the plugin attaches itself to each route as it is added.
+  await installCompression(app);
 
   await app.register(swagger, openApiOptions(context.config));
   await app.register(swaggerUi, {
