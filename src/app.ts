@@ -89,8 +89,13 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     routePrefix: '/docs',
     staticCSP: true,
     // Swagger UI injects <style> elements and style attributes as it renders: allow inline styles on
-    // this page (scripts stay 'self' only), or the browser logs a refusal for each one.
-    transformStaticCSP: (header) => header.replace(/style-src ([^;]*);/, (_match, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`),
+    // this page (scripts stay 'self' only), or the browser logs a refusal for each one. And no
+    // `upgrade-insecure-requests`: served over plain http on any host but loopback, it made the browser
+    // fetch the page's own scripts over https, which fails, and the page stayed blank.
+    transformStaticCSP: (header) =>
+      header
+        .replace(/style-src ([^;]*);/, (_match, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`)
+        .replace(/\s*upgrade-insecure-requests;?/, ''),
     uiConfig: { url: `${API_PREFIX}/openapi.json` } as never,
   });
 
