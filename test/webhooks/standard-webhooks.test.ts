@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
-import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { receiverPool, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { SecretBox } from '../../src/webhooks/secret-box.js';
 
@@ -34,12 +34,8 @@ const fromBase64Url = (secret: string) => `whsec_${Buffer.from(secret.slice(6), 
 for (const dialect of TEST_DIALECTS) {
   describe(`Standard Webhooks signatures on deliveries (${dialect})`, () => {
     let t: TestApp;
-    const receivers: WebhookReceiver[] = [];
-    const receiver = async (answer?: WebhookReceiver['answer']) => {
-      const r = await startReceiver(answer);
-      receivers.push(r);
-      return r;
-    };
+    const receivers = receiverPool();
+    const receiver = (answer?: WebhookReceiver['answer']) => receivers.start(answer);
     const subscribe = async (tenant: Tenant, url: string): Promise<{ id: string; secret: string }> => {
       const response = await tenant.request({ method: 'POST', url: '/api/v1/webhooks', payload: { name: 'standard receiver', url, events: ['record.created'] } });
       assert.equal(response.statusCode, 201, response.body);
@@ -56,7 +52,7 @@ for (const dialect of TEST_DIALECTS) {
     });
     after(async () => {
       await t.close();
-      await Promise.all(receivers.map((r) => r.close()));
+      await receivers.closeAll();
     });
 
     it('carries webhook-id, webhook-timestamp and webhook-signature that the standardwebhooks library verifies with the secret returned at creation', async () => {
