@@ -39,6 +39,18 @@ describe('request ids', () => {
     }
   });
 
+  itOnEachDatabase('names the current request on an idempotent replay, not the one whose answer is replayed', async (t) => {
+    const tenant = await t.newTenant();
+    const categoryId = await seedCategory(tenant);
+    const send = (requestId: string) =>
+      tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId), headers: { 'idempotency-key': 'request-id-replay', 'x-request-id': requestId } });
+    const first = await send('first-attempt');
+    const replay = await send('second-attempt');
+    assert.equal(replay.headers['x-idempotent-replay'], 'true');
+    assert.equal(replay.body, first.body);
+    assert.deepEqual([first.headers['x-request-id'], replay.headers['x-request-id']], ['first-attempt', 'second-attempt']);
+  });
+
   itOnEachDatabase('generates a new id for a request without one, different for every request', async (t) => {
     const ids = new Set<string>();
     for (let i = 0; i < 5; i++) {
