@@ -8,8 +8,11 @@ import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
 import { ProblemSchema, answerClientError, answerFailedExpectation, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
+import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
 import { RequestRateLimits } from './http/rate-limits.js';
+import { installCors } from './http/cors.js';
+import { installCompression } from './http/compression.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
@@ -41,6 +44,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     loggerInstance: context.logger as FastifyBaseLogger,
     // One access-log line per request instead of Fastify's two (see access-log.ts).
     logController: new AccessLogController(),
+    // A client's sane X-Request-Id, else a new one; every log line of the request carries it as `requestId`.
+    genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
     trustProxy: typeof context.config.trustProxy === 'number' ? trustHops(context.config.trustProxy) : context.config.trustProxy,
@@ -56,6 +61,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   // Node answers an unmet `Expect` before Fastify sees the request; this listener makes it a problem.
   app.server.on('checkExpectation', answerFailedExpectation);
 
+  installRequestIdHeader(app);
   // Every request passes here: a callback hook, no promise per request.
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
@@ -79,14 +85,21 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installInputGuard(app);
   installStrictPaging(app);
   installRequestMetrics(app, context);
+  // Before any route: the plugin attaches itself to each route as it is added.
+  await installCompression(app);
 
   await app.register(swagger, openApiOptions(context.config));
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
     // Swagger UI injects <style> elements and style attributes as it renders: allow inline styles on
-    // this page (scripts stay 'self' only), or the browser logs a refusal for each one.
-    transformStaticCSP: (header) => header.replace(/style-src ([^;]*);/, (_match, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`),
+    // this page (scripts stay 'self' only), or the browser logs a refusal for each one. And no
+    // `upgrade-insecure-requests`: served over plain http on any host but loopback, it made the browser
+    // fetch the page's own scripts over https, which fails, and the page stayed blank.
+    transformStaticCSP: (header) =>
+      header
+        .replace(/style-src ([^;]*);/, (_match, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`)
+        .replace(/\s*upgrade-insecure-requests;?/, ''),
     uiConfig: { url: `${API_PREFIX}/openapi.json` } as never,
   });
 
@@ -96,6 +109,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
 
+  // Before authentication: a preflight carries no key, and a 401 must still reach the browser script.
+  await installCors(app, context.config.corsOrigins, ADMIN_PREFIX);
   // Before authentication: requests no API key will answer for are charged to their address first.
   const rateLimits = context.rateLimiter && new RequestRateLimits(context.rateLimiter);
   rateLimits?.install(app);

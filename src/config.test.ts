@@ -51,6 +51,13 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' }), /REDIS_URL/);
   });
 
+  it('reads WO_CORS_ORIGINS as no CORS when unset, any origin for *, or a list of origins', () => {
+    assert.equal(loadConfig({}).corsOrigins, undefined);
+    assert.equal(loadConfig({ WO_CORS_ORIGINS: ' ' }).corsOrigins, undefined);
+    assert.equal(loadConfig({ WO_CORS_ORIGINS: '*' }).corsOrigins, '*');
+    assert.deepEqual(loadConfig({ WO_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins, ['https://app.example.com', 'http://localhost:5173']);
+  });
+
   it('refuses invalid values with a message naming the variable', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: 'eighty' }, /PORT/],
@@ -60,6 +67,9 @@ describe('configuration', () => {
       [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
       [{ WO_WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }, /WO_WEBHOOK_ALLOW_PRIVATE_URLS/],
       [{ WO_WEBHOOK_RETRY_BASE_MS: '-5' }, /WO_WEBHOOK_RETRY_BASE_MS/],
+      [{ WO_CORS_ORIGINS: 'app.example.com' }, /WO_CORS_ORIGINS/],
+      [{ WO_CORS_ORIGINS: 'https://app.example.com/' }, /WO_CORS_ORIGINS/],
+      [{ WO_CORS_ORIGINS: 'https://a.example.com,ftp://b.example.com' }, /WO_CORS_ORIGINS/],
     ];
     for (const [env, message] of cases) assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message));
   });

@@ -17,13 +17,16 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Behind a load balancer: trust X-Forwarded-For (true, or the number of proxy hops) for client addresses. */
   readonly trustProxy: boolean | number;
+  /** Browser origins allowed to call the API (CORS): a list, `*` for any, undefined for no CORS at all. */
+  readonly corsOrigins: readonly string[] | '*' | undefined;
   /** Directory holding the signing keys and the secret-encryption key, apart from the database. */
   readonly keysDir: string;
   readonly webhooks: {
     /** Lets receivers live on loopback/private networks (development and tests). */
     readonly allowPrivateUrls: boolean;
-    /** Base of the exponential backoff between delivery attempts. */
+    /** Wait before the first retry of a delivery (± jitter); each later wait is `retryFactor` times longer. */
     readonly retryBaseMs: number;
+    readonly retryFactor: number;
     /** How long a receiver has to answer one delivery. */
     readonly timeoutMs: number;
     readonly maxAttempts: number;
@@ -91,6 +94,26 @@ function readSecretKey(env: Env): string | undefined {
   return raw;
 }
 
+/** `*`, or a comma list of origins (`https://app.example.com`: scheme, host and port only). */
+function readCorsOrigins(env: Env): Config['corsOrigins'] {
+  const raw = env.WO_CORS_ORIGINS?.trim();
+  if (!raw) return undefined;
+  if (raw === '*') return '*';
+  const origins = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`WO_CORS_ORIGINS must be * or a comma list of origins such as https://app.example.com (no path, no trailing slash), got "${origin}"`);
+    }
+  }
+  return Object.freeze(origins);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -134,10 +157,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     publicUrl,
     logLevel,
     trustProxy,
+    corsOrigins: readCorsOrigins(env),
     keysDir: path.resolve(env.WO_KEYS_DIR?.trim() || path.join(dataDir, 'keys')),
     webhooks: {
       allowPrivateUrls: readBoolean(env, 'WO_WEBHOOK_ALLOW_PRIVATE_URLS', false),
-      retryBaseMs: readInteger(env, 'WO_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 86_400_000),
+      // 5, 20 and 80 min: the contract's 4 attempts outlast more than an hour of receiver downtime.
+      retryBaseMs: readInteger(env, 'WO_WEBHOOK_RETRY_BASE_MS', 300_000, 1, 86_400_000),
+      retryFactor: readInteger(env, 'WO_WEBHOOK_RETRY_FACTOR', 4, 1, 10),
       timeoutMs: readInteger(env, 'WO_WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
       maxAttempts: 4,
       concurrency: readInteger(env, 'WO_WEBHOOK_CONCURRENCY', 128, 1, 1024),

@@ -74,6 +74,16 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
 }
 
+/**
+ * Node's default metrics, less the three gauges prom-client names like counters (`*_total`), which
+ * `promtool check metrics` reports: `nodejs_active_handles{type}` and its siblings carry the same counts by type.
+ */
+const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+function registerProcessMetrics(metrics: Registry): void {
+  collectDefaultMetrics({ register: metrics });
+  for (const name of MISNAMED_DEFAULT_GAUGES) metrics.removeSingleMetric(name);
+}
+
 /** SQLite group commit, observable: members ÷ commits is the average group size. */
 function registerDatabaseMetrics(metrics: Registry, database: Database): void {
   const stats = database.groupCommit;
@@ -122,7 +132,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   if (options.migrate !== false) await migrateToLatest(database);
 
   const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
+  registerProcessMetrics(metrics);
   registerDatabaseMetrics(metrics, database);
 
   const { db } = database;

@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   adminUser: 'usr',
   adminAuditEntry: 'aud',
   adminLoginAttempt: 'lga',
+  request: 'req',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -26,10 +26,13 @@ interface LayoutInput {
   main: SafeHtml;
 }
 
-/** A timestamp people read (`2026-11-22 08:15 UTC`) that machines can still parse. */
+/**
+ * A timestamp people read (`2026-11-22 08:15 UTC`) that machines can still parse. It may wrap between
+ * the date and the clock only, so that a table of them fits a laptop screen.
+ */
 function time(iso: string | null, empty = '—'): SafeHtml {
   if (!iso) return html`<span class="muted">${empty}</span>`;
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${iso}">${iso.slice(0, 10)} <span class="clock">${iso.slice(11, 16)} UTC</span></time>`;
 }
 
 function csrfField(token: string): SafeHtml {
@@ -173,7 +176,7 @@ export function organizationsPage(input: {
     current: 'organizations',
     main: html`<h1>Organizations</h1>
 ${input.created ? notice('success', html`Organization <strong>${input.created.name}</strong> created. <a href="/admin/organizations/${input.created.id}/keys">Create its first API key</a>.`) : html``}
-<section aria-labelledby="org-list-title">
+<section>
   <h2 id="org-list-title">All organizations <span class="count">(${input.organizations.length})</span></h2>
   ${
     input.organizations.length === 0
@@ -330,7 +333,7 @@ export function keysPage(input: KeysPageInput): SafeHtml {
 <h1>API keys <span class="subtitle">of ${org.name}</span></h1>
 ${input.message ? notice(input.message.kind, input.message.body) : html``}
 ${input.createdKey ? createdKeyPanel(input.createdKey) : html``}
-<section aria-labelledby="key-list-title">
+<section>
   <h2 id="key-list-title">Keys <span class="count">(${input.keys.length})</span></h2>
   ${
     input.keys.length === 0
@@ -347,7 +350,7 @@ ${input.createdKey ? createdKeyPanel(input.createdKey) : html``}
   <h2 id="key-create-title">Create an API key</h2>
   ${keyForm(org.id, input.session.csrfToken, input.form)}
 </section>
-<section aria-labelledby="org-audit-title">
+<section>
   <h2 id="org-audit-title">Activity</h2>
   ${auditTable(input.audit, 'org-audit-title')}
   ${input.auditTotal > input.audit.length ? html`<p><a href="/admin/audit?org=${org.id}">All ${input.auditTotal} entries</a></p>` : html``}
@@ -403,7 +406,7 @@ export function auditPage(input: {
     current: 'audit',
     main: html`<h1>Audit log${input.organization ? html` <span class="subtitle">of ${input.organization.name}</span>` : html``}</h1>
 <p>Every sign-in, sign-out and change made here or with <code>wo admin</code>, newest first.</p>
-<section aria-labelledby="audit-title">
+<section>
   <h2 id="audit-title" class="visually-hidden">Entries</h2>
   ${auditTable(input.entries, 'audit-title')}
 </section>

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 
 /**
  * One access-log line per request, written when the answer has gone out: what was asked, what was
- * answered, how long it took (plus the `reqId` every line of the request carries).
+ * answered, how long it took (plus the `requestId` every line of the request carries: the id the
+ * answer's `X-Request-Id` names).
  *
  * Fastify's own request logging writes two lines per request, one on arrival and one on completion,
  * and only the second carries what an operator reads; one line halves the log volume and the
@@ -19,7 +20,7 @@ import type { Logger } from 'pino';
  */
 export class AccessLogController extends LogController {
   constructor() {
-    super({ disableRequestLogging: false });
+    super({ disableRequestLogging: false, requestIdLogLabel: 'requestId' });
   }
 
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {

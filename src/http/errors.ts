@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppError, ERROR_CODES, PROBLEM_TYPE_BASE, errors, type ErrorCode, type FieldError } from '../errors.js';
+import { REQUEST_ID_HEADER, newRequestId } from './request-id.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -15,6 +16,7 @@ export const ProblemSchema = Type.Object(
     errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
     allowedActions: Type.Optional(Type.Array(Type.String())),
     requiredScope: Type.Optional(Type.String()),
+    requestId: Type.String({ description: 'The id of the request that got this answer, as in its `X-Request-Id` header: quote it when asking for support.' }),
   },
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details.' },
 );
@@ -38,10 +40,13 @@ export function problemBody(code: ErrorCode, detail: string, instance?: string, 
 export function sendProblem(reply: FastifyReply, error: AppError, instance?: string): FastifyReply {
   const { headers = {}, ...extra } = error.extra;
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  // Also here: errors Fastify raises before routing are answered before any onRequest hook ran.
+  const requestId = reply.request.id;
   return reply
     .code(error.status)
+    .header(REQUEST_ID_HEADER, requestId)
     .type('application/problem+json; charset=utf-8')
-    .send(JSON.stringify(problemBody(error.code, error.detail, instance, extra)));
+    .send(JSON.stringify(problemBody(error.code, error.detail, instance, { ...extra, requestId })));
 }
 
 /**
@@ -69,11 +74,13 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('request_timeout', 'The request did not arrive in time; send it again.')
         : new AppError('malformed_request', 'The request is not valid HTTP/1.1 and could not be read.');
-  const body = JSON.stringify(problemBody(problem.code, problem.detail));
+  // No request was read, so no client id can be trusted: always a new one.
+  const requestId = newRequestId();
+  const body = JSON.stringify(problemBody(problem.code, problem.detail, undefined, { requestId }));
   // end(), not destroy(): a client still sending (oversized headers) would otherwise get a reset
   // that can discard the answer in flight. The socket is destroyed shortly after in any case.
   socket.end(
-    `HTTP/1.1 ${problem.status} ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${problem.status} ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
 }

@@ -59,31 +59,26 @@ export function openApiOptions(config: Config): SwaggerOptions {
 
 /** One OpenAPI `webhooks` entry per event of the catalogue (and the ping): the signed POST a subscriber receives. */
 function webhookDocs(): Record<string, unknown> {
+  const header = (name: string, schema: Record<string, unknown>, description: string, required = true) => ({ name, in: 'header', required, schema, description });
+  const hmacHex = { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' };
   const headers = [
     { name: 'Content-Type', in: 'header', required: true, schema: { type: 'string', const: 'application/json' } },
-    { name: 'X-Webhook-Event', in: 'header', required: true, schema: { type: 'string' }, description: 'The event name.' },
-    {
-      name: 'X-Webhook-Signature',
-      in: 'header',
-      required: true,
-      schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
-      description: '`sha256=` + lowercase hex HMAC-SHA256 of the raw body with the subscription secret. Compare in constant time.',
-    },
-    {
-      name: 'X-Webhook-Signature-Previous',
-      in: 'header',
-      required: false,
-      schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
-      description: 'Only during the overlap after a secret rotation: the same HMAC made with the previous secret.',
-    },
-    {
-      name: 'X-Webhook-Id',
-      in: 'header',
-      required: true,
-      schema: { type: 'string' },
-      description: 'Event id (`evt_…`), the same on every retry and redelivery: deduplicate on it.',
-    },
-    { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string' }, description: '`work-order-api-webhooks/<version>`.' },
+    header('X-Webhook-Event', { type: 'string' }, 'The event name.'),
+    header('X-Webhook-Signature', hmacHex, '`sha256=` + lowercase hex HMAC-SHA256 of the raw body with the subscription secret. Compare in constant time.'),
+    header('X-Webhook-Signature-Previous', hmacHex, 'Only during the overlap after a secret rotation: the same HMAC made with the previous secret.', false),
+    header('X-Webhook-Id', { type: 'string' }, 'Event id (`evt_…`), the same on every retry and redelivery: deduplicate on it.'),
+    header('webhook-id', { type: 'string' }, 'Standard Webhooks: the same event id as `X-Webhook-Id`.'),
+    header(
+      'webhook-timestamp',
+      { type: 'string', pattern: '^[0-9]+$' },
+      'Standard Webhooks: when this attempt was sent, in seconds since 1970. Refuse deliveries more than 5 minutes old (replays).',
+    ),
+    header(
+      'webhook-signature',
+      { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})?$' },
+      'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the bytes the `whsec_` secret encodes; a second, space-separated entry during a rotation overlap. Verifiable with the `standardwebhooks` libraries.',
+    ),
+    header('User-Agent', { type: 'string' }, '`work-order-api-webhooks/<version>`.'),
   ];
   const sequence = Type.Integer({
     minimum: 0,
@@ -124,7 +119,7 @@ function webhookDocs(): Record<string, unknown> {
           responses: {
             '2XX': {
               description:
-                'Received. Any other answer, or none within 10 s, fails the attempt: network errors, time-outs, 3xx, 429 and 5xx are retried (4 attempts in all, exponential backoff, Retry-After honoured); other 4xx are final.',
+                'Received. Any other answer, or none within 10 s, fails the attempt: network errors, time-outs, 3xx, 429 and 5xx are retried (4 attempts in all, after about 5, 20 and 80 minutes by default, Retry-After honoured); other 4xx are final.',
             },
           },
         },

@@ -61,19 +61,21 @@ function page(jwks: string): string {
 <script src="/verify/verifier.js" defer></script>
 </head>
 <body>
+<main>
 <h1>Verify a completion proof</h1>
 <p>Paste or drop a proof bundle (from <code>GET /api/v1/proofs/{id}</code>) below. The check runs entirely in this browser,
 with WebCrypto: nothing is sent to any server. The key set is the one this service publishes at
 <code>/.well-known/jwks.json</code>, filled in when the page was served; replace it with a copy you trust if you prefer.</p>
 <h2><label for="bundle">Proof bundle</label></h2>
 <textarea id="bundle" spellcheck="false" placeholder="Paste the bundle JSON here, or drop the file"></textarea>
-<p><input type="file" id="bundle-file" accept="application/json,.json"></p>
+<p><label for="bundle-file">Or open a bundle file</label> <input type="file" id="bundle-file" accept="application/json,.json"></p>
 <h2><label for="keys">Trusted keys (JWKS)</label></h2>
 <textarea id="keys" spellcheck="false">${escapeHtml(jwks)}</textarea>
-<p><input type="file" id="keys-file" accept="application/json,.json"></p>
+<p><label for="keys-file">Or open a key set file</label> <input type="file" id="keys-file" accept="application/json,.json"></p>
 <button type="button" id="verify">Verify</button>
 <div id="result" data-state="idle" role="status" aria-live="polite"><div id="result-headline">Not checked yet.</div><div id="result-detail"></div></div>
 <p><small>Possible failure reasons: <span id="reasons"></span>. See docs/proofs.md for what a valid proof establishes.</small></p>
+</main>
 </body>
 </html>
 `;

@@ -6,7 +6,7 @@ import { classifyStatus, MAX_RETRY_AFTER_MS } from './retry-policy.js';
 import { failedSend } from './send-delivery.js';
 import { ForbiddenAddressError } from './url-guard.js';
 
-const settings = { maxAttempts: 4, retryBaseMs: 1000 };
+const settings = { maxAttempts: 4, retryBaseMs: 1000, retryFactor: 2 };
 const now = new Date('2026-01-01T00:00:00.000Z');
 /** No jitter: the wait is exactly the nominal backoff. */
 const middle = () => 0.5;

@@ -1,10 +1,8 @@
-import { retryDelayMs, type AttemptOutcome } from './retry-policy.js';
+import { retryDelayMs, type AttemptOutcome, type RetrySchedule } from './retry-policy.js';
 
 /** The retry settings a delivery's next state depends on. */
-export interface DeliveryRetrySettings {
+export interface DeliveryRetrySettings extends RetrySchedule {
   maxAttempts: number;
-  /** The first retry waits about this long; each one after waits twice as long as the one before. */
-  retryBaseMs: number;
 }
 
 export type NextDeliveryState =
@@ -29,7 +27,7 @@ export function nextDeliveryState(
 ): NextDeliveryState {
   if (outcome.kind === 'success') return { status: 'succeeded' };
   if (outcome.kind === 'retryable' && attempt < settings.maxAttempts) {
-    const delay = retryDelayMs(attempt, settings.retryBaseMs, outcome.retryAfterMs, random);
+    const delay = retryDelayMs(attempt, settings, outcome.retryAfterMs, random);
     return { status: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
   }
   return { status: 'failed' };

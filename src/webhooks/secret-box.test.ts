@@ -35,9 +35,10 @@ describe('webhook secrets and signatures', () => {
     assert.throws(() => loadConfig({ WO_SECRET_KEY: Buffer.alloc(16).toString('base64') }), ConfigError);
   });
 
-  it('makes whsec_ secrets of 32 random bytes', () => {
+  it('makes whsec_ secrets of 32 random bytes in standard base64, as Standard Webhooks serializes them', () => {
     const secret = generateWebhookSecret();
-    assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.equal(Buffer.from(secret.slice('whsec_'.length), 'base64').length, 32);
     assert.notEqual(secret, generateWebhookSecret());
   });
 

@@ -68,7 +68,10 @@ export function parseKey(text: string): Buffer {
   return key;
 }
 
-/** A new signing secret: `whsec_` and 32 random bytes, base64url. */
+/**
+ * A new signing secret: `whsec_` and 32 random bytes in standard base64, the Standard Webhooks
+ * serialization, so that its libraries take the secret as it is shown (they refuse base64url).
+ */
 export function generateWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }

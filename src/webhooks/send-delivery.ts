@@ -7,7 +7,7 @@ import type { ClaimedDelivery } from './delivery-queue.js';
 import { postWebhook } from './post-webhook.js';
 import { classifyStatus, type AttemptOutcome } from './retry-policy.js';
 import type { SecretBox } from './secret-box.js';
-import { signWebhookBody } from './signature.js';
+import { signStandardWebhook, signWebhookBody, standardWebhookKey } from './signature.js';
 import { ForbiddenAddressError, guardedLookup, literalAddressProblem } from './url-guard.js';
 
 /** Bytes of a response body the worker reads at most; the rest is discarded unread. */
@@ -26,7 +26,10 @@ export interface SigningKeys {
   active: boolean;
   version: number;
   secret: string;
+  /** The Standard Webhooks HMAC key the secret encodes. */
+  standardKey: Buffer;
   previousSecret?: string;
+  previousStandardKey?: Buffer;
   previousExpiresAt?: string;
 }
 
@@ -61,32 +64,39 @@ export class SigningKeyCache {
     let keys = this.keys.get(cacheKey);
     if (!keys) {
       if (this.keys.size > 10_000) this.keys.clear();
-      keys = {
-        url: row.url,
-        active: row.active === 1,
-        version: row.version,
-        secret: this.secrets.open(row.secret_ciphertext, row.id),
-        ...(row.previous_secret_ciphertext && row.previous_secret_expires_at
-          ? { previousSecret: this.secrets.open(row.previous_secret_ciphertext, row.id), previousExpiresAt: row.previous_secret_expires_at }
-          : {}),
-      };
+      const secret = this.secrets.open(row.secret_ciphertext, row.id);
+      keys = { url: row.url, active: row.active === 1, version: row.version, secret, standardKey: standardWebhookKey(secret) };
+      if (row.previous_secret_ciphertext && row.previous_secret_expires_at) {
+        keys.previousSecret = this.secrets.open(row.previous_secret_ciphertext, row.id);
+        keys.previousStandardKey = standardWebhookKey(keys.previousSecret);
+        keys.previousExpiresAt = row.previous_secret_expires_at;
+      }
       this.keys.set(cacheKey, keys);
     }
     return keys;
   }
 }
 
-/** The headers of one attempt; while a rotated-out secret is still valid, the body is signed with it too. */
+/**
+ * The headers of one attempt: the contract's (X-Webhook-*) and Standard Webhooks' (webhook-*), whose
+ * timestamp is the attempt's own. While a rotated-out secret is still valid, the body is signed with
+ * it too: in X-Webhook-Signature-Previous, and as a second entry of webhook-signature.
+ */
 export function deliveryHeaders(delivery: ClaimedDelivery, keys: SigningKeys, now: Date): Record<string, string> {
+  const timestamp = Math.floor(now.getTime() / 1000);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     'x-webhook-event': delivery.event_type,
     'x-webhook-id': delivery.event_id,
     'x-webhook-signature': signWebhookBody(keys.secret, delivery.body),
+    'webhook-id': delivery.event_id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signStandardWebhook(keys.standardKey, delivery.event_id, timestamp, delivery.body),
   };
-  if (keys.previousSecret && keys.previousExpiresAt && keys.previousExpiresAt > now.toISOString()) {
+  if (keys.previousSecret && keys.previousStandardKey && keys.previousExpiresAt && keys.previousExpiresAt > now.toISOString()) {
     headers['x-webhook-signature-previous'] = signWebhookBody(keys.previousSecret, delivery.body);
+    headers['webhook-signature'] += ` ${signStandardWebhook(keys.previousStandardKey, delivery.event_id, timestamp, delivery.body)}`;
   }
   return headers;
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { axeViolations } from '../helpers/axe.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createAdmin } from './admin-client.js';
 
@@ -161,6 +162,8 @@ describe('admin area in a browser', () => {
     const response = await page.goto(`${base}/admin/login`);
     const headers = response!.headers();
     assert.match(headers['content-security-policy']!, /frame-ancestors 'none'/);
+    // It would send the page's own assets to https on any host but loopback, where they do not exist.
+    assert.doesNotMatch(headers['content-security-policy']!, /upgrade-insecure-requests/);
     assert.equal(headers['x-content-type-options'], 'nosniff');
     assert.equal(headers['x-frame-options'], 'DENY');
     assert.deepEqual(cspViolations, [], 'no page tripped its own Content-Security-Policy');
@@ -191,5 +194,67 @@ describe('admin area in a browser', () => {
     await box.focus();
     await page.keyboard.press('Space');
     assert.equal(await box.isChecked(), true);
+  });
+
+  it('passes axe-core on every admin page: sign-in, organizations, keys with each state and the one-time key, revocation, audit log, errors', async () => {
+    const org = await t.context.organizations.create('Axe Checked Properties');
+    const revoked = await t.context.apiKeys.create({ orgId: org.id, name: 'Retired feed', scopes: ['records:read'], createdBy: 'test' });
+    await t.context.apiKeys.revoke(revoked.apiKey.id);
+    const expired = await t.context.apiKeys.create({ orgId: org.id, name: 'Trial', scopes: ['records:read'], createdBy: 'test' });
+    await t.context.database.db.updateTable('api_keys').set({ expires_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', expired.apiKey.id).execute();
+
+    const page = await newPage();
+    const findings: string[] = [];
+    const check = async (what: string) => findings.push(...(await axeViolations(page)).map((line) => `${what}: ${line}`));
+    await page.goto(`${base}/admin/login`);
+    await check('sign-in');
+    await signIn(page);
+    await page.getByRole('heading', { name: 'Organizations', exact: true }).waitFor();
+    await check('organizations');
+    await page.goto(`${base}/admin/organizations/${org.id}/keys`);
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await page.getByText('Choose at least one scope.').waitFor();
+    await check('keys with form errors');
+    await page.getByLabel('Name').fill('Axe checked');
+    await page.getByLabel('records:read', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    await page.locator('.one-time-key').waitFor();
+    await check('keys with the one-time key, active, expired and revoked keys');
+    await page.locator('table.keys').getByRole('row', { name: /Axe checked/ }).getByRole('link', { name: /Revoke/ }).click();
+    await page.getByRole('button', { name: 'Revoke key' }).waitFor();
+    await check('revocation');
+    await page.goto(`${base}/admin/audit`);
+    await check('audit log');
+    await page.goto(`${base}/admin/organizations/org_01JD3Q4W8Y6V3C0M2ZP4K7N9XA/keys`);
+    await check('not found');
+    assert.deepEqual(findings, []);
+  });
+
+  it('shows every key’s Revoke button without scrolling sideways at 1280 px, with every column filled', async () => {
+    const org = await t.context.organizations.create('Wide Table Property Management Group');
+    for (const name of ['Property management nightly synchronisation', 'ERP production integration', 'Retired warehouse feed']) {
+      const created = await t.context.apiKeys.create({
+        orgId: org.id,
+        name,
+        scopes: ['records:read', 'records:write', 'categories:write', 'locations:write', 'webhooks:manage'],
+        createdBy: 'test',
+        expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+      });
+      await t.context.apiKeys.authenticate(created.key); // a "last used" time too
+      if (name.startsWith('Retired')) await t.context.apiKeys.revoke(created.apiKey.id);
+    }
+    const page = await newPage({ width: 1280, height: 900 });
+    await signIn(page);
+    await page.goto(`${base}/admin/organizations/${org.id}/keys`);
+    const wrap = page.locator('.table-wrap', { has: page.locator('table.keys') });
+    const [scrollWidth, clientWidth] = await wrap.evaluate((element) => [element.scrollWidth, element.clientWidth]);
+    assert.ok(scrollWidth <= clientWidth, `the keys table scrolls sideways by ${scrollWidth - clientWidth}px`);
+    const box = (await wrap.boundingBox())!;
+    const buttons = page.locator('table.keys').getByRole('link', { name: /^Revoke/ });
+    assert.equal(await buttons.count(), 2);
+    for (const button of await buttons.all()) {
+      const at = (await button.boundingBox())!;
+      assert.ok(at.x >= box.x && at.x + at.width <= box.x + box.width && at.x + at.width <= 1280, `Revoke at ${at.x}+${at.width}, table ${box.x}+${box.width}`);
+    }
   });
 });

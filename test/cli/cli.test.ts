@@ -80,12 +80,12 @@ describe('the wo CLI and the service as a user runs them', () => {
       const accessLines = logs
         .split('\n')
         .filter((line) => line.includes('"msg":"request completed"'))
-        .map((line) => JSON.parse(line) as { reqId: string; req: { method: string; url: string; remoteAddress: string }; res: { statusCode: number }; responseTime: number });
+        .map((line) => JSON.parse(line) as { requestId: string; req: { method: string; url: string; remoteAddress: string }; res: { statusCode: number }; responseTime: number });
       const createLine = accessLines.find((line) => line.req.method === 'POST' && line.req.url === '/api/v1/records');
       assert.equal(createLine?.res.statusCode, 201);
       assert.equal(createLine?.req.remoteAddress, '127.0.0.1');
       assert.ok(createLine!.responseTime > 0);
-      assert.equal(accessLines.filter((line) => line.reqId === createLine!.reqId).length, 1, 'one line per request');
+      assert.equal(accessLines.filter((line) => line.requestId === createLine!.requestId).length, 1, 'one line per request');
       assert.ok(!logs.includes('incoming request'), 'no separate line on arrival');
       // A client that gives up before the answer (here: half a body, then the socket closed) leaves a line too.
       await new Promise<void>((resolve, reject) => {

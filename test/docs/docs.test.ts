@@ -4,7 +4,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { ERROR_CODES } from '../../src/errors.js';
 import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/events/catalogue.js';
 
+/** The pages an integrator reads: they have the service, not its source. */
+const INTEGRATOR_DOCS = ['README.md', 'docs/api.md', 'docs/webhooks.md', 'docs/events.md', 'docs/proofs.md', 'docs/errors.md', 'docs/assets-and-locations.md', 'docs/admin.md'];
+
 describe('reference documentation', () => {
+  it('never sends an integrator into the source: no integrator page mentions src/', () => {
+    const mentions = INTEGRATOR_DOCS.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, index) => (/(^|[^\w.-])src\//.test(line) ? [`${file}:${index + 1}: ${line.trim()}`] : [])),
+    );
+    assert.deepEqual(mentions, []);
+  });
+
   it('docs/errors.md lists exactly the error codes the API can answer with, with their status', () => {
     const page = readFileSync('docs/errors.md', 'utf8');
     const documented = [...page.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]);

@@ -3,7 +3,7 @@ import { it } from 'node:test';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
@@ -44,6 +44,8 @@ export class TestClock implements Clock {
 export interface TestAppOptions {
   clock?: Clock;
   env?: Record<string, string>;
+  /** The service's logger (silent by default). */
+  logger?: Logger;
 }
 
 let tenantCounter = 0;
@@ -63,7 +65,7 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   });
   const openContext = () =>
     createContext(config, {
-      logger: pino({ level: 'silent' }),
+      logger: options.logger ?? pino({ level: 'silent' }),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(pgSchema ? { databaseSchema: pgSchema.schema } : {}),
     });

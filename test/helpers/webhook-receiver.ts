@@ -71,3 +71,18 @@ export async function startReceiver(answer: WebhookReceiver['answer'] = () => ({
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   return receiver;
 }
+
+/** Receivers started for a suite, closed together when it ends. */
+export function receiverPool(): { start(answer?: WebhookReceiver['answer']): Promise<WebhookReceiver>; closeAll(): Promise<void> } {
+  const started: WebhookReceiver[] = [];
+  return {
+    async start(answer) {
+      const receiver = await startReceiver(answer);
+      started.push(receiver);
+      return receiver;
+    },
+    closeAll: async () => {
+      await Promise.all(started.map((receiver) => receiver.close()));
+    },
+  };
+}

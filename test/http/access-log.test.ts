@@ -9,7 +9,7 @@ import { waitFor } from '../helpers/test-app.js';
 
 interface LogLine {
   msg: string;
-  reqId?: string;
+  requestId?: string;
   req?: { method: string; url: string; remoteAddress?: string };
   res?: { statusCode: number };
   responseTime?: number;
@@ -50,7 +50,7 @@ describe('the access log', () => {
       const line = await waitFor(() => server.lines.find((entry) => entry.msg === 'request completed'), 5_000, 'the access line');
       assert.deepEqual([line.req?.method, line.req?.url, line.req?.remoteAddress, line.res?.statusCode], ['GET', '/quick?x=1', '127.0.0.1', 200]);
       assert.ok(line.responseTime! > 0);
-      assert.equal(server.lines.filter((entry) => entry.reqId === line.reqId).length, 1, 'one line for the request');
+      assert.equal(server.lines.filter((entry) => entry.requestId === line.requestId).length, 1, 'one line for the request');
       assert.ok(!server.lines.some((entry) => entry.msg === 'incoming request'));
       assert.ok(!server.lines.some((entry) => entry.msg === 'request aborted by the client'), 'an answered request is not reported as aborted');
     } finally {
@@ -79,7 +79,7 @@ describe('the access log', () => {
       await waitFor(() => server.handlerFinished(), 5_000, 'the handler to finish');
       await fetch(`http://127.0.0.1:${server.port}/quick`);
       await waitFor(() => server.lines.some((entry) => entry.msg === 'request completed' && entry.req?.url === '/quick'), 5_000, 'a later request to be logged');
-      assert.equal(server.lines.filter((entry) => entry.reqId === line.reqId).length, 1, 'one line for the abandoned request');
+      assert.equal(server.lines.filter((entry) => entry.requestId === line.requestId).length, 1, 'one line for the abandoned request');
     } finally {
       await server.app.close();
     }

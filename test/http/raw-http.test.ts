@@ -24,11 +24,12 @@ function exchange(port: number, raw: string, deadlineMs = 5_000): Promise<string
   });
 }
 
-function problemOf(answer: string): { status: number; contentType: string; body: Record<string, unknown> } {
+function problemOf(answer: string): { status: number; contentType: string; requestId: string; body: Record<string, unknown> } {
   const [head = '', body = ''] = answer.split('\r\n\r\n');
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
   const contentType = /\r\ncontent-type: ([^\r\n]*)/i.exec(head)?.[1] ?? '';
-  return { status, contentType, body: JSON.parse(body) as Record<string, unknown> };
+  const requestId = /\r\nx-request-id: ([^\r\n]*)/i.exec(head)?.[1] ?? '';
+  return { status, contentType, requestId, body: JSON.parse(body) as Record<string, unknown> };
 }
 
 describe('requests the HTTP parser refuses', () => {
@@ -53,9 +54,11 @@ describe('requests the HTTP parser refuses', () => {
     ['no Host header', 'GET /api/v1/records HTTP/1.1\r\n\r\n', 400, 'malformed_request'],
   ];
   for (const [label, raw, status, code] of cases) {
-    it(`answers ${label} with ${status} ${code} as problem+json`, async () => {
+    it(`answers ${label} with ${status} ${code} as problem+json, with a request id`, async () => {
       const problem = problemOf(await exchange(port, raw));
       assert.equal(problem.status, status);
+      assert.match(problem.requestId, /^req_[0-9A-Z]{26}$/);
+      assert.equal(problem.body.requestId, problem.requestId);
       assert.match(problem.contentType, /^application\/problem\+json/);
       assert.equal(problem.body.code, code);
       assert.equal(problem.body.type, `urn:wo:problem:${code}`);

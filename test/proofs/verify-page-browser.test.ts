@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { axeViolations } from '../helpers/axe.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { recordBody, seedCategory, startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -76,6 +77,19 @@ for (const dialect of TEST_DIALECTS) {
       await page.click('#verify');
       await page.waitForSelector('#result[data-state="done"]');
       assert.equal(await page.textContent('#result-headline'), 'valid');
+      await page.close();
+    });
+
+    it('passes axe-core before and after a check: every control labelled, the content in a main landmark', async () => {
+      const page = await browser.newPage();
+      const response = await page.goto(`${baseUrl}/verify`);
+      assert.doesNotMatch(String(response?.headers()['content-security-policy']), /upgrade-insecure-requests/);
+      assert.deepEqual(await axeViolations(page), []);
+      await page.getByLabel('Or open a bundle file').setInputFiles({ name: 'bundle.json', mimeType: 'application/json', buffer: Buffer.from(bundleText) });
+      await page.waitForFunction(() => (document.getElementById('bundle') as HTMLTextAreaElement).value.length > 0);
+      await page.click('#verify');
+      await page.waitForSelector('#result[data-state="done"]');
+      assert.deepEqual(await axeViolations(page), []);
       await page.close();
     });
   });
