@@ -7,7 +7,7 @@ import { itOnEachDatabase, recordBody, seedCategory, type Tenant } from '../help
 
 /** Headers that describe the exchange rather than the answer. */
 const withoutExchangeHeaders = (response: LightMyRequestResponse) => {
-  const { date: _date, 'x-request-id': _id, ...rest } = response.headers;
+  const { date: _date, 'x-request-id': _id, ratelimit: _budgetLeft, ...rest } = response.headers;
   return rest;
 };
 
