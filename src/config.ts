@@ -47,6 +47,10 @@ export interface Config {
   readonly idempotency: {
     readonly ttlHours: number;
   };
+  readonly attachments: {
+    /** Largest file an upload may carry (413 beyond). */
+    readonly maxBytes: number;
+  };
   /**
    * How much V8 lets the old generation grow past what the last full GC kept, in percent (V8's
    * `--heap-growing-percent`), for the long-running commands; 0 leaves V8's own factor (up to 4×).
@@ -145,6 +149,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       logOrigin: env.WO_LOG_ORIGIN?.trim() || `${new URL(publicUrl).host}/work-orders/log`,
     },
     idempotency: { ttlHours: 24 },
+    attachments: { maxBytes: readInteger(env, 'WO_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024) },
     heapGrowingPercent: readInteger(env, 'WO_HEAP_GROWING_PERCENT', 50, 0, 1000),
     ...overrides,
   };

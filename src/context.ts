@@ -21,6 +21,9 @@ import { StatementSigner } from './proofs/statement-signer.js';
 import { TransparencyLog } from './proofs/transparency-log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import type { WebhookService } from './webhooks/service.js';
+import { CommentService } from './comments/service.js';
+import { AttachmentService } from './attachments/service.js';
+import { resolveCompletionEvidence } from './attachments/evidence.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -41,6 +44,8 @@ export interface AppContext {
   /** The proof sequencer's log; run by the `proof-sequencer` background job. */
   readonly transparencyLog: TransparencyLog;
   readonly webhooks: WebhookService;
+  readonly comments: CommentService;
+  readonly attachments: AttachmentService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -120,7 +125,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
 
   const { db } = database;
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
-  const records = new RecordService(db, clock, checkRecordReferences);
+  const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence);
+  const attachments = new AttachmentService(db, clock, config.attachments.maxBytes);
   const apiKeys = new ApiKeyService(db, clock);
   const admin = new AdminService(db, clock, apiKeys);
 
@@ -132,6 +138,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
 
   const backgroundJobs: BackgroundJob[] = [
     intervalLoop({ name: 'idempotency-purge', intervalMs: 10 * 60_000, work: () => idempotency.purgeExpired(), logger, errorMessage: 'idempotency purge failed' }),
+    intervalLoop({ name: 'attachment-sweeper', intervalMs: 10 * 60_000, work: () => attachments.sweepAbandonedUploads(), logger, errorMessage: 'sweeping abandoned uploads failed' }),
     intervalLoop({ name: 'admin-purge', intervalMs: 10 * 60_000, work: () => admin.purgeExpired(), logger, errorMessage: 'admin session purge failed' }),
     intervalLoop({ name: 'proof-sequencer', intervalMs: config.proofs.batchIntervalMs, work: () => transparencyLog.sealPending(), logger, errorMessage: 'proof sequencing failed' }),
   ];
@@ -162,6 +169,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     proofs,
     transparencyLog,
     webhooks: webhooks.service,
+    comments: new CommentService(db, clock),
+    attachments,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));

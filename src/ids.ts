@@ -18,6 +18,9 @@ export const ID_PREFIXES = {
   adminUser: 'usr',
   adminAuditEntry: 'aud',
   adminLoginAttempt: 'lga',
+  comment: 'cmt',
+  // `att` already names delivery attempts.
+  attachment: 'file',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.js';
-import { requestFingerprint } from '../idempotency/fingerprint.js';
+import { requestFingerprint, streamedRequestFingerprint, type RequestFingerprint } from '../idempotency/fingerprint.js';
 import type { IdempotencyClaim, IdempotencyStore } from '../idempotency/store.js';
 import { toAppError } from './errors.js';
 
@@ -10,6 +10,15 @@ declare module 'fastify' {
     rawBody?: string;
     /** The Idempotency-Key claim this request holds, from the preHandler until its answer is stored. */
     idempotency?: HeldClaim;
+    /** A key not claimed yet because the body is streamed (see claimAfterStreamedBody). */
+    unclaimedIdempotencyKey?: { key: string; store: IdempotencyStore };
+  }
+  interface FastifyContextConfig {
+    /**
+     * The handler reads the body as a stream: the key is claimed once it has read it, with a
+     * fingerprint covering its bytes (claimAfterStreamedBody), not before the handler.
+     */
+    streamedBody?: boolean;
   }
 }
 
@@ -43,22 +52,11 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         errors: [{ field: 'header.idempotency-key', message: `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters` }],
       });
     }
-    const orgId = request.principal.orgId;
-    const outcome = await store.claim(orgId, key, requestFingerprint(request));
-    switch (outcome.kind) {
-      case 'claimed':
-        request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
-        return;
-      case 'mismatch':
-        throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.');
-      case 'in_flight':
-        throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', {
-          headers: { 'retry-after': '1' },
-        });
-      case 'replay':
-        reply.code(outcome.response.status).headers(outcome.response.headers).header('x-idempotent-replay', 'true');
-        return reply.send(outcome.response.body);
+    if (request.routeOptions.config.streamedBody) {
+      request.unclaimedIdempotencyKey = { key, store };
+      return;
     }
+    await claimKey(request, reply, store, key, requestFingerprint(request));
   });
 
   // Runs before the error handler renders the error: onSend then knows its code without reading the bytes.
@@ -89,6 +87,40 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     }
     await store.complete(held.claim, { status: reply.statusCode, headers: replayedHeaders(reply), body: payload });
   }
+}
+
+/** Claims `key` for this request: held (request.idempotency), replayed (the answer is sent), or refused. */
+async function claimKey(request: FastifyRequest, reply: FastifyReply, store: IdempotencyStore, key: string, fingerprint: RequestFingerprint): Promise<void> {
+  const outcome = await store.claim(request.principal!.orgId, key, fingerprint);
+  switch (outcome.kind) {
+    case 'claimed':
+      request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
+      return;
+    case 'mismatch':
+      throw new AppError('idempotency_key_mismatch', 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.');
+    case 'in_flight':
+      throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', {
+        headers: { 'retry-after': '1' },
+      });
+    case 'replay':
+      reply.code(outcome.response.status).headers(outcome.response.headers).header('x-idempotent-replay', 'true');
+      reply.send(outcome.response.body);
+      return;
+  }
+}
+
+/**
+ * For a route with `config.streamedBody`: claims the request's Idempotency-Key now that the handler
+ * has read the body, with a fingerprint of method, URL, media type and the body's SHA-256. True when
+ * the request is a retry whose answer was just replayed: the handler must drop its work and return.
+ * Refusals (409 still in flight, 422 another body) are thrown, as the hook would.
+ */
+export async function claimAfterStreamedBody(request: FastifyRequest, reply: FastifyReply, mediaType: string, bodySha256: string): Promise<boolean> {
+  const unclaimed = request.unclaimedIdempotencyKey;
+  if (!unclaimed) return false;
+  request.unclaimedIdempotencyKey = undefined;
+  await claimKey(request, reply, unclaimed.store, unclaimed.key, streamedRequestFingerprint(request.method, request.url, mediaType, bodySha256));
+  return reply.sent;
 }
 
 /**
