@@ -118,7 +118,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
           response: {
             200: binary('The whole file.', ContentHeaders),
             206: binary('The requested range.', ContentHeaders),
-            304: Type.Null({ description: 'Not modified: If-None-Match names the current ETag.' }),
+            304: { ...Type.Null({ description: 'Not modified: If-None-Match names the current ETag.' }), headers: { etag: ContentHeaders.etag } },
             ...problems(404, 416),
           },
         },
@@ -126,8 +126,8 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       async (request, reply) => {
         const { attachment, read } = await attachments.openContent(principalOf(request).orgId, request.params.id, request.params.attachmentId);
         const etag = `"${attachment.sha256}"`;
-        reply.headers({ etag, 'cache-control': 'private, no-cache', 'accept-ranges': 'bytes', 'x-content-type-options': 'nosniff' });
-        if (noneMatchHits(request, etag)) return reply.code(304).send(null);
+        const caching = { etag, 'cache-control': 'private, no-cache' };
+        if (noneMatchHits(request, etag)) return reply.code(304).headers(caching).send(null);
         const { size } = attachment;
         const ifRange = request.headers['if-range'];
         const range = byteRangeOf(request.headers.range, typeof ifRange === 'string' ? ifRange : undefined, size, etag);
@@ -136,6 +136,9 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
         }
         const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, size - 1];
         reply.headers({
+          ...caching,
+          'accept-ranges': 'bytes',
+          'x-content-type-options': 'nosniff',
           'content-type': attachment.mediaType === 'text/plain' ? 'text/plain; charset=utf-8' : attachment.mediaType,
           'content-length': end - start + 1,
           'content-disposition': attachmentDisposition(attachment.filename),
