@@ -299,4 +299,30 @@ describe('attachments', () => {
       await receiver.close();
     }
   });
+
+  itOnEachDatabase('sweeps away uploads a dead process left unfinished, once they are an hour old, and nothing else', async (t) => {
+    const tenant = await t.newTenant();
+    const recordId = await newRecord(tenant);
+    const stored = (await upload(tenant, recordId, sampleFiles.jpeg(), 'image/jpeg')).json();
+    const { db } = t.context.database;
+    const left = (id: string, startedMinutesAgo: number) => ({
+      id,
+      org_id: tenant.orgId,
+      record_id: recordId,
+      filename: 'cut.jpg',
+      media_type: 'image/jpeg',
+      state: 'uploading' as const,
+      size: 0,
+      sha256: null,
+      chunk_bytes: 524288,
+      evidence_at: null,
+      created_at: new Date(Date.now() - startedMinutesAgo * 60_000).toISOString(),
+    });
+    await db.insertInto('attachments').values([left('file_abandoned', 61), left('file_in_progress', 5)]).execute();
+    await db.insertInto('attachment_chunks').values([{ attachment_id: 'file_abandoned', n: 0, bytes: sampleFiles.jpeg() }, { attachment_id: 'file_in_progress', n: 0, bytes: sampleFiles.jpeg() }]).execute();
+    assert.equal(await t.context.attachments.sweepAbandonedUploads(), 1);
+    const remaining = await db.selectFrom('attachments').select('id').orderBy('id').execute();
+    assert.deepEqual(remaining.map((row) => row.id).sort(), [stored.id, 'file_in_progress'].sort());
+    assert.deepEqual(await storedRows(t), { attachments: 2, chunks: 2 });
+  });
 });
