@@ -33,6 +33,8 @@ import { proofRoutes, transparencyRoutes } from './proofs/routes.js';
 import { verifyPageRoutes } from './proofs/verify-page.js';
 import { PendingProofSchema, ProofBundleSchema } from './proofs/schemas.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { commentRoutes } from './comments/routes.js';
+import { attachmentRoutes } from './attachments/routes.js';
 import { DeliverySchema, WebhookSchema, WebhookWithSecretSchema } from './webhooks/schemas.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -133,6 +135,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     async (api) => {
       await api.register(categoryRoutes(context.categories));
       await api.register(recordRoutes(context.records));
+      await api.register(commentRoutes(context.comments));
+      await api.register(attachmentRoutes(context.attachments, context.config.attachments.maxBytes));
       await api.register(locationRoutes(context.locations));
       await api.register(assetRoutes(context.assets));
       await api.register(proofRoutes(context.proofs));

@@ -56,6 +56,10 @@ export interface Config {
     /** Prefix of the counters' keys in Redis, so that several deployments can share one Redis. */
     readonly redisKeyPrefix: string;
   };
+  readonly attachments: {
+    /** Largest file an upload may carry (413 beyond). */
+    readonly maxBytes: number;
+  };
   /**
    * How much V8 lets the old generation grow past what the last full GC kept, in percent (V8's
    * `--heap-growing-percent`), for the long-running commands; 0 leaves V8's own factor (up to 4×).
@@ -181,6 +185,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       perMinute: readInteger(env, 'WO_RATE_LIMIT_PER_MINUTE', 6000, 0, 6_000_000),
       redisKeyPrefix: env.WO_RATE_LIMIT_REDIS_PREFIX?.trim() || 'wo:rate',
     },
+    attachments: { maxBytes: readInteger(env, 'WO_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024) },
     heapGrowingPercent: readInteger(env, 'WO_HEAP_GROWING_PERCENT', 50, 0, 1000),
     ...overrides,
   };

@@ -23,6 +23,9 @@ import { TransparencyLog } from './proofs/transparency-log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import type { WebhookService } from './webhooks/service.js';
 import { RateLimiter } from './rate-limits/rate-limiter.js';
+import { CommentService } from './comments/service.js';
+import { AttachmentService } from './attachments/service.js';
+import { resolveCompletionEvidence } from './attachments/evidence.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -45,6 +48,8 @@ export interface AppContext {
   readonly webhooks: WebhookService;
   /** Request budgets per API key and client address; undefined when `WO_RATE_LIMIT_PER_MINUTE` is 0. */
   readonly rateLimiter: RateLimiter | undefined;
+  readonly comments: CommentService;
+  readonly attachments: AttachmentService;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -137,7 +142,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
 
   const { db } = database;
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
-  const records = new RecordService(db, clock, checkRecordReferences);
+  const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence);
+  const attachments = new AttachmentService(db, clock, config.attachments.maxBytes);
   const apiKeys = new ApiKeyService(db, clock);
   const admin = new AdminService(db, clock, apiKeys);
 
@@ -149,6 +155,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
 
   const backgroundJobs: BackgroundJob[] = [
     intervalLoop({ name: 'idempotency-purge', intervalMs: 10 * 60_000, work: () => idempotency.purgeExpired(), logger, errorMessage: 'idempotency purge failed' }),
+    intervalLoop({ name: 'attachment-sweeper', intervalMs: 10 * 60_000, work: () => attachments.sweepAbandonedUploads(), logger, errorMessage: 'sweeping abandoned uploads failed' }),
     intervalLoop({ name: 'admin-purge', intervalMs: 10 * 60_000, work: () => admin.purgeExpired(), logger, errorMessage: 'admin session purge failed' }),
     intervalLoop({ name: 'proof-sequencer', intervalMs: config.proofs.batchIntervalMs, work: () => transparencyLog.sealPending(), logger, errorMessage: 'proof sequencing failed' }),
   ];
@@ -187,6 +194,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     transparencyLog,
     webhooks: webhooks.service,
     rateLimiter,
+    comments: new CommentService(db, clock),
+    attachments,
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));

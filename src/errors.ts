@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   expectation_failed: { status: 417, title: 'Expectation failed' },
   unprocessable_entity: { status: 422, title: 'Unprocessable entity' },
   idempotency_key_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },

@@ -19,6 +19,9 @@ export const ID_PREFIXES = {
   adminAuditEntry: 'aud',
   adminLoginAttempt: 'lga',
   request: 'req',
+  comment: 'cmt',
+  // `att` already names delivery attempts.
+  attachment: 'file',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

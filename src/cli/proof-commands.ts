@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, readFileSync } from 'node:fs';
 import { systemClock } from '../clock.js';
 import { KeyFileError, readPublishedKeys, rotateStatementKey } from '../proofs/keys.js';
-import { verifyBundle } from '../proofs/verify.js';
+import { evidenceMatching, verifyBundle } from '../proofs/verify.js';
+import type { EvidenceDigest } from '../proofs/statement.js';
 import { parseOptions, UsageError, type CliCommand } from './command.js';
 
 function readJsonFile(file: string, what: string): unknown {
@@ -18,12 +20,36 @@ function readJsonFile(file: string, what: string): unknown {
   }
 }
 
+/** A file's SHA-256 and size, read as a stream (an evidence file may be large). */
+async function digestOfFile(file: string): Promise<{ sha256: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    for await (const piece of createReadStream(file)) {
+      hash.update(piece as Buffer);
+      size += (piece as Buffer).length;
+    }
+  } catch (error) {
+    throw new UsageError(`cannot read the file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return { sha256: hash.digest('hex'), size };
+}
+
+interface FileVerdict {
+  file: string;
+  sha256: string;
+  size: number;
+  /** The statement's entry the file is, or null when it is no evidence of the proof. */
+  evidence: EvidenceDigest | null;
+}
+
 export const proofVerifyCommand: CliCommand = {
   path: ['proof', 'verify'],
-  usage: 'proof verify <bundle.json|-> [--keys jwks.json] [--json]',
-  summary: 'Verify a proof bundle offline; exit 0 when valid, 1 with the reason. Without --keys, trusts the keys in WO_KEYS_DIR.',
+  usage: 'proof verify <bundle.json|-> [--keys jwks.json] [--file photo.jpg]... [--json]',
+  summary:
+    'Verify a proof bundle offline; with --file, also that each file is evidence the proof names. Exit 0 when all holds, 1 with the reason. Without --keys, trusts the keys in WO_KEYS_DIR.',
   async run(args, config, io) {
-    const { values, positionals } = parseOptions(args, { keys: { type: 'string' }, json: { type: 'boolean' } });
+    const { values, positionals } = parseOptions(args, { keys: { type: 'string' }, file: { type: 'string', multiple: true }, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('give exactly one bundle file (or - for standard input)');
     const file = positionals[0]!;
     let bundle: unknown;
@@ -45,17 +71,32 @@ export const proofVerifyCommand: CliCommand = {
       if (error instanceof KeyFileError) throw new UsageError(`${error.message}; pass the published keys with --keys jwks.json`);
       throw error;
     }
+    const digests = await Promise.all((values.file ?? []).map(async (path) => ({ file: path, ...(await digestOfFile(path)) })));
     const result = await verifyBundle(bundle, keys);
+    const files: FileVerdict[] = result.valid ? digests.map((digest) => ({ ...digest, evidence: evidenceMatching(result.statement, digest.sha256, digest.size) ?? null })) : [];
+    const allEvidence = files.every((verdict) => verdict.evidence !== null);
     if (values.json) {
-      io.out(JSON.stringify(result.valid ? { valid: true, proofId: result.proofId, recordId: result.recordId, leafIndex: result.leafIndex, treeSize: result.treeSize } : result));
+      io.out(
+        JSON.stringify(
+          result.valid
+            ? { valid: true, proofId: result.proofId, recordId: result.recordId, leafIndex: result.leafIndex, treeSize: result.treeSize, ...(digests.length > 0 ? { files } : {}) }
+            : result,
+        ),
+      );
     } else if (result.valid) {
       io.out(`valid: proof ${result.proofId} of work order ${result.recordId}, leaf ${result.leafIndex} of ${result.treeSize} in ${result.logOrigin}`);
+      for (const verdict of files) io.out(describeFile(verdict, result.statement.evidence.length));
     } else {
       io.out(`invalid: ${result.reason}: ${result.detail}`);
     }
-    return result.valid ? 0 : 1;
+    return result.valid && allEvidence ? 0 : 1;
   },
 };
+
+function describeFile({ file, sha256, size, evidence }: FileVerdict, named: number): string {
+  if (!evidence) return `not evidence: ${file} (${size} bytes, sha256 ${sha256}) is none of the ${named} files the proof names`;
+  return `evidence: ${file} is "${evidence.name}"${evidence.mediaType ? ` (${evidence.mediaType})` : ''}, ${size} bytes, sha256 ${sha256}`;
+}
 
 export const proofRotateKeyCommand: CliCommand = {
   path: ['proof', 'rotate-key'],

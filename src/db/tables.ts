@@ -334,6 +334,43 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null;
 }
 
+/** A comment on a work order; the author is the API key that wrote it, its name as it was then (migration 0015). */
+export interface RecordCommentsTable {
+  id: string;
+  org_id: string;
+  record_id: string;
+  body: string;
+  author_key_id: string;
+  author_name: string;
+  created_at: string;
+}
+
+/** A file attached to a work order; its bytes are in `attachment_chunks` (migration 0015). */
+export interface AttachmentsTable {
+  id: string;
+  org_id: string;
+  record_id: string;
+  filename: string;
+  media_type: string;
+  /** `uploading` while chunks arrive (read by nothing but the sweeper), then `stored`. */
+  state: 'uploading' | 'stored';
+  size: number;
+  /** Lowercase hex SHA-256 of the bytes; null while uploading. */
+  sha256: string | null;
+  /** Size of every chunk but the last, so a byte range maps to chunk numbers. */
+  chunk_bytes: number;
+  /** When a completion first named the file as evidence: from then on it cannot be deleted. */
+  evidence_at: string | null;
+  created_at: string;
+}
+
+/** Chunk `n` (from 0) of an attachment's bytes. */
+export interface AttachmentChunksTable {
+  attachment_id: string;
+  n: number;
+  bytes: Uint8Array;
+}
+
 export interface Tables {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -359,4 +396,7 @@ export interface Tables {
   tlog_leaves: TlogLeavesTable;
   tlog_nodes: TlogNodesTable;
   tlog_checkpoints: TlogCheckpointsTable;
+  record_comments: RecordCommentsTable;
+  attachments: AttachmentsTable;
+  attachment_chunks: AttachmentChunksTable;
 }

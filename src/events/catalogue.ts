@@ -1,6 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { RecordSchema, RecordStatusSchema } from '../records/schemas.js';
 import { AssetSchema } from '../assets/schemas.js';
+import { CommentSchema } from '../comments/schemas.js';
+import { AttachmentSchema } from '../attachments/schemas.js';
 
 /**
  * Every event the service emits, with its payload schema: the single source for validation of
@@ -54,6 +56,18 @@ export const EVENT_CATALOGUE = {
       leafIndex: Type.Integer(),
       treeSize: Type.Integer(),
     }),
+  },
+  'record.comment_added': {
+    description: 'A comment was added to a work order (POST /records/{id}/comments).',
+    payload: Type.Object({ recordId: Type.String(), comment: CommentSchema }),
+  },
+  'record.attachment_added': {
+    description: 'A file was attached to a work order (POST /records/{id}/attachments); `attachment` holds its name, media type, size and SHA-256.',
+    payload: Type.Object({ recordId: Type.String(), attachment: AttachmentSchema }),
+  },
+  'record.attachment_deleted': {
+    description: 'A file attached to a work order was deleted (DELETE /records/{id}/attachments/{attachmentId}); `attachment` is what it was.',
+    payload: Type.Object({ recordId: Type.String(), attachment: AttachmentSchema }),
   },
   'asset.created': {
     description: 'An asset was created (POST /assets).',

@@ -18,3 +18,11 @@ export function acceptedVersions(request: FastifyRequest): number[] | undefined 
     .filter((v): v is string => v !== undefined)
     .map(Number);
 }
+
+/** Whether `If-None-Match` names `etag` (or is `*`): a GET then answers 304. Weak comparison (RFC 9110, 13.1.2). */
+export function noneMatchHits(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.js';
-import { requestFingerprint } from '../idempotency/fingerprint.js';
+import { requestFingerprint, streamedRequestFingerprint, type RequestFingerprint } from '../idempotency/fingerprint.js';
 import { KeyAnsweredMeanwhile, type ClaimOutcome, type IdempotencyClaim, type IdempotencyStore } from '../idempotency/store.js';
 import { toAppError } from './errors.js';
 
@@ -17,6 +17,15 @@ declare module 'fastify' {
     rawBody?: string;
     /** The Idempotency-Key claim this request holds, from the preHandler until its answer is stored. */
     idempotency?: HeldClaim;
+    /** A key not claimed yet because the body is streamed (see claimAfterStreamedBody). */
+    unclaimedIdempotencyKey?: { key: string; store: IdempotencyStore };
+  }
+  interface FastifyContextConfig {
+    /**
+     * The handler reads the body as a stream: the key is claimed once it has read it, with a
+     * fingerprint covering its bytes (claimAfterStreamedBody), not before the handler.
+     */
+    streamedBody?: boolean;
   }
 }
 
@@ -50,17 +59,18 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         errors: [{ field: 'header.idempotency-key', message: `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters` }],
       });
     }
-    const orgId = request.principal.orgId;
+    if (request.routeOptions.config.streamedBody) {
+      request.unclaimedIdempotencyKey = { key, store };
+      return;
+    }
     const fingerprint = requestFingerprint(request);
-    const outcome =
-      store.defersClaims && request.routeOptions.config.answersInTransaction
-        ? await store.lookUp(orgId, key, fingerprint)
-        : await store.claim(orgId, key, fingerprint);
-    if (outcome.kind === 'claimed') {
+    if (store.defersClaims && request.routeOptions.config.answersInTransaction) {
+      const outcome = await store.lookUp(request.principal.orgId, key, fingerprint);
+      if (outcome.kind !== 'claimed') return answerWithoutWork(reply, outcome);
       request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
       return;
     }
-    return answerWithoutWork(reply, outcome);
+    await claimKey(request, reply, store, key, fingerprint);
   });
 
   // A deferred claim that lost the race to another request with its key rolled its work back; the
@@ -109,7 +119,17 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
   }
 }
 
-/** The answer to a request whose key is already taken: a replay, or a refusal. */
+/** Claims `key` for this request: held (request.idempotency), replayed (the answer is sent), or refused. */
+async function claimKey(request: FastifyRequest, reply: FastifyReply, store: IdempotencyStore, key: string, fingerprint: RequestFingerprint): Promise<void> {
+  const outcome = await store.claim(request.principal!.orgId, key, fingerprint);
+  if (outcome.kind === 'claimed') {
+    request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
+    return;
+  }
+  answerWithoutWork(reply, outcome);
+}
+
+/** The answer to a request whose key is already taken: a replay (sent), or a refusal (thrown). */
 function answerWithoutWork(reply: FastifyReply, outcome: Exclude<ClaimOutcome, { kind: 'claimed' }>): FastifyReply {
   switch (outcome.kind) {
     case 'mismatch':
@@ -122,6 +142,20 @@ function answerWithoutWork(reply: FastifyReply, outcome: Exclude<ClaimOutcome, {
       reply.code(outcome.response.status).headers(outcome.response.headers).header('x-idempotent-replay', 'true');
       return reply.send(outcome.response.body);
   }
+}
+
+/**
+ * For a route with `config.streamedBody`: claims the request's Idempotency-Key now that the handler
+ * has read the body, with a fingerprint of method, URL, media type and the body's SHA-256. True when
+ * the request is a retry whose answer was just replayed: the handler must drop its work and return.
+ * Refusals (409 still in flight, 422 another body) are thrown, as the hook would.
+ */
+export async function claimAfterStreamedBody(request: FastifyRequest, reply: FastifyReply, mediaType: string, bodySha256: string): Promise<boolean> {
+  const unclaimed = request.unclaimedIdempotencyKey;
+  if (!unclaimed) return false;
+  request.unclaimedIdempotencyKey = undefined;
+  await claimKey(request, reply, unclaimed.store, unclaimed.key, streamedRequestFingerprint(request.method, request.url, mediaType, bodySha256));
+  return reply.sent;
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isSameRequest, requestFingerprint } from './fingerprint.js';
+import { isSameRequest, requestFingerprint, streamedRequestFingerprint } from './fingerprint.js';
 
 const request = (rawBody?: string, url = '/api/v1/records') => ({ method: 'POST', url, rawBody });
 
@@ -32,5 +32,15 @@ describe('request fingerprints', () => {
     assert.ok(isSameRequest({ fingerprint: 'other', value_fingerprint: fingerprint.value }, fingerprint));
     assert.ok(!isSameRequest({ fingerprint: 'other', value_fingerprint: null }, { raw: 'mine', value: null }), 'two missing value fingerprints are no match');
     assert.ok(!isSameRequest({ fingerprint: 'other', value_fingerprint: 'another' }, fingerprint));
+  });
+
+  it('fingerprints a streamed body by its SHA-256 and media type, never as the empty body it looks like', () => {
+    const url = '/api/v1/records/rec_1/attachments?filename=a.jpg';
+    const photo = streamedRequestFingerprint('POST', url, 'image/jpeg', 'ab'.repeat(32));
+    assert.equal(photo.value, null);
+    assert.notEqual(photo.raw, streamedRequestFingerprint('POST', url, 'image/jpeg', 'cd'.repeat(32)).raw);
+    assert.notEqual(photo.raw, streamedRequestFingerprint('POST', url, 'image/png', 'ab'.repeat(32)).raw);
+    assert.notEqual(photo.raw, streamedRequestFingerprint('POST', `${url}x`, 'image/jpeg', 'ab'.repeat(32)).raw);
+    assert.notEqual(photo.raw, requestFingerprint({ method: 'POST', url }).raw);
   });
 });

@@ -34,6 +34,15 @@ export function requestFingerprint(request: FingerprintedRequest): RequestFinger
   };
 }
 
+/**
+ * The fingerprint of a request whose body was streamed to its handler rather than kept: the body's
+ * SHA-256 and media type stand for its bytes. Known only once the body has been read, so such a
+ * request claims its key then (claimAfterStreamedBody in src/http/idempotency-hooks.ts).
+ */
+export function streamedRequestFingerprint(method: string, url: string, mediaType: string, bodySha256: string): RequestFingerprint {
+  return { raw: fingerprintOf(method, url, `${mediaType}\nsha256:${bodySha256}`), value: null };
+}
+
 /** Whether a stored claim's fingerprints name the same request as these. */
 export function isSameRequest(stored: { fingerprint: string; value_fingerprint: string | null }, fingerprint: RequestFingerprint): boolean {
   return stored.fingerprint === fingerprint.raw || (stored.value_fingerprint !== null && stored.value_fingerprint === fingerprint.value);

@@ -21,10 +21,13 @@ export interface StatementHistoryEntry {
   data: Record<string, unknown>;
 }
 
+/** A file the completion names as evidence; one attached to the work order also has its id and size. */
 export interface EvidenceDigest {
   name: string;
   sha256: string;
   mediaType: string | null;
+  attachmentId?: string;
+  size?: number;
 }
 
 export interface CompletionStatement {
@@ -62,7 +65,7 @@ export interface StatementInput {
   orgId: string;
   record: WorkOrder;
   history: RecordHistoryEntry[];
-  evidence: Array<{ name: string; sha256: string; mediaType?: string }>;
+  evidence: Array<{ name: string; sha256: string; mediaType?: string | null; attachmentId?: string; size?: number }>;
   supersedes: string | null;
 }
 
@@ -101,7 +104,11 @@ export function buildCompletionStatement(input: StatementInput): CompletionState
       data: entry.data,
     })),
     completedAt: record.completedAt,
-    evidence: input.evidence.map((e) => ({ name: e.name, sha256: e.sha256, mediaType: e.mediaType ?? null })),
+    evidence: input.evidence.map((e) =>
+      e.attachmentId === undefined || e.size === undefined
+        ? { name: e.name, sha256: e.sha256, mediaType: e.mediaType ?? null }
+        : { attachmentId: e.attachmentId, name: e.name, mediaType: e.mediaType ?? null, size: e.size, sha256: e.sha256 },
+    ),
     supersedes: input.supersedes,
   };
 }

@@ -1,9 +1,10 @@
 /**
  * Browser side of /verify: reads the pasted or dropped bundle and JWKS and runs the same
- * verifyBundle() the CLI and the tests use, on the browser's WebCrypto. It makes no request:
- * the page's CSP (connect-src 'none') would refuse one anyway.
+ * verifyBundle() the CLI and the tests use, on the browser's WebCrypto; evidence files chosen are
+ * hashed with it too. It makes no request: the page's CSP (connect-src 'none') would refuse one anyway.
  */
-import { verifyBundle, VERIFY_REASONS } from './verify.js';
+import { evidenceMatching, sha256Hex, verifyBundle, VERIFY_REASONS } from './verify.js';
+import type { CompletionStatement } from './statement.js';
 
 function element<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id);
@@ -55,17 +56,37 @@ function show(valid: boolean, headline: string, detail: string): void {
   element<HTMLElement>('result-detail').textContent = detail;
 }
 
-async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElement): Promise<void> {
+/** One line per chosen file: the evidence entry of the statement it is, or that it is none. */
+async function checkEvidence(statement: CompletionStatement | undefined, files: File[]): Promise<void> {
+  const lines = statement ? await Promise.all(files.map((file) => evidenceLine(statement, file))) : [];
+  element<HTMLUListElement>('evidence-result').replaceChildren(...lines);
+}
+
+async function evidenceLine(statement: CompletionStatement, file: File): Promise<HTMLLIElement> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const sha256 = await sha256Hex(bytes);
+  const entry = evidenceMatching(statement, sha256, bytes.length);
+  const line = document.createElement('li');
+  line.dataset.evidence = String(entry !== undefined);
+  line.textContent = entry
+    ? `${file.name}: evidence. The proof names it "${entry.name}"${entry.mediaType ? ` (${entry.mediaType})` : ''}, SHA-256 ${sha256}.`
+    : `${file.name}: NOT evidence of this proof. Its SHA-256 ${sha256} is none of the ${statement.evidence.length} files the proof names.`;
+  return line;
+}
+
+async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElement, evidenceInput: HTMLInputElement): Promise<void> {
   let bundle: unknown;
   let keys: unknown;
   try {
     bundle = parse(bundleInput.value, 'bundle');
     keys = parse(keysInput.value, 'key set (JWKS)');
   } catch (error) {
+    await checkEvidence(undefined, []);
     show(false, 'invalid: input_not_json', (error as Error).message);
     return;
   }
   const result = await verifyBundle(bundle, keys);
+  await checkEvidence(result.valid ? result.statement : undefined, Array.from(evidenceInput.files ?? []));
   if (result.valid) {
     const s = result.statement;
     show(
@@ -82,9 +103,10 @@ async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElem
 function start(): void {
   const bundleInput = wireInput('bundle', 'bundle-file');
   const keysInput = wireInput('keys', 'keys-file');
+  const evidenceInput = element<HTMLInputElement>('evidence-files');
   element<HTMLButtonElement>('verify').addEventListener('click', () => {
     element<HTMLElement>('result').dataset.state = 'running';
-    void run(bundleInput, keysInput).catch((error: unknown) => show(false, 'invalid: verifier_error', String(error)));
+    void run(bundleInput, keysInput, evidenceInput).catch((error: unknown) => show(false, 'invalid: verifier_error', String(error)));
   });
   element<HTMLElement>('reasons').textContent = Object.keys(VERIFY_REASONS).join(', ');
 }

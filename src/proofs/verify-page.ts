@@ -30,6 +30,7 @@ button{font-size:1rem;padding:.5rem 1.5rem;margin:1rem 0}
 #result{padding:1rem;border-radius:.3rem;background:#eee}
 #result[data-valid=true]{background:#dfd}#result[data-valid=false]{background:#fdd}
 #result-headline{font-weight:bold;font-size:1.2rem}
+#evidence-result li[data-evidence=false]{color:#a00;font-weight:bold}
 small{color:#555}`;
 
 /** Bundles verify-page-client.ts (and verify.ts with it) for the browser, once per process. */
@@ -72,8 +73,11 @@ with WebCrypto: nothing is sent to any server. The key set is the one this servi
 <h2><label for="keys">Trusted keys (JWKS)</label></h2>
 <textarea id="keys" spellcheck="false">${escapeHtml(jwks)}</textarea>
 <p><label for="keys-file">Or open a key set file</label> <input type="file" id="keys-file" accept="application/json,.json"></p>
+<h2><label for="evidence-files">Evidence files (optional)</label></h2>
+<p>Choose photos or documents to check that the proof names them as evidence. They are hashed (SHA-256) in this browser; they are not sent anywhere either.</p>
+<p><input type="file" id="evidence-files" multiple></p>
 <button type="button" id="verify">Verify</button>
-<div id="result" data-state="idle" role="status" aria-live="polite"><div id="result-headline">Not checked yet.</div><div id="result-detail"></div></div>
+<div id="result" data-state="idle" role="status" aria-live="polite"><div id="result-headline">Not checked yet.</div><div id="result-detail"></div><ul id="evidence-result"></ul></div>
 <p><small>Possible failure reasons: <span id="reasons"></span>. See docs/proofs.md for what a valid proof establishes.</small></p>
 </main>
 </body>

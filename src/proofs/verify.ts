@@ -2,7 +2,7 @@ import { parseSignedCheckpoint, noteKeyId } from './checkpoint.js';
 import { bytesEqual, fromBase64, fromBase64Url, fromUtf8, toHex, utf8 } from './encoding.js';
 import { canonicalJson, NotIJsonError } from '../canonical-json.js';
 import { leafHashAsync, rootFromInclusionProof, type Sha256 } from './merkle.js';
-import { STATEMENT_TYPE, STATEMENT_VERSION, type CompletionStatement } from './statement.js';
+import { STATEMENT_TYPE, STATEMENT_VERSION, type CompletionStatement, type EvidenceDigest } from './statement.js';
 
 /**
  * THE verification of a proof bundle, shared by `wo proof verify`, the tests and the /verify page.
@@ -248,4 +248,21 @@ export async function verifyBundle(bundleInput: unknown, keysInput: unknown, web
     statementKid: header.kid,
     logOrigin,
   };
+}
+
+/**
+ * The evidence entry of a statement that a file with this SHA-256 (lowercase hex) and size is, or
+ * undefined when it is none of them. An entry of an attached file also names its size, which must
+ * agree; a digest given at completion names only the hash. Use it on a statement verifyBundle
+ * accepted: an unverified statement proves nothing about any file.
+ */
+export function evidenceMatching(statement: CompletionStatement, sha256: string, size: number): EvidenceDigest | undefined {
+  const entries: unknown = statement.evidence;
+  if (!Array.isArray(entries)) return undefined;
+  return (entries as EvidenceDigest[]).find((entry) => isRecord(entry) && entry.sha256 === sha256 && (entry.size === undefined || entry.size === size));
+}
+
+/** The lowercase hex SHA-256 of some bytes, on WebCrypto (the browser's, or Node's). */
+export async function sha256Hex(bytes: Uint8Array, webCrypto: Crypto = globalThis.crypto): Promise<string> {
+  return toHex(new Uint8Array(await webCrypto.subtle.digest('SHA-256', view(bytes))));
 }

@@ -7,7 +7,7 @@ import { answerCreated, answerInTransaction } from '../http/idempotent-answers.j
 import { serializedListEnvelope } from '../http/pagination.js';
 import { IdParams } from '../http/schema-types.js';
 import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
-import type { RecordService } from './service.js';
+import type { ActionInput, RecordService } from './service.js';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './lifecycle.js';
 import {
   AssignBody,
@@ -146,7 +146,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           },
         },
         async (request, reply) => {
-          const body = (request.body ?? {}) as { assignee?: string; resolutionNotes?: string; reason?: string; evidence?: never[] };
+          const body = (request.body ?? {}) as ActionInput;
           const answer = answerInTransaction(request, reply, (record: WorkOrder) => ({ status: 200, headers: { etag: etagFor(record.version) }, body: record }));
           return answer.send(await records.act(principalOf(request), request.params.id, action, body, acceptedVersions(request), answer.within));
         },

@@ -106,12 +106,28 @@ export type RecordListQuery = Static<typeof RecordListQuery>;
 export const RecordList = listEnvelope('records', Type.Ref('Record'));
 
 export const AssignBody = Type.Object({ assignee: fields.assignee }, { additionalProperties: false });
-export const CompleteBody = Type.Object(
-  { resolutionNotes: Text(5000, 'What was done.'), evidence: Type.Optional(Type.Array(Type.Object({
+const EvidenceDigest = Type.Object(
+  {
     name: Text(200),
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lowercase hex SHA-256 of the evidence file.' }),
     mediaType: Type.Optional(Text(100)),
-  }, { additionalProperties: false }), { maxItems: 50, description: 'Digests of evidence (photos, signed forms) kept elsewhere; they enter the completion proof.' })) },
+  },
+  { additionalProperties: false, description: 'The digest of a file kept elsewhere.' },
+);
+const EvidenceAttachment = Type.Object(
+  { attachmentId: IdOf('file', 'A file attached to this work order (`file_…`); the proof names its filename, media type, size and SHA-256.') },
+  { additionalProperties: false, description: 'A file attached to this work order; it can no longer be deleted once it is evidence.' },
+);
+export const CompleteBody = Type.Object(
+  {
+    resolutionNotes: Text(5000, 'What was done.'),
+    evidence: Type.Optional(
+      Type.Array(Type.Union([EvidenceAttachment, EvidenceDigest]), {
+        maxItems: 50,
+        description: 'Evidence (photos, signed forms): files attached to the work order, or digests of files kept elsewhere. They enter the completion proof.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const ReasonBody = Type.Object({ reason: Type.Optional(Text(1000)) }, { additionalProperties: false });

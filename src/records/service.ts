@@ -27,12 +27,27 @@ import {
 import { ListCheckpoints } from './list-checkpoints.js';
 import { listRecords, listRecordsAsJson, type RecordFilter } from './list-repository.js';
 
+/** One item of a completion's `evidence`: the digest of a file kept elsewhere, or a file attached to the work order. */
+export type EvidenceInput = { name: string; sha256: string; mediaType?: string } | { attachmentId: string };
+
 export interface ActionInput {
   assignee?: string;
   resolutionNotes?: string;
   reason?: string;
-  evidence?: { name: string; sha256: string; mediaType?: string }[];
+  evidence?: EvidenceInput[];
 }
+
+/** Evidence as the completion proof states it; an attachment adds its id and size. */
+export interface CompletionEvidence {
+  name: string;
+  sha256: string;
+  mediaType?: string | null;
+  attachmentId?: string;
+  size?: number;
+}
+
+/** Resolves a completion's evidence in its transaction (attachments: src/attachments/evidence.ts). */
+export type EvidenceResolver = (tx: Tx, orgId: string, recordId: string, evidence: EvidenceInput[], now: string) => Promise<CompletionEvidence[]>;
 
 /** Checks that ids a work order points at exist in the caller's organization. */
 export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null }) => Promise<FieldError[]>;
@@ -42,7 +57,7 @@ export interface CompletionContext {
   orgId: string;
   record: WorkOrder;
   history: RecordHistoryEntry[];
-  evidence: NonNullable<ActionInput['evidence']>;
+  evidence: CompletionEvidence[];
   actorKeyId: string;
 }
 
@@ -69,6 +84,7 @@ export class RecordService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly checkReferences: ReferenceCheck,
+    private readonly resolveEvidence: EvidenceResolver,
     /** Remembered positions in large lists, so deep pages stay cheap; this process's own. */
     private readonly listCheckpoints = new ListCheckpoints(),
   ) {}
@@ -205,7 +221,6 @@ export class RecordService {
           next.resolution_notes = input.resolutionNotes ?? null;
           next.completed_at = now;
           data.resolutionNotes = input.resolutionNotes;
-          if (input.evidence?.length) data.evidence = input.evidence;
           break;
         case 'reopen':
           next.completed_at = null;
@@ -221,6 +236,9 @@ export class RecordService {
       return {
         next,
         afterWrite: async () => {
+          // Resolved once the write is certain to stand: it marks attachments as evidence.
+          const evidence = action === 'complete' && input.evidence?.length ? await this.resolveEvidence(tx, next.org_id, next.id, input.evidence, now) : [];
+          if (evidence.length > 0) data.evidence = evidence;
           await this.recordHistory(tx, next, principal, action, from, to, data, now);
           if (from !== to) await countMoved(tx, next.org_id, from, to);
           const record = toWorkOrder(next);
@@ -232,7 +250,7 @@ export class RecordService {
             await this.emit(tx, next.org_id, 'record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record }, now);
             const history = (await listHistory(tx, next.org_id, next.id)).map(toHistoryEntry);
             for (const hook of this.completionHooks) {
-              await hook(tx, { orgId: next.org_id, record, history, evidence: input.evidence ?? [], actorKeyId: principal.keyId });
+              await hook(tx, { orgId: next.org_id, record, history, evidence, actorKeyId: principal.keyId });
             }
           }
           if (action === 'close') await this.emit(tx, next.org_id, 'record.closed', { recordId: next.id, closedAt: now, record }, now);

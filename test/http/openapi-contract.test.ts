@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { recordBody, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { sampleFiles } from '../helpers/files.js';
 
 interface Operation {
   parameters?: { in: string; name: string }[];
@@ -109,12 +110,33 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}` });
     await call(tenant, { method: 'PATCH', url: `/api/v1/records/${record.id}`, payload: { priority: 'HIGH' } });
     await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/events` });
+
+    // Comments and attachments of the work order.
+    await post(`/api/v1/records/${record.id}/comments`, { body: 'On my way' });
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/comments` });
+    const upload = (bytes: Buffer, mediaType: string, headers: Record<string, string> = {}) =>
+      call(tenant, { method: 'POST', url: `/api/v1/records/${record.id}/attachments?filename=after.jpg`, payload: bytes, headers: { 'content-type': mediaType, ...headers } });
+    const jpeg = sampleFiles.jpeg();
+    const uploadKey = randomUUID();
+    const photo = json(await upload(jpeg, 'image/jpeg', { 'idempotency-key': uploadKey }));
+    assert.equal((await upload(jpeg, 'image/jpeg', { 'idempotency-key': uploadKey })).headers['x-idempotent-replay'], 'true');
+    assert.equal((await upload(jpeg, 'image/png')).statusCode, 415);
+    const attachmentUrl = `/api/v1/records/${record.id}/attachments/${photo.id}`;
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/attachments` });
+    await call(tenant, { method: 'GET', url: attachmentUrl });
+    await call(tenant, { method: 'GET', url: `${attachmentUrl}/content` });
+    assert.equal((await call(tenant, { method: 'GET', url: `${attachmentUrl}/content`, headers: { range: 'bytes=0-99' } })).statusCode, 206);
+    assert.equal((await call(tenant, { method: 'GET', url: `${attachmentUrl}/content`, headers: { range: 'bytes=999999-' } })).statusCode, 416);
+    assert.equal((await call(tenant, { method: 'GET', url: `${attachmentUrl}/content`, headers: { 'if-none-match': `"${photo.sha256}"` } })).statusCode, 304);
+    const spareFile = json(await upload(sampleFiles.jpeg(), 'image/jpeg'));
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/records/${record.id}/attachments/${spareFile.id}` })).statusCode, 204);
     const actionKey = randomUUID();
     await post(`/api/v1/records/${record.id}/assign`, { assignee: 'Technician 3' }, { 'idempotency-key': actionKey });
     await post(`/api/v1/records/${record.id}/assign`, { assignee: 'Technician 3' }, { 'idempotency-key': actionKey });
     assert.equal((await post(`/api/v1/records/${record.id}/close`, {})).statusCode, 409);
     for (const action of ['start', 'hold', 'resume']) assert.equal((await post(`/api/v1/records/${record.id}/${action}`, action === 'hold' ? { reason: 'Parts' } : {})).statusCode, 200);
-    await post(`/api/v1/records/${record.id}/complete`, { resolutionNotes: 'Replaced the washer.' });
+    await post(`/api/v1/records/${record.id}/complete`, { resolutionNotes: 'Replaced the washer.', evidence: [{ attachmentId: photo.id }] });
+    assert.equal((await call(tenant, { method: 'DELETE', url: attachmentUrl })).statusCode, 409);
     await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/proof` });
     await waitFor(async () => (await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/proof` })).statusCode === 200, 10_000, 'the sealed proof');
     const announced = await waitFor(() => hook.received.find((r) => r.headers['x-webhook-event'] === 'record.proof_delivered'), 10_000, 'record.proof_delivered');

@@ -4,6 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { axeViolations } from '../helpers/axe.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { recordBody, seedCategory, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { sampleFiles } from '../helpers/files.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -13,6 +14,8 @@ for (const dialect of TEST_DIALECTS) {
     let browser: Browser;
     let baseUrl: string;
     let bundleText: string;
+    let evidenceBundleText: string;
+    const photo = sampleFiles.jpeg(300 * 1024);
 
     before(async () => {
       t = await startTestApp(dialect);
@@ -22,8 +25,14 @@ for (const dialect of TEST_DIALECTS) {
       const id = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Bob' }) })).json().id as string;
       await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} });
       await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'Fixed' } });
+      const withEvidence = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Bob' }) })).json().id as string;
+      await tenant.request({ method: 'POST', url: `/api/v1/records/${withEvidence}/start`, payload: {} });
+      const attached = await tenant.request({ method: 'POST', url: `/api/v1/records/${withEvidence}/attachments?filename=after.jpg`, headers: { 'content-type': 'image/jpeg' }, payload: photo });
+      const evidence = [{ attachmentId: attached.json().id }];
+      await tenant.request({ method: 'POST', url: `/api/v1/records/${withEvidence}/complete`, payload: { resolutionNotes: 'Fixed', evidence } });
       await t.context.proofs.log.sealPending();
       bundleText = (await tenant.request({ method: 'GET', url: `/api/v1/records/${id}/proof` })).body;
+      evidenceBundleText = (await tenant.request({ method: 'GET', url: `/api/v1/records/${withEvidence}/proof` })).body;
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking'] });
     });
     after(async () => {
@@ -90,6 +99,34 @@ for (const dialect of TEST_DIALECTS) {
       await page.click('#verify');
       await page.waitForSelector('#result[data-state="done"]');
       assert.deepEqual(await axeViolations(page), []);
+      await page.close();
+    });
+
+    it('checks chosen files against the proof’s evidence in the browser without sending them, and labels every input', async () => {
+      const page = await browser.newPage();
+      const requests: string[] = [];
+      await page.goto(`${baseUrl}/verify`);
+      await page.waitForFunction(() => document.getElementById('reasons')!.textContent !== '');
+      const unlabelled = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('input, textarea')).filter((input) => (input as HTMLInputElement).labels?.length === 0).map((input) => input.id),
+      );
+      assert.deepEqual(unlabelled, []);
+      page.on('request', (request) => requests.push(request.url()));
+      await page.fill('#bundle', evidenceBundleText);
+      await page.setInputFiles('#evidence-files', [
+        { name: 'photo.jpg', mimeType: 'image/jpeg', buffer: photo },
+        { name: 'other.jpg', mimeType: 'image/jpeg', buffer: sampleFiles.jpeg() },
+      ]);
+      await page.click('#verify');
+      await page.waitForSelector('#result[data-state="done"]');
+      assert.equal(await page.textContent('#result-headline'), 'valid');
+      const lines = await page.$$eval('#evidence-result li', (items) => items.map((item) => [(item as HTMLElement).dataset.evidence, item.textContent]));
+      assert.equal(lines.length, 2);
+      assert.equal(lines[0]![0], 'true');
+      assert.match(String(lines[0]![1]), /^photo\.jpg: evidence\. The proof names it "after\.jpg" \(image\/jpeg\)/);
+      assert.equal(lines[1]![0], 'false');
+      assert.match(String(lines[1]![1]), /^other\.jpg: NOT evidence of this proof/);
+      assert.deepEqual(requests, []);
       await page.close();
     });
   });

@@ -1,0 +1,200 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../errors.js';
+import { principalOf } from '../http/auth.js';
+import { noneMatchHits } from '../http/conditional.js';
+import { byteRangeOf } from '../http/byte-range.js';
+import { attachmentDisposition } from '../http/content-disposition.js';
+import { claimAfterStreamedBody } from '../http/idempotency-hooks.js';
+import { answerInTransaction } from '../http/idempotent-answers.js';
+import { IdParams } from '../http/schema-types.js';
+import { problems } from '../http/openapi.js';
+import { ALLOWED_MEDIA_TYPES } from './media-type.js';
+import type { AttachmentService, Upload } from './service.js';
+import { AttachmentList, AttachmentListQuery, AttachmentParams, AttachmentSchema, UploadBody, UploadQuery, type Attachment } from './schemas.js';
+
+const tags = ['Work orders'];
+const binary = (description: string, headers: Record<string, unknown>) => ({
+  description,
+  content: Object.fromEntries(ALLOWED_MEDIA_TYPES.map((type) => [type, { schema: {} }])),
+  headers,
+});
+const ContentHeaders = {
+  etag: Type.String({ description: 'The SHA-256 of the whole file, in quotes: send it in If-None-Match (304) or If-Range.' }),
+  'content-disposition': Type.String({ description: '`attachment`, with the filename (RFC 6266; `filename*` holds it exactly).' }),
+  'content-range': Type.Optional(Type.String({ description: 'On 206: `bytes <first>-<last>/<size>`.' })),
+};
+
+/** Upload bodies, handed over as the request's stream by the content-type parser below. */
+const uploadStreams = new WeakMap<FastifyRequest, Readable>();
+
+export function attachmentRoutes(attachments: AttachmentService, maxBytes: number): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    // @NOTE: an upload is never buffered: whatever its Content-Type, the body is handed to the
+    // handler as the stream it is, and the service reads it chunk by chunk (its own limit and media
+    // type checks apply). These parsers are this plugin's only ones: JSON routes are elsewhere.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (request, payload, done) => {
+      uploadStreams.set(request, payload as Readable);
+      done(null, undefined);
+    });
+
+    app.post(
+      '/records/:id/attachments',
+      {
+        // Fastify's own limit applies to bodies it reads; this one is streamed and counted by the service.
+        bodyLimit: maxBytes,
+        config: { scope: 'records:write', conditional: false, streamedBody: true },
+        schema: {
+          tags,
+          summary: 'Attach a file to a work order',
+          description:
+            `The file is the raw body, its media type the Content-Type (${ALLOWED_MEDIA_TYPES.join(', ')}): the bytes must be of that type (415 otherwise), ` +
+            `at most WO_ATTACHMENT_MAX_BYTES (413). Emits \`record.attachment_added\`. With \`Idempotency-Key\`, a retry of the same bytes to the same URL replays the first answer and stores nothing more; ` +
+            'the key is claimed once the body has arrived, so two copies sent at once both travel, and one of them is answered 409 and kept.',
+          params: IdParams,
+          querystring: UploadQuery,
+          body: UploadBody,
+          response: {
+            201: { ...AttachmentSchema, headers: { location: Type.String({ description: 'Path of the attachment’s metadata.' }) } },
+            ...problems(400, 404, 409, 413, 415, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        const principal = principalOf(request);
+        const received = await attachments.receive(principal, request.params.id, uploadOf(request, request.query.filename));
+        try {
+          if (await claimAfterStreamedBody(request, reply, received.row.media_type, received.row.sha256)) {
+            await attachments.discard(received);
+            return reply;
+          }
+          const answer = answerInTransaction(request, reply, (attachment: Attachment) => ({
+            status: 201,
+            headers: { location: `/api/v1/records/${attachment.recordId}/attachments/${attachment.id}` },
+            body: attachment,
+          }));
+          return answer.send(await attachments.store(principal, received, answer.within));
+        } catch (error) {
+          await attachments.discard(received);
+          throw error;
+        }
+      },
+    );
+
+    app.get(
+      '/records/:id/attachments',
+      {
+        config: { scope: 'records:read' },
+        schema: { tags, summary: 'A work order’s attachments, oldest first', params: IdParams, querystring: AttachmentListQuery, response: { 200: AttachmentList, ...problems(400, 404) } },
+      },
+      async (request) => {
+        const { limit, offset } = request.query;
+        const { attachments: page, total } = await attachments.list(principalOf(request).orgId, request.params.id, { limit, offset });
+        return { attachments: page, total, limit, offset };
+      },
+    );
+
+    app.get(
+      '/records/:id/attachments/:attachmentId',
+      {
+        config: { scope: 'records:read' },
+        schema: { tags, summary: 'An attachment’s metadata', params: AttachmentParams, response: { 200: AttachmentSchema, ...problems(404) } },
+      },
+      async (request) => attachments.get(principalOf(request).orgId, request.params.id, request.params.attachmentId),
+    );
+
+    app.get(
+      '/records/:id/attachments/:attachmentId/content',
+      {
+        config: { scope: 'records:read' },
+        schema: {
+          tags,
+          summary: 'Download an attachment',
+          description: 'The bytes as uploaded, streamed. `ETag` is their SHA-256: `If-None-Match` answers 304. One `Range` of bytes answers 206 (several are ignored: the whole file is sent); a range past the end 416.',
+          params: AttachmentParams,
+          response: {
+            200: binary('The whole file.', ContentHeaders),
+            206: binary('The requested range.', ContentHeaders),
+            304: { ...Type.Null({ description: 'Not modified: If-None-Match names the current ETag.' }), headers: { etag: ContentHeaders.etag } },
+            ...problems(404, 416),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { attachment, read } = await attachments.openContent(principalOf(request).orgId, request.params.id, request.params.attachmentId);
+        const etag = `"${attachment.sha256}"`;
+        const caching = { etag, 'cache-control': 'private, no-cache' };
+        if (noneMatchHits(request, etag)) return reply.code(304).headers(caching).send(null);
+        const { size } = attachment;
+        const ifRange = request.headers['if-range'];
+        const range = byteRangeOf(request.headers.range, typeof ifRange === 'string' ? ifRange : undefined, size, etag);
+        if (range.kind === 'unsatisfiable') {
+          throw new AppError('range_not_satisfiable', `The file has ${size} bytes: the Range asks for none of them.`, { headers: { 'content-range': `bytes */${size}` } });
+        }
+        const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, size - 1];
+        reply.headers({
+          ...caching,
+          'accept-ranges': 'bytes',
+          'x-content-type-options': 'nosniff',
+          'content-type': attachment.mediaType === 'text/plain' ? 'text/plain; charset=utf-8' : attachment.mediaType,
+          'content-length': end - start + 1,
+          'content-disposition': attachmentDisposition(attachment.filename),
+          // A file opened in the browser after all runs nothing and loads nothing.
+          'content-security-policy': "default-src 'none'; sandbox",
+        });
+        if (range.kind === 'part') reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
+        // One chunk read ahead at most: a byte high-water mark, which every chunk exceeds.
+        return reply.send(Readable.from(read(start, end), { objectMode: false, highWaterMark: 1 }));
+      },
+    );
+
+    app.delete(
+      '/records/:id/attachments/:attachmentId',
+      {
+        config: { scope: 'records:write', conditional: false },
+        schema: {
+          tags,
+          summary: 'Delete an attachment',
+          description: 'Deletes the file and its bytes; emits `record.attachment_deleted`. Refused with 409 `resource_in_use` once a completion named it as evidence: the proof states its SHA-256.',
+          params: AttachmentParams,
+          response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409) },
+        },
+      },
+      async (request, reply) => {
+        await attachments.delete(principalOf(request), request.params.id, request.params.attachmentId);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}
+
+/** The upload a request carries: its headers, and its body as it arrives. */
+function uploadOf(request: FastifyRequest, filename: string): Upload {
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    throw new AppError('unsupported_media_type', `Content-Encoding "${encoding.slice(0, 40)}" is not supported: send the file as it is.`, {
+      headers: { 'accept-encoding': 'identity', connection: 'close' },
+    });
+  }
+  const length = request.headers['content-length'];
+  const stream = uploadStreams.get(request);
+  return {
+    filename,
+    contentType: request.headers['content-type'],
+    contentLength: length === undefined ? undefined : Number(length),
+    body: stream ? bytesOf(stream) : undefined,
+  };
+}
+
+/** The body's bytes; a client that goes away mid-body ends it with a 400 (nobody is left to read it). */
+async function* bytesOf(stream: Readable): AsyncIterable<Uint8Array> {
+  try {
+    // Not destroyed when the reader stops early (a refusal): the answer still goes out on its socket.
+    for await (const piece of stream.iterator({ destroyOnReturn: false })) yield piece as Uint8Array;
+  } catch {
+    throw new AppError('malformed_request', 'The upload was cut off: the connection closed before the whole body arrived.', { headers: { connection: 'close' } });
+  }
+}
