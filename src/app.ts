@@ -14,7 +14,7 @@ import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
 import { installInputGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
-import { healthRoutes } from './http/health.js';
+import { healthRoutes, installShutdownGuard } from './http/health.js';
 import { RecordEventSchema, RecordSchema } from './records/schemas.js';
 import { CategorySchema } from './categories/schemas.js';
 import { recordRoutes } from './records/routes.js';
@@ -40,7 +40,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     // One access-log line per request instead of Fastify's two (see access-log.ts).
     logController: new AccessLogController(),
     bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    // Requests that arrive while closing are refused by installShutdownGuard, as problem+json.
+    return503OnClosing: false,
     trustProxy: typeof context.config.trustProxy === 'number' ? trustHops(context.config.trustProxy) : context.config.trustProxy,
     // Errors Fastify raises before routing (a URL that is not valid percent-encoding) also become problems.
     frameworkErrors: (error, request, reply) => {
@@ -70,6 +71,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     routeMethods.set(route.url, set);
   });
   installErrorHandling(app, () => routeMethods);
+  installShutdownGuard(app, context.lifecycle);
   installJsonParser(app);
   installValidation(app);
   installInputGuard(app);

@@ -141,7 +141,8 @@ describe('the wo CLI and the service as a user runs them', () => {
       npm.kill('SIGTERM');
       assert.equal(await npmClosed, 0, 'npm exits 0 once the service has shut down');
       await waitFor(() => !processExists(servicePid!), 30_000, 'the service process to exit');
-      assert.match(logs, /"signal":"SIGTERM","msg":"shutting down"/);
+      assert.match(logs, /"signal":"SIGTERM","drainMs":5000,"msg":"shutting down/);
+      assert.match(logs, /"signal":"SIGTERM","msg":"shut down"/);
     } finally {
       // npm cannot pass a SIGKILL on: kill the group (and the service by pid, should it have left it).
       try {
