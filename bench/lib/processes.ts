@@ -192,7 +192,8 @@ export async function startService(options: StartServiceOptions): Promise<Manage
 }
 
 function serviceEnv(dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, WO_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra };
+  // No worker health port (several workers may run at once) and no shutdown drain (no load balancer).
+  const env: NodeJS.ProcessEnv = { ...process.env, WO_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', WO_WORKER_PORT: '0', WO_SHUTDOWN_DRAIN_MS: '0', ...extra };
   // The benchmark always measures the embedded SQLite database, whatever the caller's shell says.
   delete env.DATABASE_URL;
   return env;

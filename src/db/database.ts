@@ -83,6 +83,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       types: pgTypes as pg.CustomTypesConfig,
       ...(options.schema ? { options: `-c search_path=${quoteIdentifier(options.schema)}` } : {}),
     });

@@ -1,40 +1,18 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { ALL_SCOPES } from '../../src/keys/scopes.js';
-import { POSTGRES_URL } from '../helpers/databases.js';
+import { POSTGRES_URL, createPostgresDatabase } from '../helpers/databases.js';
 import { freePort, startChildService, type ChildService } from '../helpers/child-service.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { recordBody, waitFor } from '../helpers/test-app.js';
 
 const OUTAGES = 3;
-
-/** A PostgreSQL database of its own: child processes cannot be handed a schema the way in-process tests are. */
-async function createDatabase(): Promise<{ url: URL; drop: () => Promise<void> }> {
-  const name = `wo_outage_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_URL!);
-  url.pathname = `/${name}`;
-  return {
-    url,
-    async drop() {
-      const dropper = new pg.Client({ connectionString: POSTGRES_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
-}
 
 /** Error and warning lines a child logged (pino levels 40 and up). */
 function problemLines(logs: string): string[] {
@@ -42,7 +20,7 @@ function problemLines(logs: string): string[] {
 }
 
 describe('a PostgreSQL outage, as real processes see it through a link the test cuts', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, () => {
-  let database: Awaited<ReturnType<typeof createDatabase>>;
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
   let proxy: TcpProxy;
   let dataDir: string;
   let api: ChildService | undefined;
@@ -51,12 +29,12 @@ describe('a PostgreSQL outage, as real processes see it through a link the test 
   let categoryId: string;
 
   before(async () => {
-    database = await createDatabase();
+    database = await createPostgresDatabase('wo_outage');
     const target = new URL(POSTGRES_URL!);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     dataDir = mkdtempSync(path.join(tmpdir(), 'wo-outage-'));
     // The organization and key are made the way `wo` would, straight on the database.
-    const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: database.url.toString(), LOG_LEVEL: 'silent' });
+    const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
     const context = await createContext(config, { logger: pino({ level: 'silent' }) });
     const org = await context.organizations.create('Outage Test');
     key = (await context.apiKeys.create({ orgId: org.id, name: 'test', scopes: ALL_SCOPES, createdBy: 'test' })).key;

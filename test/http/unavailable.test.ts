@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,6 +13,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { POSTGRES_URL, TEST_DIALECTS, createPostgresSchema, withSchemaChangeLock } from '../helpers/databases.js';
 import { itOnEachDatabase, startTestApp, waitFor } from '../helpers/test-app.js';
+import { freePort } from '../helpers/child-service.js';
 
 function assertUnavailable(response: LightMyRequestResponse, retryAfter?: string) {
   assert.equal(response.statusCode, 503, response.body);
@@ -22,14 +22,6 @@ function assertUnavailable(response: LightMyRequestResponse, retryAfter?: string
   assert.match(String(response.headers['retry-after']), /^\d+$/);
   if (retryAfter) assert.equal(response.headers['retry-after'], retryAfter);
   return response.json() as { detail: string };
-}
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A logger whose JSON lines the test reads. */
@@ -64,7 +56,7 @@ describe('when the database cannot serve, requests answer 503 unavailable with R
   it('answers 503 on every request and on /readyz while PostgreSQL cannot be reached, logging one line per cause', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-unreachable-'));
     const { logger, lines } = capturedLogger();
-    const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/none` });
+    const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/none` });
     const context = await createContext(config, { logger, migrate: false });
     const app = await buildApp(context);
     try {
