@@ -19,7 +19,7 @@ import { installIdempotency } from './http/idempotency-hooks.js';
 import { intervalLoop } from './background-loop.js';
 import { installInputGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
-import { healthRoutes } from './http/health.js';
+import { healthRoutes, installShutdownGuard } from './http/health.js';
 import { RecordEventSchema, RecordSchema } from './records/schemas.js';
 import { CategorySchema } from './categories/schemas.js';
 import { recordRoutes } from './records/routes.js';
@@ -49,7 +49,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     // A client's sane X-Request-Id, else a new one; every log line of the request carries it as `requestId`.
     genReqId: requestIdOf,
     bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
+    // Requests that arrive while closing are refused by installShutdownGuard, as problem+json.
+    return503OnClosing: false,
     trustProxy: typeof context.config.trustProxy === 'number' ? trustHops(context.config.trustProxy) : context.config.trustProxy,
     // Errors Fastify raises before routing (a URL that is not valid percent-encoding) also become problems.
     frameworkErrors: (error, request, reply) => {
@@ -82,6 +83,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     routeMethods.set(route.url, set);
   });
   installErrorHandling(app, () => routeMethods);
+  installShutdownGuard(app, context.lifecycle);
   installJsonParser(app);
   installValidation(app);
   installInputGuard(app);

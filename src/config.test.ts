@@ -73,4 +73,28 @@ describe('configuration', () => {
     ];
     for (const [env, message] of cases) assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message));
   });
+
+  it('serves the worker’s health on 8081 and drains for 5 s by default; 0 turns either off', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.workerPort, 8081);
+    assert.equal(defaults.shutdownDrainMs, 5000);
+    const off = loadConfig({ WO_WORKER_PORT: '0', WO_SHUTDOWN_DRAIN_MS: '0' });
+    assert.equal(off.workerPort, 0);
+    assert.equal(off.shutdownDrainMs, 0);
+    assert.throws(() => loadConfig({ WO_WORKER_PORT: '70000' }), /WO_WORKER_PORT/);
+  });
+
+  it('sizes the PostgreSQL pool from WO_DATABASE_POOL_SIZE or the max parameter of DATABASE_URL, and refuses the two disagreeing', () => {
+    const url = 'postgres://u@h/db';
+    assert.deepEqual(loadConfig({ DATABASE_URL: url }).database, { poolSize: 10, poolWaitMs: 5000, statementTimeoutMs: 30_000 });
+    assert.equal(loadConfig({ DATABASE_URL: url, WO_DATABASE_POOL_SIZE: '4' }).database.poolSize, 4);
+    assert.equal(loadConfig({ DATABASE_URL: `${url}?max=25` }).database.poolSize, 25);
+    assert.equal(loadConfig({ DATABASE_URL: `${url}?max=25`, WO_DATABASE_POOL_SIZE: '25' }).database.poolSize, 25);
+    assert.throws(() => loadConfig({ DATABASE_URL: `${url}?max=25`, WO_DATABASE_POOL_SIZE: '4' }), /WO_DATABASE_POOL_SIZE \(4\) and the max parameter of DATABASE_URL \(25\)/);
+    assert.throws(() => loadConfig({ DATABASE_URL: `${url}?max=many` }), /max parameter of DATABASE_URL/);
+    assert.throws(() => loadConfig({ WO_DATABASE_POOL_SIZE: '0' }), /WO_DATABASE_POOL_SIZE/);
+    const tuned = loadConfig({ WO_DATABASE_POOL_WAIT_MS: '250', WO_DATABASE_STATEMENT_TIMEOUT_MS: '0' }).database;
+    assert.equal(tuned.poolWaitMs, 250);
+    assert.equal(tuned.statementTimeoutMs, 0);
+  });
 });

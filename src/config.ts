@@ -7,11 +7,24 @@ import path from 'node:path';
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** Where `wo worker` serves /healthz, /readyz and /metrics; 0: nowhere. */
+  readonly workerPort: number;
+  /** After SIGTERM/SIGINT, how long /readyz answers 503 while everything else is still served. */
+  readonly shutdownDrainMs: number;
   /** Where the embedded database, key files and other local state live. */
   readonly dataDir: string;
   /** `postgres://…` selects PostgreSQL; unset selects SQLite at `<dataDir>/wo.sqlite`. */
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
+  /** PostgreSQL only (see docs/deployment.md for sizing). */
+  readonly database: {
+    /** Connections per process. */
+    readonly poolSize: number;
+    /** Longest wait for a free connection, or for a new one to open, before the request answers 503. */
+    readonly poolWaitMs: number;
+    /** Server-side `statement_timeout` of every session; 0: none. */
+    readonly statementTimeoutMs: number;
+  };
   /** Absolute base URL clients use to reach us (links in events and proofs). */
   readonly publicUrl: string;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -118,6 +131,27 @@ function readCorsOrigins(env: Env): Config['corsOrigins'] {
   return Object.freeze(origins);
 }
 
+/**
+ * `WO_DATABASE_POOL_SIZE`, else the `max` parameter of DATABASE_URL (what node-postgres users write),
+ * else 10. Both set to different sizes is refused rather than one silently ignored.
+ */
+function readPoolSize(env: Env, databaseUrl: string | undefined): number {
+  const fromEnv = env.WO_DATABASE_POOL_SIZE?.trim() ? readInteger(env, 'WO_DATABASE_POOL_SIZE', 10, 1, 1000) : undefined;
+  let fromUrl: string | null = null;
+  try {
+    fromUrl = databaseUrl ? new URL(databaseUrl).searchParams.get('max') : null;
+  } catch {
+    // node-postgres parses what URL cannot; such a URL simply carries no `max` we can read.
+  }
+  if (fromUrl === null) return fromEnv ?? 10;
+  const urlParameter = 'the max parameter of DATABASE_URL';
+  const urlSize = readInteger({ [urlParameter]: fromUrl }, urlParameter, 10, 1, 1000);
+  if (fromEnv !== undefined && fromEnv !== urlSize) {
+    throw new ConfigError(`WO_DATABASE_POOL_SIZE (${fromEnv}) and the max parameter of DATABASE_URL (${urlSize}) disagree: set one`);
+  }
+  return urlSize;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
@@ -133,6 +167,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// (leave it unset for the embedded SQLite database)');
   }
+  const database = {
+    poolSize: readPoolSize(env, databaseUrl),
+    poolWaitMs: readInteger(env, 'WO_DATABASE_POOL_WAIT_MS', 5000, 1, 600_000),
+    statementTimeoutMs: readInteger(env, 'WO_DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 86_400_000),
+  };
   const redisUrl = env.REDIS_URL?.trim() || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
 
@@ -155,8 +194,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const config: Config = {
     port,
     host,
+    workerPort: readInteger(env, 'WO_WORKER_PORT', 8081, 0, 65535),
+    shutdownDrainMs: readInteger(env, 'WO_SHUTDOWN_DRAIN_MS', 5000, 0, 600_000),
     dataDir,
     databaseUrl,
+    database,
     redisUrl,
     publicUrl,
     logLevel,

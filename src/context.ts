@@ -1,8 +1,8 @@
-import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config.js';
-import { openDatabase, type Database } from './db/database.js';
+import { databaseOptions, openDatabase, type Database } from './db/database.js';
+import { Lifecycle } from './lifecycle.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './clock.js';
 import { OrganizationService } from './orgs/organizations.js';
@@ -20,6 +20,7 @@ import { ProofKeys } from './proofs/keys.js';
 import { ProofService } from './proofs/service.js';
 import { StatementSigner } from './proofs/statement-signer.js';
 import { TransparencyLog } from './proofs/transparency-log.js';
+import { SequencerMetrics } from './proofs/sequencer-metrics.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import type { WebhookService } from './webhooks/service.js';
 import { RateLimiter } from './rate-limits/rate-limiter.js';
@@ -34,6 +35,8 @@ export interface AppContext {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics: Registry;
+  /** Running, draining or closing: set by the signal handling in run-service.ts, read by /readyz. */
+  readonly lifecycle: Lifecycle;
   readonly organizations: OrganizationService;
   readonly apiKeys: ApiKeyService;
   readonly categories: CategoryService;
@@ -130,10 +133,7 @@ const RECORD_COUNT_FOLD_INTERVAL_MS = 1_000;
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
-  const database = openDatabase({
-    ...(config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: path.join(config.dataDir, 'wo.sqlite') }),
-    ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
-  });
+  const database = openDatabase(databaseOptions(config, { logger, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) }));
   if (options.migrate !== false) await migrateToLatest(database);
 
   const metrics = new Registry();
@@ -153,11 +153,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const proofs = new ProofService(db, clock, proofKeys, transparencyLog);
   records.onCompleted((tx, completion) => proofs.recordCompletion(tx, completion));
 
+  const sequencerMetrics = new SequencerMetrics(metrics);
   const backgroundJobs: BackgroundJob[] = [
     intervalLoop({ name: 'idempotency-purge', intervalMs: 10 * 60_000, work: () => idempotency.purgeExpired(), logger, errorMessage: 'idempotency purge failed' }),
     intervalLoop({ name: 'attachment-sweeper', intervalMs: 10 * 60_000, work: () => attachments.sweepAbandonedUploads(), logger, errorMessage: 'sweeping abandoned uploads failed' }),
     intervalLoop({ name: 'admin-purge', intervalMs: 10 * 60_000, work: () => admin.purgeExpired(), logger, errorMessage: 'admin session purge failed' }),
-    intervalLoop({ name: 'proof-sequencer', intervalMs: config.proofs.batchIntervalMs, work: () => transparencyLog.sealPending(), logger, errorMessage: 'proof sequencing failed' }),
+    intervalLoop({ name: 'proof-sequencer', intervalMs: config.proofs.batchIntervalMs, work: () => sequencerMetrics.observe(() => transparencyLog.sealPending()), logger, errorMessage: 'proof sequencing failed' }),
   ];
   // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
   // PostgreSQL only the sequencer holding the lock signs, inside its seal.
@@ -182,6 +183,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     clock,
     logger,
     metrics,
+    lifecycle: new Lifecycle(),
     organizations: new OrganizationService(db, clock),
     apiKeys,
     categories: new CategoryService(db, clock),

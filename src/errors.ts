@@ -33,7 +33,7 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
-  service_unavailable: { status: 503, title: 'Service unavailable' },
+  unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -72,6 +72,9 @@ export const errors = {
   invalidTransition: (detail: string, allowedActions: string[]) =>
     new AppError('invalid_transition', detail, { allowedActions }),
   preconditionFailed: (detail: string) => new AppError('precondition_failed', detail),
+  /** Not the request's fault and not for long (database out of reach, process shutting down): retry. */
+  unavailable: (detail: string, retryAfterSeconds: number) =>
+    new AppError('unavailable', detail, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   unauthenticated: (detail: string) =>
     new AppError('unauthenticated', detail, { headers: { 'www-authenticate': 'Bearer realm="wo"' } }),
   insufficientScope: (scope: string) =>

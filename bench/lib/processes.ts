@@ -214,8 +214,9 @@ export async function startService(options: StartServiceOptions): Promise<Manage
 }
 
 function serviceEnv(dataDir: string, extra: Record<string, string>): NodeJS.ProcessEnv {
-  // Rate limiting off: a load generator is one client far over any budget, and the figures measure the service's work.
-  const env: NodeJS.ProcessEnv = { ...process.env, WO_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', WO_RATE_LIMIT_PER_MINUTE: '0' };
+  // Rate limiting off (a load generator is one client far over any budget), no worker health port (several
+  // workers may run at once) and no shutdown drain (no load balancer): the figures measure the service's work.
+  const env: NodeJS.ProcessEnv = { ...process.env, WO_DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', WO_RATE_LIMIT_PER_MINUTE: '0', WO_WORKER_PORT: '0', WO_SHUTDOWN_DRAIN_MS: '0' };
   // The harness picks the database, whatever the caller's shell says: SQLite unless a part passes DATABASE_URL itself.
   delete env.DATABASE_URL;
   return { ...env, ...extra };

@@ -2,52 +2,92 @@ import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { buildApp } from '../app.js';
+import { buildWorkerApp } from '../worker-app.js';
 import { createContext, type AppContext } from '../context.js';
 import { announceAdminSetupLink } from '../admin/setup-link.js';
 
+/** Once the server closes, what is still in flight has this long to finish before the process gives up. */
+const CLOSE_TIMEOUT_MS = 25_000;
+
 /**
  * Runs the API and/or the background jobs until SIGTERM or SIGINT, then shuts down gracefully:
- * stop accepting requests, finish those in flight, stop the jobs, close the database.
+ * /readyz answers 503 at once while everything else is still served for WO_SHUTDOWN_DRAIN_MS (a load
+ * balancer's time to stop sending requests here; a second signal cuts it short), then the server
+ * stops accepting, the requests in flight finish, the jobs stop and the database closes.
  */
 export async function runService(config: Config, roles: { api: boolean; worker: boolean }): Promise<void> {
   limitHeapGrowth(config.heapGrowingPercent);
   const context: AppContext = await createContext(config);
   const log = context.logger;
-  let app: FastifyInstance | undefined;
-  if (roles.api) {
-    app = await buildApp(context);
-    await app.listen({ port: config.port, host: config.host });
-    await announceAdminSetupLink(context);
+  let server: FastifyInstance | undefined;
+  try {
+    if (roles.api) {
+      server = await buildApp(context);
+      await server.listen({ port: config.port, host: config.host });
+      await announceAdminSetupLink(context);
+    } else if (config.workerPort > 0) {
+      // A worker alone still answers health checks and metrics scrapes (the API does for `wo serve`).
+      server = await buildWorkerApp(context);
+      await server.listen({ port: config.workerPort, host: config.host });
+    }
+  } catch (error) {
+    // A port in use: nothing started, so nothing is left holding the process open.
+    await server?.close();
+    await context.close();
+    throw error;
   }
   if (roles.worker) {
     for (const job of context.backgroundJobs) job.start();
     log.info({ jobs: context.backgroundJobs.map((j) => j.name) }, 'background jobs started');
   }
-  log.info({ database: context.database.dialect, dataDir: config.dataDir, api: roles.api, worker: roles.worker }, 'work-order service running');
+  log.info({ database: context.database.dialect, dataDir: config.dataDir, api: roles.api, worker: roles.worker, address: server?.addresses()[0] }, 'work-order service running');
 
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, 'shutting down');
-      const hardStop = setTimeout(() => {
-        log.error('graceful shutdown took longer than 25 s; exiting');
+  const signal = await shutdownSignal(context, config.shutdownDrainMs);
+  const hardStop = setTimeout(() => {
+    log.error(`graceful shutdown took longer than ${CLOSE_TIMEOUT_MS / 1000} s; exiting`);
+    process.exit(1);
+  }, CLOSE_TIMEOUT_MS);
+  hardStop.unref();
+  try {
+    await server?.close();
+    await context.close();
+    log.info({ signal }, 'shut down');
+  } catch (error) {
+    log.error({ err: error }, 'error during shutdown');
+  }
+}
+
+/**
+ * Resolves with the first SIGTERM or SIGINT once the drain that follows it is over. The drain starts
+ * at the signal (readiness answers 503 from then on); another signal ends it early, and one more
+ * after that exits at once.
+ */
+function shutdownSignal(context: AppContext, drainMs: number): Promise<string> {
+  const log = context.logger;
+  return new Promise((resolve) => {
+    let first: string | undefined;
+    let endDrain: (() => void) | undefined;
+    const onSignal = (signal: string) => {
+      if (first === undefined) {
+        first = signal;
+        context.lifecycle.beginDrain();
+        log.info({ signal, drainMs }, 'shutting down: not ready any more, still serving during the drain');
+        const timer = setTimeout(() => endDrain?.(), drainMs);
+        endDrain = () => {
+          endDrain = undefined;
+          clearTimeout(timer);
+          resolve(first!);
+        };
+      } else if (endDrain) {
+        log.info({ signal }, 'drain cut short by a second signal');
+        endDrain();
+      } else {
+        log.warn({ signal }, 'third signal: exiting without finishing the shutdown');
         process.exit(1);
-      }, 25_000);
-      hardStop.unref();
-      void (async () => {
-        try {
-          await app?.close();
-          await context.close();
-        } catch (error) {
-          log.error({ err: error }, 'error during shutdown');
-        }
-        resolve();
-      })();
+      }
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => onSignal('SIGTERM'));
+    process.on('SIGINT', () => onSignal('SIGINT'));
   });
 }
 

@@ -1,5 +1,4 @@
-import path from 'node:path';
-import { openDatabase } from '../db/database.js';
+import { databaseOptions, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { parseOptions, type CliCommand } from './command.js';
 import { runService } from './run-service.js';
@@ -18,7 +17,7 @@ export const serveCommand: CliCommand = {
 export const workerCommand: CliCommand = {
   path: ['worker'],
   usage: 'worker',
-  summary: 'Run only the background jobs: webhook deliveries, proof sequencer, housekeeping.',
+  summary: 'Run only the background jobs: webhook deliveries, proof sequencer, housekeeping (health and metrics on WO_WORKER_PORT).',
   async run(args, config) {
     parseOptions(args, {}, false);
     await runService(config, { api: false, worker: true });
@@ -32,7 +31,7 @@ export const migrateCommand: CliCommand = {
   summary: 'Bring the database schema up to date (also done automatically at start).',
   async run(args, config, io) {
     parseOptions(args, {}, false);
-    const database = openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: path.join(config.dataDir, 'wo.sqlite') });
+    const database = openDatabase(databaseOptions(config));
     try {
       const applied = await migrateToLatest(database);
       io.out(applied.length ? `applied: ${applied.join(', ')}` : 'schema already up to date');

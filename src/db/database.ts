@@ -4,6 +4,10 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { withNamedStatements } from './pg-named-statements.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { LogThrottle } from '../log-throttle.js';
+import { unavailableCause } from './errors.js';
 import type { Tables } from './tables.js';
 import { UnplannedLimitPlugin } from './unplanned-limit.js';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
@@ -40,6 +44,26 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to work in (tests give each run its own). */
   schema?: string;
   poolSize?: number;
+  /** Longest wait for a pooled connection (or a new one) before the query fails. */
+  poolWaitMs?: number;
+  /** Server-side statement_timeout of every session; 0: none. */
+  statementTimeoutMs?: number;
+  /** Where lost connections are reported (rate-limited per cause); unset: nowhere. */
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/** A session idle inside a transaction this long (a stuck process, a lost client) is ended by the server. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
+/** The database a process's config names. */
+export function databaseOptions(config: Config, extra: Pick<DatabaseOptions, 'schema' | 'logger'> = {}): DatabaseOptions {
+  return {
+    ...(config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: path.join(config.dataDir, 'wo.sqlite') }),
+    poolSize: config.database.poolSize,
+    poolWaitMs: config.database.poolWaitMs,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+    ...extra,
+  };
 }
 
 // BIGINT (COUNT(*), sequences) arrives as a string from pg by default; our numbers stay far below 2^53.
@@ -55,11 +79,16 @@ export function openDatabase(options: DatabaseOptions): Database {
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.poolWaitMs ?? 5000,
+      // The server ends what runs too long; the client's TCP keepalive notices a server that went silent.
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       types: pgTypes as pg.CustomTypesConfig,
       ...(options.schema ? { options: `-c search_path=${quoteIdentifier(options.schema)}` } : {}),
     });
-    // An idle client losing its connection must not crash the process; the pool replaces it.
-    pool.on('error', () => {});
+    reportLostConnections(pool, options.logger);
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
     return { db, dialect: 'postgres', ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
   }
@@ -89,6 +118,24 @@ export function openDatabase(options: DatabaseOptions): Database {
       await db.destroy();
     },
   };
+}
+
+/**
+ * A connection that breaks (server restarted, network cut) makes its client emit 'error'; with no
+ * listener that event ends the process. The pool listens only while a client is idle, so every
+ * client gets a listener of its own for its whole life: a checked-out client's error also fails its
+ * query, Kysely returns the client, and the pool drops it and opens a new one when next asked.
+ */
+function reportLostConnections(pool: pg.Pool, logger: Pick<Logger, 'warn'> | undefined): void {
+  const throttle = new LogThrottle();
+  const report = (error: Error) => {
+    const cause = unavailableCause(error) ?? 'connection_error';
+    const admitted = throttle.admit(cause);
+    if (admitted) logger?.warn({ err: error, cause, suppressed: admitted.suppressed }, 'database connection lost; a new one is opened when needed');
+  };
+  pool.on('connect', (client) => client.on('error', report));
+  // An idle client's error reaches the pool too: already reported by the client's own listener.
+  pool.on('error', () => {});
 }
 
 export function quoteIdentifier(name: string): string {

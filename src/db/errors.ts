@@ -1,3 +1,5 @@
+import { AppError } from '../errors.js';
+
 /** Driver-neutral reading of constraint errors, so repositories can translate them into domain errors. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -13,4 +15,67 @@ export function isTransientConflict(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** The table does not exist: on a database that answers, the schema was never migrated. */
+export function isUndefinedTable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '42P01' || (code === 'SQLITE_ERROR' && typeof message === 'string' && message.startsWith('no such table'));
+}
+
+/** Why the database cannot serve now, when the statement itself is not at fault. */
+export type UnavailableCause = 'database_unreachable' | 'pool_exhausted' | 'statement_timeout' | 'database_busy' | 'storage_failed';
+
+const UNAVAILABLE: Record<UnavailableCause, { detail: string; retryAfterSeconds: number }> = {
+  database_unreachable: { detail: 'The database cannot be reached.', retryAfterSeconds: 5 },
+  pool_exhausted: { detail: 'Every database connection of this process is busy.', retryAfterSeconds: 2 },
+  statement_timeout: { detail: 'The database did not finish the work in time.', retryAfterSeconds: 2 },
+  database_busy: { detail: 'The database is locked by another writer.', retryAfterSeconds: 1 },
+  storage_failed: { detail: 'The database cannot write to its storage.', retryAfterSeconds: 30 },
+};
+
+/** Socket errors of a connection to the database server (node-postgres passes them on as they are). */
+const SOCKET_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Reads a driver error for "the database cannot serve now": the one place that knows these codes.
+ * PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01–57P03 (server shutting down, crashed,
+ * starting), 53300 (no connection slot left), 57014 (statement_timeout), 25P03
+ * (idle_in_transaction_session_timeout), 53100 (disk full). node-postgres reports a lost connection
+ * and a pool wait that ran out by message only. SQLite: BUSY (busy_timeout ran out), FULL, IOERR.
+ */
+export function unavailableCause(error: unknown): UnavailableCause | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (SOCKET_ERROR_CODES.has(code) || /^08...$/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return 'database_unreachable';
+    if (code === '57014' || code === '25P03') return 'statement_timeout';
+    if (code === '53100' || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) return 'storage_failed';
+    if (code.startsWith('SQLITE_BUSY')) return 'database_busy';
+  }
+  if (error.message === 'timeout exceeded when trying to connect') return 'pool_exhausted';
+  if (/^Connection terminated|is not queryable$/.test(error.message)) return 'database_unreachable';
+  // Connecting to a name with several addresses fails with one error per address.
+  if (error instanceof AggregateError) return error.errors.map(unavailableCause).find((cause) => cause !== undefined);
+  return undefined;
+}
+
+/** A driver error that means "not now": answered 503 `unavailable` with Retry-After, never 500. */
+export class DatabaseUnavailableError extends AppError {
+  override name = 'DatabaseUnavailableError';
+  constructor(
+    readonly unavailableCause: UnavailableCause,
+    driverError: unknown,
+  ) {
+    const { detail, retryAfterSeconds } = UNAVAILABLE[unavailableCause];
+    super('unavailable', `${detail} Retry later.`, { headers: { 'retry-after': String(retryAfterSeconds) } });
+    this.cause = driverError;
+  }
+}
+
+/** The domain error for `error` when it is a driver error that means "not now". */
+export function databaseUnavailable(error: unknown): DatabaseUnavailableError | undefined {
+  if (error instanceof DatabaseUnavailableError) return error;
+  const cause = unavailableCause(error);
+  return cause && new DatabaseUnavailableError(cause, error);
 }

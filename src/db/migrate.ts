@@ -1,5 +1,6 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import type { Database, DialectName } from './database.js';
+import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Database, Db, DialectName } from './database.js';
+import { isUndefinedTable } from './errors.js';
 import { migrations } from './migrations/index.js';
 
 /** A numbered migration; `dialect` lets the few dialect-specific column types differ. */
@@ -27,8 +28,23 @@ class ListedMigrations implements MigrationProvider {
 
 /** Brings the schema up to date. Safe to run from several processes: Kysely takes a lock. */
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  if (database.dialect === 'sqlite') return runMigrations(database.db, database);
+  // On one session of its own with no statement_timeout: building an index on a large table may take
+  // longer than any request is allowed to.
+  return database.db.connection().execute(async (session) => {
+    await sql`SET statement_timeout = 0`.execute(session);
+    try {
+      return await runMigrations(session, database);
+    } finally {
+      // Fails only on a broken connection, which the pool then drops: the migration's own error matters more.
+      await sql`RESET statement_timeout`.execute(session).catch(() => undefined);
+    }
+  });
+}
+
+async function runMigrations(db: Db, database: Database): Promise<string[]> {
   const migrator = new Migrator({
-    db: database.db,
+    db,
     provider: new ListedMigrations(database.dialect),
     // Kysely finds its bookkeeping tables by introspecting every schema; name ours so that several
     // schemas in one PostgreSQL database (tests, tenants of a shared server) do not see each other's.
@@ -37,4 +53,21 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Whether the latest migration this code knows is applied (a newer one, applied by a newer release
+ * during a rolling upgrade, is fine). False on a database that answers but was never migrated;
+ * a database that does not answer throws.
+ */
+export async function schemaIsCurrent(database: Database): Promise<boolean> {
+  const latest = migrations[migrations.length - 1]!.name;
+  const table = database.schema ? sql.table(`${database.schema}.${DEFAULT_MIGRATION_TABLE}`) : sql.table(DEFAULT_MIGRATION_TABLE);
+  try {
+    const { rows } = await sql`SELECT name FROM ${table} WHERE name = ${latest}`.execute(database.db);
+    return rows.length > 0;
+  } catch (error) {
+    if (isUndefinedTable(error)) return false;
+    throw error;
+  }
 }

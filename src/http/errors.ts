@@ -4,6 +4,8 @@ import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppError, ERROR_CODES, PROBLEM_TYPE_BASE, errors, type ErrorCode, type FieldError } from '../errors.js';
 import { REQUEST_ID_HEADER, newRequestId } from './request-id.js';
+import { DatabaseUnavailableError, databaseUnavailable } from '../db/errors.js';
+import { LogThrottle } from '../log-throttle.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -128,6 +130,9 @@ function validationErrors(error: FastifyError): FieldError[] {
 /** Maps any thrown value to the problem it should produce. Unknown errors become a bare 500. */
 export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
+  // The database out of reach, its pool exhausted, a statement timed out: 503, not 500.
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) return unavailable;
   const fastifyError = error as FastifyError;
   if (fastifyError?.validation) {
     return errors.validation(validationErrors(fastifyError));
@@ -171,10 +176,17 @@ export function frameworkProblem(error: FastifyError): AppError {
 
 /** One handler for every error: problem+json, and never a 5xx's internals. */
 export function installErrorHandling(app: FastifyInstance, routeMethods: () => Map<string, Set<string>>): void {
+  const unavailableLog = new LogThrottle();
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
     if (appError) {
-      if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+      if (appError.code === 'unavailable') {
+        // During an outage every request fails alike: one line per cause now and then, with the count.
+        const fromDatabase = appError instanceof DatabaseUnavailableError;
+        const cause = fromDatabase ? appError.unavailableCause : appError.detail;
+        const admitted = unavailableLog.admit(cause);
+        if (admitted) request.log.warn({ cause, suppressed: admitted.suppressed, ...(fromDatabase ? { err: appError.cause } : {}) }, 'request refused: service unavailable');
+      } else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
       return sendProblem(reply, appError, request.url.split('?')[0]);
     }
     // @NOTE: the message and stack of unexpected errors stay in the log; the client gets a generic 500.

@@ -1,18 +1,23 @@
+import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
+import { databaseUnavailable } from '../db/errors.js';
+import { schemaIsCurrent } from '../db/migrate.js';
+import { errors } from '../errors.js';
+import type { Lifecycle } from '../lifecycle.js';
 
 const tags = ['Operations'];
 
+/** A client refused by a process on its way out should come back through the load balancer at once. */
+const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 1;
+/** An unmigrated schema waits for an operator (or a starting process) to migrate it. */
+const NOT_MIGRATED_RETRY_AFTER_SECONDS = 30;
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Liveness, readiness and metrics: served by `wo serve` on its port and by `wo worker` on WO_WORKER_PORT. */
 export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    let shuttingDown = false;
-    app.addHook('onClose', async () => {
-      shuttingDown = true;
-    });
-
     app.get(
       '/healthz',
       { schema: { tags, summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
@@ -27,17 +32,20 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
-          summary: 'Readiness: the database answers and the process is not shutting down',
+          summary: 'Readiness: the database answers, its schema is migrated, and the process is not shutting down',
           response: { 200: Type.Object({ status: Type.Literal('ready'), database: Type.String() }), 503: Type.Ref('Problem') },
         },
       },
       async () => {
-        if (shuttingDown) throw new AppError('service_unavailable', 'The process is shutting down.');
+        if (context.lifecycle.phase !== 'running') throw errors.unavailable('The process is shutting down.', SHUTTING_DOWN_RETRY_AFTER_SECONDS);
+        let current: boolean;
         try {
-          await sql`select 1`.execute(context.database.db);
-        } catch {
-          throw new AppError('service_unavailable', 'The database does not answer.');
+          current = await schemaIsCurrent(context.database);
+        } catch (error) {
+          // Whatever the database answers instead of a row, this process cannot serve: not ready.
+          throw databaseUnavailable(error) ?? errors.unavailable('The database does not answer as expected.', DATABASE_RETRY_AFTER_SECONDS);
         }
+        if (!current) throw errors.unavailable('The database schema is not migrated to this version: run `wo migrate`.', NOT_MIGRATED_RETRY_AFTER_SECONDS);
         return { status: 'ready' as const, database: context.database.dialect };
       },
     );
@@ -47,4 +55,22 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
       return context.metrics.metrics();
     });
   };
+}
+
+/**
+ * Requests during shutdown: while draining, every answer carries `Connection: close`, so keep-alive
+ * clients reconnect (through the load balancer, to a process that stays); once the server closes,
+ * what still arrives on an open connection is refused with a 503 problem (not Fastify's plain JSON).
+ */
+export function installShutdownGuard(app: FastifyInstance, lifecycle: Lifecycle): void {
+  app.addHook('preClose', (done) => {
+    lifecycle.beginClosing();
+    done();
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (lifecycle.phase === 'running') return done();
+    reply.header('connection', 'close');
+    if (lifecycle.phase === 'closing') return done(errors.unavailable('The process is shutting down; retry.', SHUTTING_DOWN_RETRY_AFTER_SECONDS));
+    done();
+  });
 }

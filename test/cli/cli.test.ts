@@ -2,11 +2,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '../helpers/test-app.js';
+import { freePort } from '../helpers/child-service.js';
 
 const run = promisify(execFile);
 const MAIN = path.resolve('src/main.ts');
@@ -28,22 +29,12 @@ function processExists(pid: number): boolean {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('the wo CLI and the service as a user runs them', () => {
   it('creates an organization and a key whose --json output is exactly {id, key, scopes, orgId}, then the quickstart works end to end', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cli-'));
     const port = await freePort();
     const server = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve'], {
-      env: { ...process.env, WO_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: '' },
+      env: { ...process.env, WO_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: '', WO_SHUTDOWN_DRAIN_MS: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let logs = '';
@@ -118,7 +109,7 @@ describe('the wo CLI and the service as a user runs them', () => {
     const port = await freePort();
     // Its own process group, so that whatever happens the cleanup below reaches npm and the service.
     const npm = spawn('npm', ['start'], {
-      env: { ...process.env, WO_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: '' },
+      env: { ...process.env, WO_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: '', WO_SHUTDOWN_DRAIN_MS: '500' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -141,7 +132,8 @@ describe('the wo CLI and the service as a user runs them', () => {
       npm.kill('SIGTERM');
       assert.equal(await npmClosed, 0, 'npm exits 0 once the service has shut down');
       await waitFor(() => !processExists(servicePid!), 30_000, 'the service process to exit');
-      assert.match(logs, /"signal":"SIGTERM","msg":"shutting down"/);
+      assert.match(logs, /"signal":"SIGTERM","drainMs":500,"msg":"shutting down/);
+      assert.match(logs, /"signal":"SIGTERM","msg":"shut down"/);
     } finally {
       // npm cannot pass a SIGKILL on: kill the group (and the service by pid, should it have left it).
       try {

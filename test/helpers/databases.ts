@@ -54,3 +54,33 @@ export async function createPostgresSchema(): Promise<{ schema: string; drop: ()
     },
   };
 }
+
+/**
+ * A PostgreSQL database of its own, for child processes: they cannot be handed a schema the way
+ * in-process tests are. Dropped (with whatever is still connected) by the returned function.
+ */
+export async function createPostgresDatabase(prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!POSTGRES_URL) throw new Error('WO_TEST_DATABASE_URL is not set');
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: POSTGRES_URL });
+      await dropper.connect();
+      try {
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
+import { healthRoutes, installShutdownGuard } from './http/health.js';
+
+/**
+ * The HTTP face of `wo worker` (on WO_WORKER_PORT): /healthz, /readyz and /metrics, with the same
+ * readiness rules and shutdown behaviour as the API. Never listens: `run-service.ts` decides that.
+ */
+export async function buildWorkerApp(context: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    // Its callers are probes and scrapers, every few seconds: a log line each would be noise.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: false,
+    frameworkErrors: (error, request, reply) => {
+      sendProblem(reply, frameworkProblem(error), request.url.split('?')[0]);
+    },
+    clientErrorHandler: answerClientError,
+  });
+  const routeMethods = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = routeMethods.get(route.url) ?? new Set<string>();
+    for (const method of [route.method].flat()) if (method !== 'HEAD') methods.add(method);
+    routeMethods.set(route.url, methods);
+  });
+  installErrorHandling(app, () => routeMethods);
+  installShutdownGuard(app, context.lifecycle);
+  app.addSchema(ProblemSchema);
+  await app.register(healthRoutes(context));
+  return app;
+}

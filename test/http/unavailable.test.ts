@@ -1,0 +1,169 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { POSTGRES_URL, TEST_DIALECTS, createPostgresSchema, withSchemaChangeLock } from '../helpers/databases.js';
+import { itOnEachDatabase, startTestApp, waitFor } from '../helpers/test-app.js';
+import { freePort } from '../helpers/child-service.js';
+
+function assertUnavailable(response: LightMyRequestResponse, retryAfter?: string) {
+  assert.equal(response.statusCode, 503, response.body);
+  assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+  assert.equal(response.json().code, 'unavailable');
+  assert.match(String(response.headers['retry-after']), /^\d+$/);
+  if (retryAfter) assert.equal(response.headers['retry-after'], retryAfter);
+  return response.json() as { detail: string };
+}
+
+/** A logger whose JSON lines the test reads. */
+function capturedLogger() {
+  const lines: Array<{ level: number; msg: string; cause?: string; suppressed?: number }> = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+/** Opens a context (not migrated unless asked) on a fresh SQLite file or PostgreSQL schema. */
+async function openContext(dialect: 'sqlite' | 'postgres', env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-unavailable-'));
+  const schema = dialect === 'postgres' ? await createPostgresSchema() : undefined;
+  const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(schema ? { DATABASE_URL: POSTGRES_URL! } : {}), ...env });
+  const context = await createContext(config, { logger: pino({ level: 'silent' }), migrate: false, ...(schema ? { databaseSchema: schema.schema } : {}) });
+  return {
+    context,
+    async close() {
+      await context.close();
+      await schema?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('when the database cannot serve, requests answer 503 unavailable with Retry-After, never 500', () => {
+  it('answers 503 on every request and on /readyz while PostgreSQL cannot be reached, logging one line per cause', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-unreachable-'));
+    const { logger, lines } = capturedLogger();
+    const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/none` });
+    const context = await createContext(config, { logger, migrate: false });
+    const app = await buildApp(context);
+    try {
+      const key = `wo_${'A'.repeat(44)}`;
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => app.inject({ method: 'GET', url: '/api/v1/records', headers: { authorization: `Bearer ${key}` } })),
+      );
+      for (const answer of answers) assert.match(assertUnavailable(answer, '5').detail, /cannot be reached/);
+      assertUnavailable(await app.inject({ method: 'GET', url: '/readyz' }), '5');
+      assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'the process itself is alive');
+      const refusals = lines.filter((line) => line.msg === 'request refused: service unavailable');
+      assert.equal(refusals.length, 1, 'one line for 31 refusals of one cause');
+      assert.equal(refusals[0]!.cause, 'database_unreachable');
+      assert.ok(!lines.some((line) => line.level >= 50), 'nothing logged as an error');
+    } finally {
+      await app.close();
+      await context.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  for (const dialect of TEST_DIALECTS) {
+    it(`is not ready while the schema is not migrated, and ready once it is [${dialect}]`, async () => {
+      const opened = await openContext(dialect);
+      const app = await buildApp(opened.context);
+      try {
+        const notReady = assertUnavailable(await app.inject({ method: 'GET', url: '/readyz' }));
+        assert.match(notReady.detail, /not migrated.*wo migrate/);
+        await (dialect === 'postgres' ? withSchemaChangeLock(() => migrateToLatest(opened.context.database)) : migrateToLatest(opened.context.database));
+        assert.deepEqual((await app.inject({ method: 'GET', url: '/readyz' })).json(), { status: 'ready', database: dialect });
+      } finally {
+        await app.close();
+        await opened.close();
+      }
+    });
+  }
+
+  itOnEachDatabase('drains on shutdown: /readyz 503 while other requests are served with Connection: close, then every request 503', async ({ app, context }) => {
+    context.lifecycle.beginDrain();
+    const readiness = await app.inject({ method: 'GET', url: '/readyz' });
+    assert.match(assertUnavailable(readiness, '1').detail, /shutting down/);
+    const served = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    assert.equal(served.statusCode, 200);
+    assert.equal(served.headers.connection, 'close');
+    context.lifecycle.beginClosing();
+    for (const url of ['/api/v1/openapi.json', '/healthz', '/api/v1/records']) {
+      const refused = await app.inject({ method: 'GET', url });
+      assert.match(assertUnavailable(refused, '1').detail, /shutting down/);
+      assert.equal(refused.headers.connection, 'close');
+    }
+  });
+});
+
+describe('PostgreSQL statement and pool timeouts answer 503', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, () => {
+  /** Holds an exclusive lock on `table` in the test's schema until the returned function is called. */
+  async function lockTable(context: AppContext, table: string): Promise<() => Promise<void>> {
+    const client = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${context.database.schema}` });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    return async () => {
+      await client.query('COMMIT');
+      await client.end();
+    };
+  }
+
+  it('answers 503 when a statement runs past WO_DATABASE_STATEMENT_TIMEOUT_MS', async () => {
+    const harness = await startTestApp('postgres', { env: { WO_DATABASE_STATEMENT_TIMEOUT_MS: '300' } });
+    try {
+      const tenant = await harness.newTenant();
+      const unlock = await lockTable(harness.context, 'categories');
+      try {
+        const answer = await tenant.request({ method: 'GET', url: '/api/v1/categories' });
+        assert.match(assertUnavailable(answer, '2').detail, /did not finish the work in time/);
+      } finally {
+        await unlock();
+      }
+      assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/categories' })).statusCode, 200);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('answers 503 when no pooled connection frees up within WO_DATABASE_POOL_WAIT_MS, and serves the held request afterwards', async () => {
+    const harness = await startTestApp('postgres', { env: { WO_DATABASE_POOL_SIZE: '1', WO_DATABASE_POOL_WAIT_MS: '200' } });
+    const monitor = new pg.Client({ connectionString: POSTGRES_URL });
+    await monitor.connect();
+    try {
+      const tenant = await harness.newTenant();
+      const unlock = await lockTable(harness.context, 'categories');
+      let held: Promise<LightMyRequestResponse>;
+      try {
+        held = tenant.request({ method: 'GET', url: '/api/v1/categories' });
+        // The one connection is now waiting on the lock.
+        await waitFor(async () => {
+          const { rows } = await monitor.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%categories%'`);
+          return rows.length > 0;
+        }, 10_000, 'the first request to wait on the lock');
+        const refused = await tenant.request({ method: 'GET', url: '/api/v1/categories' });
+        assert.match(assertUnavailable(refused, '2').detail, /connection of this process is busy/);
+      } finally {
+        await unlock();
+      }
+      assert.equal((await held).statusCode, 200);
+    } finally {
+      await monitor.end();
+      await harness.close();
+    }
+  });
+});
