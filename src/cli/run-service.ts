@@ -11,7 +11,7 @@ import { announceAdminSetupLink } from '../admin/setup-link.js';
  */
 export async function runService(config: Config, roles: { api: boolean; worker: boolean }): Promise<void> {
   limitHeapGrowth(config.heapGrowingPercent);
-  const context: AppContext = await createContext(config);
+  const context: AppContext = await createContext(config, { createKeys: true });
   const log = context.logger;
   let app: FastifyInstance | undefined;
   if (roles.api) {

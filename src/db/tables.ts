@@ -334,6 +334,18 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null;
 }
 
+export type DeploymentKeyKind = 'secret-encryption' | 'transparency-log' | 'statement';
+
+/** A key every process of the deployment must hold, by fingerprint (0013; src/deployment/deployment-keys.ts). */
+export interface DeploymentKeysTable {
+  kind: DeploymentKeyKind;
+  /** base64url SHA-256: of the labelled secret key, or of the public key's RFC 7638 members (its `kid`). */
+  fingerprint: string;
+  /** transparency-log only: the origin its checkpoints name, fixed by the first `serve`/`worker` start. */
+  log_origin: string | null;
+  recorded_at: string;
+}
+
 export interface Tables {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -359,4 +371,5 @@ export interface Tables {
   tlog_leaves: TlogLeavesTable;
   tlog_nodes: TlogNodesTable;
   tlog_checkpoints: TlogCheckpointsTable;
+  deployment_keys: DeploymentKeysTable;
 }
