@@ -16,7 +16,7 @@ import { AssetService } from './assets/service.js';
 import { IdempotencyStore } from './idempotency/store.js';
 import { intervalLoop, type BackgroundJob } from './background-loop.js';
 import { AdminService } from './admin/service.js';
-import { ProofKeys } from './proofs/keys.js';
+import { openDeploymentKeys, type DeploymentKeys } from './deployment/deployment-keys.js';
 import { ProofService } from './proofs/service.js';
 import { StatementSigner } from './proofs/statement-signer.js';
 import { TransparencyLog } from './proofs/transparency-log.js';
@@ -65,6 +65,11 @@ export interface ContextOptions {
   databaseSchema?: string;
   /** Skip running migrations (the CLI's `migrate` runs them itself). */
   migrate?: boolean;
+  /**
+   * `wo serve` and `wo worker`: on a deployment with no keys recorded yet, create the missing keys
+   * and record them, which fixes the log's origin. Otherwise the keys are only checked.
+   */
+  createKeys?: boolean;
 }
 
 /** @NOTE: these paths never reach the logs, whatever object is logged. */
@@ -130,11 +135,26 @@ const PROOF_SIGN_AHEAD_INTERVAL_MS = 100;
 /** How often work-order count deltas are folded (PostgreSQL): a list reads at most about this long's worth. */
 const RECORD_COUNT_FOLD_INTERVAL_MS = 1_000;
 
+/**
+ * Migrates the schema and checks this process's keys against the deployment's (creating them on a
+ * first `serve`/`worker` start). On failure the database is closed: left open, it would keep the
+ * process alive after the failed start.
+ */
+async function prepareDatabase(database: Database, config: Config, options: ContextOptions, deps: { clock: Clock; logger: Logger }): Promise<DeploymentKeys> {
+  try {
+    if (options.migrate !== false) await migrateToLatest(database);
+    return await openDeploymentKeys(database, config, { createKeys: options.createKeys ?? false, ...deps });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
   const database = openDatabase(databaseOptions(config, { logger, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) }));
-  if (options.migrate !== false) await migrateToLatest(database);
+  const { proofKeys, secrets } = await prepareDatabase(database, config, options, { clock, logger });
 
   const metrics = new Registry();
   registerProcessMetrics(metrics);
@@ -147,8 +167,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const apiKeys = new ApiKeyService(db, clock);
   const admin = new AdminService(db, clock, apiKeys);
 
-  const proofKeys = ProofKeys.loadOrCreate(config.keysDir, config.proofs.logOrigin, clock);
-  const statementSigner = new StatementSigner(proofKeys.statementSigningKey, { logger });
+  const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
   const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
   const proofs = new ProofService(db, clock, proofKeys, transparencyLog);
   records.onCompleted((tx, completion) => proofs.recordCompletion(tx, completion));
@@ -173,7 +192,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       intervalLoop({ name: 'record-count-fold', intervalMs: RECORD_COUNT_FOLD_INTERVAL_MS, work: () => foldRecordCountDeltas(db), logger, errorMessage: 'folding work-order count deltas failed' }),
     );
   }
-  const webhooks = createWebhooks({ config, database, clock, logger, metrics });
+  const webhooks = createWebhooks({ config, database, clock, logger, metrics, secrets });
   backgroundJobs.push(...webhooks.jobs);
   const rateLimiter = RateLimiter.fromConfig(config, logger, metrics);
 

@@ -281,7 +281,7 @@ async function completeAndObserve(
  */
 async function measureSealing(notes: string[]): Promise<Measurement | undefined> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wo-bench-seal-'));
-  const context = await createContext(loadConfig({ WO_DATA_DIR: dir, LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }) });
+  const context = await createContext(loadConfig({ WO_DATA_DIR: dir, LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }), createKeys: true });
   try {
     const count = Math.max(2000, Math.round(400 * measurementSeconds()));
     const org = await context.organizations.create('sealing');

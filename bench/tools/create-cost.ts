@@ -12,7 +12,7 @@ import { createContext } from '../../src/context.js';
 
 const operations = Number(process.argv[2] ?? 3000);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cost-'));
-const context = await createContext(loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }) });
+const context = await createContext(loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }), createKeys: true });
 const org = await context.organizations.create('cost');
 const { key } = await context.apiKeys.create({ orgId: org.id, name: 'cost', scopes: ['records:write', 'records:read'], createdBy: 'bench' });
 const category = await context.categories.create(org.id, { name: 'Plumbing' });

@@ -27,7 +27,7 @@ interface SeededState {
 
 async function seedOnce(): Promise<SeededState> {
   if (existsSync(statePath)) return JSON.parse(readFileSync(statePath, 'utf8')) as SeededState;
-  const context = await createContext(config, { logger: pino({ level: 'silent' }) });
+  const context = await createContext(config, { logger: pino({ level: 'silent' }), createKeys: true });
   const org = await context.organizations.create('list-cost');
   const { key } = await context.apiKeys.create({ orgId: org.id, name: 'list-cost', scopes: ['records:write', 'records:read'], createdBy: 'bench' });
   const category = await context.categories.create(org.id, { name: 'Plumbing' });
@@ -40,7 +40,7 @@ async function seedOnce(): Promise<SeededState> {
 }
 
 const state = await seedOnce();
-const context = await createContext(config, { logger: pino({ level: 'silent' }) });
+const context = await createContext(config, { logger: pino({ level: 'silent' }), createKeys: true });
 const app = await buildApp(context);
 await app.ready();
 const headers = { authorization: `Bearer ${state.key}` };

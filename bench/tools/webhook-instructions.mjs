@@ -33,7 +33,7 @@ const receiver = fork(receiverFile, [], { execArgv: [], stdio: ['ignore', 'inher
 const port = await new Promise((resolve) => receiver.once('message', (m) => resolve(m.port)));
 const receivedCount = () => new Promise((resolve) => { receiver.once('message', (m) => resolve(m.count)); receiver.send('count'); });
 const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent', WO_WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-const context = await createContext(config, { logger: pino({ level: 'silent' }) });
+const context = await createContext(config, { logger: pino({ level: 'silent' }), createKeys: true });
 const org = await context.organizations.create('cg');
 for (let i = 0; i < subscriptions; i++) await context.webhooks.create(org.id, { name: `s${i}`, url: `http://127.0.0.1:${port}/hooks/${i}`, events: ['record.created'] });
 const warm = Number(process.argv[5] ?? 3000);

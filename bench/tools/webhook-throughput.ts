@@ -41,7 +41,7 @@ const receivedCount = () =>
 for (const subscriptions of subscriptionCounts) {
   const dir = mkdtempSync(path.join(dataDir, `s${subscriptions}-`));
   const config = loadConfig({ WO_DATA_DIR: dir, LOG_LEVEL: 'silent', WO_WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-  const context = await createContext(config, { logger: pino({ level: 'silent' }) });
+  const context = await createContext(config, { logger: pino({ level: 'silent' }), createKeys: true });
   const org = await context.organizations.create('throughput');
   for (let i = 0; i < subscriptions; i++) {
     await context.webhooks.create(org.id, { name: `s${i}`, url: `http://127.0.0.1:${port}/hooks/${i}`, events: ['record.created'] });

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
-import { systemClock } from '../clock.js';
-import { KeyFileError, readPublishedKeys, rotateStatementKey } from '../proofs/keys.js';
+import { createContext } from '../context.js';
+import { rotateDeploymentStatementKey } from '../deployment/deployment-keys.js';
+import { KeyFileError, readPublishedKeys } from '../proofs/keys.js';
 import { evidenceMatching, verifyBundle } from '../proofs/verify.js';
 import type { EvidenceDigest } from '../proofs/statement.js';
 import { parseOptions, UsageError, type CliCommand } from './command.js';
+import { quietLogger } from './org-commands.js';
 
 function readJsonFile(file: string, what: string): unknown {
   let text: string;
@@ -104,8 +106,14 @@ export const proofRotateKeyCommand: CliCommand = {
   summary: 'Start a new statement signing key; older public keys stay published. Restart the service to sign with it.',
   async run(args, config, io) {
     parseOptions(args, {}, false);
-    const { kid, retired } = rotateStatementKey(config.keysDir, systemClock);
-    io.out(`new statement key ${kid}${retired.length ? `; retired (still published): ${retired.join(', ')}` : ''}`);
+    // Through the database: the new key joins the deployment's recorded keys, which every process started afterwards must hold.
+    const context = await createContext(config, { logger: quietLogger(config) });
+    try {
+      const { kid, retired } = await rotateDeploymentStatementKey(context.database, config.keysDir, context.clock);
+      io.out(`new statement key ${kid}${retired.length ? `; retired (still published): ${retired.join(', ')}` : ''}`);
+    } finally {
+      await context.close();
+    }
     return 0;
   },
 };

@@ -17,7 +17,7 @@ const CLOSE_TIMEOUT_MS = 25_000;
  */
 export async function runService(config: Config, roles: { api: boolean; worker: boolean }): Promise<void> {
   limitHeapGrowth(config.heapGrowingPercent);
-  const context: AppContext = await createContext(config);
+  const context: AppContext = await createContext(config, { createKeys: true });
   const log = context.logger;
   let server: FastifyInstance | undefined;
   try {

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
@@ -12,6 +11,7 @@ import type { Tables } from './tables.js';
 import { UnplannedLimitPlugin } from './unplanned-limit.js';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
+import { touchPrivateFile } from '../private-files.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
@@ -94,7 +94,9 @@ export function openDatabase(options: DatabaseOptions): Database {
   }
 
   const file = options.sqlitePath ?? ':memory:';
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  // @NOTE: owner-only (directory 0700, database 0600, and so its -wal and -shm files): it holds API
+  // key hashes, the admin password hashes and the encrypted webhook secrets.
+  if (file !== ':memory:') touchPrivateFile(file);
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode (only an OS crash can lose the last commits).

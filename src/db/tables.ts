@@ -371,6 +371,18 @@ export interface AttachmentChunksTable {
   bytes: Uint8Array;
 }
 
+export type DeploymentKeyKind = 'secret-encryption' | 'transparency-log' | 'statement';
+
+/** A key every process of the deployment must hold, by fingerprint (0013; src/deployment/deployment-keys.ts). */
+export interface DeploymentKeysTable {
+  kind: DeploymentKeyKind;
+  /** base64url SHA-256: of the labelled secret key, or of the public key's RFC 7638 members (its `kid`). */
+  fingerprint: string;
+  /** transparency-log only: the origin its checkpoints name, fixed by the first `serve`/`worker` start. */
+  log_origin: string | null;
+  recorded_at: string;
+}
+
 export interface Tables {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -399,4 +411,5 @@ export interface Tables {
   record_comments: RecordCommentsTable;
   attachments: AttachmentsTable;
   attachment_chunks: AttachmentChunksTable;
+  deployment_keys: DeploymentKeysTable;
 }

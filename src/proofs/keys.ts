@@ -2,6 +2,7 @@ import { createHash, createPrivateKey, generateKeyPairSync, sign, type JsonWebKe
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
+import { createPrivateFile, ensurePrivateDir, replacePrivateFile } from '../private-files.js';
 import { formatSignedNote, formatVerifierKey, isValidKeyName } from './checkpoint.js';
 import { fromBase64Url, toBase64Url, toHex, utf8 } from './encoding.js';
 import { compactStatementJws, type StatementSigningKey } from './statement-signing.js';
@@ -17,8 +18,10 @@ import type { Jwks, PublishedJwk } from './verify.js';
  * key and strips the private half from the older files, so their public keys stay published
  * (JWKS) forever and old proofs keep verifying.
  *
- * @NOTE: files are created with mode 0600 in directories with mode 0700, exclusively (`wx`), so
- * two processes starting at once cannot overwrite each other's fresh key.
+ * @NOTE: files are created with mode 0600 in directories with mode 0700, complete before they appear
+ * under their name (src/private-files.ts), so a process reading them never sees half a key, and two
+ * processes cannot overwrite each other's fresh key. Which process creates the keys, and that all
+ * processes hold the same ones, is decided in src/deployment/deployment-keys.ts.
  */
 
 const LOG_KEY_FILE = 'log-ed25519.json';
@@ -76,18 +79,8 @@ function publicOnly(jwk: Ed25519Jwk): Ed25519Jwk {
   return { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
 }
 
-function ensurePrivateDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-}
-
-function writeExclusive(file: string, content: unknown): boolean {
-  try {
-    fs.writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
+function keyFileText(content: unknown): string {
+  return `${JSON.stringify(content, null, 2)}\n`;
 }
 
 function readJson<T>(file: string): T {
@@ -116,7 +109,7 @@ function createStatementKeyFile(keysDir: string, clock: Clock): StatementKeyFile
   ensurePrivateDir(path.join(keysDir, STATEMENT_DIR));
   const jwk = newKeyJwk();
   const key: StatementKeyFile = { kid: jwkThumbprint(jwk), createdAt: clock.now().toISOString(), jwk };
-  writeExclusive(path.join(keysDir, STATEMENT_DIR, `${compactTime(key.createdAt)}-${key.kid}.json`), key);
+  createPrivateFile(path.join(keysDir, STATEMENT_DIR, `${compactTime(key.createdAt)}-${key.kid}.json`), keyFileText(key));
   return key;
 }
 
@@ -131,7 +124,7 @@ export function rotateStatementKey(keysDir: string, clock: Clock): { kid: string
   for (const { file, key } of before) {
     if (!key.jwk.d) continue;
     const stripped: StatementKeyFile = { ...key, retiredAt: clock.now().toISOString(), jwk: publicOnly(key.jwk) };
-    fs.writeFileSync(file, `${JSON.stringify(stripped, null, 2)}\n`, { mode: 0o600 });
+    replacePrivateFile(file, keyFileText(stripped));
     retired.push(key.kid);
   }
   return { kid: fresh.kid, retired };
@@ -176,18 +169,36 @@ export function readPublishedKeys(keysDir: string): Jwks {
   };
 }
 
-/** The loaded signing keys of one process. */
+interface LoadedKeys {
+  statementKid: string;
+  statementPrivate: KeyObject;
+  logPrivate: KeyObject;
+  log: LogKey;
+}
+
+function loadKeys(keysDir: string): LoadedKeys {
+  const logFile = path.join(keysDir, LOG_KEY_FILE);
+  const { jwk: logKeyJwk, origin: logName } = readJson<LogKeyFile>(logFile);
+  if (!logKeyJwk.d || typeof logName !== 'string') throw new KeyFileError(`${logFile} holds no private key or no origin`);
+  const current = listStatementKeyFiles(keysDir).filter(({ key }) => key.jwk.d).at(-1)?.key;
+  if (!current) throw new KeyFileError(`no usable statement key in ${keysDir}`);
+  return {
+    statementKid: current.kid,
+    statementPrivate: createPrivateKey({ key: current.jwk as unknown as JsonWebKey, format: 'jwk' }),
+    logPrivate: createPrivateKey({ key: logKeyJwk as unknown as JsonWebKey, format: 'jwk' }),
+    log: logKeyFrom(logKeyJwk, logName),
+  };
+}
+
+/** The signing keys of one process, loaded at start. */
 export class ProofKeys {
   private constructor(
     private readonly keysDir: string,
-    private readonly statementKid: string,
-    private readonly statementPrivate: KeyObject,
-    private readonly logPrivate: KeyObject,
-    readonly log: LogKey,
+    private readonly loaded: LoadedKeys | undefined,
   ) {}
 
   /**
-   * Loads the keys, creating the log key and a first statement key on first start. `initialOrigin`
+   * Loads the keys, creating the log key and a first statement key when missing. `initialOrigin`
    * names the log only when its key is created; afterwards the key file's origin wins.
    */
   static loadOrCreate(keysDir: string, initialOrigin: string, clock: Clock): ProofKeys {
@@ -195,28 +206,37 @@ export class ProofKeys {
     const logFile = path.join(keysDir, LOG_KEY_FILE);
     if (!fs.existsSync(logFile)) {
       if (!isValidKeyName(initialOrigin)) throw new KeyFileError(`the log origin "${initialOrigin}" cannot name a note key (no spaces or "+")`);
-      writeExclusive(logFile, { createdAt: clock.now().toISOString(), origin: initialOrigin, jwk: newKeyJwk() } satisfies LogKeyFile);
+      createPrivateFile(logFile, keyFileText({ createdAt: clock.now().toISOString(), origin: initialOrigin, jwk: newKeyJwk() } satisfies LogKeyFile));
     }
-    const { jwk: logKeyJwk, origin: logName } = readJson<LogKeyFile>(logFile);
-    if (!logKeyJwk.d || typeof logName !== 'string') throw new KeyFileError(`${logFile} holds no private key or no origin`);
+    if (!listStatementKeyFiles(keysDir).some(({ key }) => key.jwk.d)) createStatementKeyFile(keysDir, clock);
+    return new ProofKeys(keysDir, loadKeys(keysDir));
+  }
 
-    let current = listStatementKeyFiles(keysDir).filter(({ key }) => key.jwk.d).at(-1)?.key;
-    if (!current) {
-      createStatementKeyFile(keysDir, clock);
-      current = listStatementKeyFiles(keysDir).filter(({ key }) => key.jwk.d).at(-1)?.key;
-    }
-    if (!current) throw new KeyFileError(`no usable statement key in ${keysDir}`);
-    return new ProofKeys(
-      keysDir,
-      current.kid,
-      createPrivateKey({ key: current.jwk as unknown as JsonWebKey, format: 'jwk' }),
-      createPrivateKey({ key: logKeyJwk as unknown as JsonWebKey, format: 'jwk' }),
-      logKeyFrom(logKeyJwk, logName),
-    );
+  /** The keys in `keysDir`, or undefined when it holds none yet (no log key). Creates nothing. */
+  static loadExisting(keysDir: string): ProofKeys | undefined {
+    if (!fs.existsSync(path.join(keysDir, LOG_KEY_FILE))) return undefined;
+    return new ProofKeys(keysDir, loadKeys(keysDir));
+  }
+
+  /**
+   * Stands in for keys that do not exist yet, in a command that never signs or publishes (creating
+   * them is left to `wo serve` and `wo worker`): using them throws a KeyFileError.
+   */
+  static notYetCreated(keysDir: string): ProofKeys {
+    return new ProofKeys(keysDir, undefined);
+  }
+
+  private get keys(): LoadedKeys {
+    if (!this.loaded) throw new KeyFileError(`no proof signing keys in ${this.keysDir} yet: the first \`wo serve\` or \`wo worker\` start creates them`);
+    return this.loaded;
+  }
+
+  get log(): LogKey {
+    return this.keys.log;
   }
 
   get currentKid(): string {
-    return this.statementKid;
+    return this.keys.statementKid;
   }
 
   /** Every statement key ever used plus the log key; re-read so a rotation shows up without restart. */
@@ -226,7 +246,7 @@ export class ProofKeys {
 
   /** The key that signs new statements (in the sequencer's signing thread). */
   get statementSigningKey(): StatementSigningKey {
-    return { kid: this.statementKid, privateKey: this.statementPrivate };
+    return { kid: this.keys.statementKid, privateKey: this.keys.statementPrivate };
   }
 
   /** Compact JWS (RFC 7515) over `payload`, Ed25519, `kid` = RFC 7638 thumbprint. */
@@ -236,7 +256,7 @@ export class ProofKeys {
 
   /** Signs a checkpoint body with the log key: the C2SP signed note. */
   signCheckpoint(body: string): string {
-    const signature = sign(null, Buffer.from(body, 'utf8'), this.logPrivate);
+    const signature = sign(null, Buffer.from(body, 'utf8'), this.keys.logPrivate);
     return formatSignedNote(body, [{ name: this.log.name, keyId: this.log.keyId, signature }]);
   }
 }

@@ -34,9 +34,12 @@ export class StatementSigner {
   private readonly logger: Logger | undefined;
   private readonly threadModule: string;
 
-  /** `threadModule`: the thread's module beside this one, without extension (tests point it elsewhere). */
+  /**
+   * `signingKey` is asked for when the first batch is signed, so a process that never signs needs
+   * no key. `threadModule`: the thread's module beside this one, without extension (tests point it elsewhere).
+   */
   constructor(
-    private readonly key: StatementSigningKey,
+    private readonly signingKey: () => StatementSigningKey,
     options: { logger?: Logger; threadModule?: string } = {},
   ) {
     this.logger = options.logger;
@@ -48,11 +51,11 @@ export class StatementSigner {
     if (statements.length === 0) return new Map();
     let outcomes: SigningOutcome[];
     try {
-      outcomes = this.inline ? signStatements(statements, this.key) : await this.signInThread(statements);
+      outcomes = this.inline ? signStatements(statements, this.signingKey()) : await this.signInThread(statements);
     } catch (error) {
       this.inline = true;
       this.logger?.warn({ err: error }, 'the statement signing thread failed: signing on the event loop from now on');
-      outcomes = signStatements(statements, this.key);
+      outcomes = signStatements(statements, this.signingKey());
     }
     const signed = new Map<string, SignedStatement>();
     for (const outcome of outcomes) {
@@ -83,7 +86,7 @@ export class StatementSigner {
   }
 
   private startThread(): Worker {
-    const worker = startThreadModule(this.threadModule, this.key);
+    const worker = startThreadModule(this.threadModule, this.signingKey());
     // The sequencer's interval keeps the process alive while it should; the thread never does.
     worker.unref();
     worker.on('message', ({ batchId, outcomes }: SignBatchResult) => {

@@ -5,6 +5,8 @@ import type { AttemptOutcome } from './retry-policy.js';
 export interface ObservedResult {
   attempt?: { attempt: number; duration_ms: number };
   outcome: AttemptOutcome;
+  /** Why an attempt was recorded without sending (its own label). */
+  unsent?: string;
 }
 
 /** A delivery that reached its final state in this batch, with when it was created. */
@@ -31,7 +33,7 @@ export class DeliveryMetrics {
     });
     this.attempts = new Counter({
       name: 'wo_webhook_attempts_total',
-      help: 'Webhook delivery attempts by result (success, retry, permanent, exhausted, skipped)',
+      help: 'Webhook delivery attempts by result (success, retry, permanent, exhausted, skipped, secret_unusable)',
       labelNames: ['result'] as const,
       registers,
     });
@@ -63,7 +65,7 @@ export class DeliveryMetrics {
     for (const result of batch) {
       const label = resultLabel(result, maxAttempts);
       attempts.set(label, (attempts.get(label) ?? 0) + 1);
-      if (result.attempt) this.attemptDuration.observe({ result: label }, result.attempt.duration_ms / 1000);
+      if (result.attempt && !result.unsent) this.attemptDuration.observe({ result: label }, result.attempt.duration_ms / 1000);
     }
     for (const { outcome, createdAt } of finished) {
       outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
@@ -75,6 +77,7 @@ export class DeliveryMetrics {
 }
 
 function resultLabel(result: ObservedResult, maxAttempts: number): string {
+  if (result.unsent) return result.unsent;
   if (!result.attempt) return 'skipped';
   if (result.outcome.kind === 'success') return 'success';
   if (result.outcome.kind === 'permanent') return 'permanent';

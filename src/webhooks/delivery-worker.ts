@@ -19,7 +19,7 @@ import {
   type LeasedDelivery,
 } from './delivery-queue.js';
 import { nextDeliveryState, type NextDeliveryState } from './next-delivery-state.js';
-import { openDeliveryAgent, sendDelivery, SigningKeyCache, type SentAttempt, type SigningKeys } from './send-delivery.js';
+import { openDeliveryAgent, sendDelivery, SigningKeyCache, unsentAttempt, type SentAttempt, type SigningKeys } from './send-delivery.js';
 import { DeliveryMetrics, type FinishedDelivery } from './delivery-metrics.js';
 
 type WorkerConfig = Config['webhooks'];
@@ -85,7 +85,9 @@ export class DeliveryWorker implements BackgroundJob {
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.random = options.random ?? Math.random;
     this.metrics = new DeliveryMetrics(options.metrics);
-    this.keyCache = new SigningKeyCache(options.secrets);
+    this.keyCache = new SigningKeyCache(options.secrets, (subscriptionId, error) =>
+      options.logger.error({ subscriptionId, err: error }, "a webhook subscription's secret cannot be decrypted: its deliveries fail until the secret is rotated"),
+    );
     this.pace = new PollPace(options.config.idlePollMs);
     this.loop = backgroundLoop({
       name: this.name,
@@ -208,6 +210,10 @@ export class DeliveryWorker implements BackgroundJob {
     for (const item of claimed) {
       const subscriptionId = item.delivery.subscription_id;
       const key = keys.get(subscriptionId);
+      if (key && 'unusable' in key) {
+        this.results.push({ claimed: item, ...unsentAttempt(item.delivery, key.unusable, this.options.clock) });
+        continue;
+      }
       if (!key || (!key.active && item.delivery.event_type !== PING_EVENT)) {
         const error = key ? 'the subscription is inactive' : 'the subscription was deleted';
         this.results.push({ claimed: item, outcome: { kind: 'permanent' }, statusCode: null, error });

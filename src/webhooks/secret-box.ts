@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createPrivateFile } from '../private-files.js';
 
 /**
  * Encrypts webhook signing secrets at rest with AES-256-GCM.
@@ -19,12 +20,12 @@ export class SecretBox {
   constructor(private readonly loadKey: () => Buffer) {}
 
   /** From WO_SECRET_KEY when given, else from `<keysDir>/webhook-secrets.key`, created on first use. */
-  static fromConfig(options: { secretKey: string | undefined; keysDir: string }): SecretBox {
+  static fromConfig(options: SecretKeySource): SecretBox {
     if (options.secretKey) {
       const key = parseKey(options.secretKey);
       return new SecretBox(() => key);
     }
-    return new SecretBox(() => readOrCreateKeyFile(path.join(options.keysDir, 'webhook-secrets.key')));
+    return new SecretBox(() => readOrCreateSecretKeyFile(options.keysDir));
   }
 
   private get key(): Buffer {
@@ -51,14 +52,27 @@ export class SecretBox {
   }
 }
 
-function readOrCreateKeyFile(file: string): Buffer {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  try {
-    // 'wx': exactly one of several processes starting at once creates it; the others read it.
-    fs.writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+/** Where the key comes from: WO_SECRET_KEY, else a file in the keys directory. */
+export interface SecretKeySource {
+  secretKey: string | undefined;
+  keysDir: string;
+}
+
+export function secretKeyFile(keysDir: string): string {
+  return path.join(keysDir, 'webhook-secrets.key');
+}
+
+/** The configured key (WO_SECRET_KEY, else the key file), or undefined when there is neither. Creates nothing. */
+export function readSecretKey(source: SecretKeySource): Buffer | undefined {
+  if (source.secretKey) return parseKey(source.secretKey);
+  const file = secretKeyFile(source.keysDir);
+  return fs.existsSync(file) ? parseKey(fs.readFileSync(file, 'utf8').trim()) : undefined;
+}
+
+/** The key file's key; when there is no file yet, exactly one of several processes creating it at once wins. */
+export function readOrCreateSecretKeyFile(keysDir: string): Buffer {
+  const file = secretKeyFile(keysDir);
+  if (!fs.existsSync(file)) createPrivateFile(file, `${randomBytes(32).toString('base64')}\n`);
   return parseKey(fs.readFileSync(file, 'utf8').trim());
 }
 

@@ -39,7 +39,15 @@ export interface SentAttempt {
   outcome: AttemptOutcome;
   statusCode: number | null;
   error: string | null;
+  /** Set when the attempt is recorded without anything being sent: why. */
+  unsent?: typeof SECRET_UNUSABLE;
 }
+
+/** The error (and metrics label) of an attempt not sent because the subscription's secret cannot be decrypted. */
+export const SECRET_UNUSABLE = 'secret_unusable';
+
+/** A subscription's secrets as the cache holds them: usable keys, or why they cannot be used. */
+export type SubscriptionKeys = SigningKeys | { unusable: string };
 
 /** The connection pool deliveries are sent through; close it when the worker stops. */
 export function openDeliveryAgent(settings: SendSettings): Agent {
@@ -53,28 +61,67 @@ export function openDeliveryAgent(settings: SendSettings): Agent {
   });
 }
 
-/** Subscriptions' secrets, decrypted once per subscription version. */
+/**
+ * Subscriptions' secrets, decrypted once per subscription version. A secret that does not decrypt
+ * (sealed with another key, or damaged) makes that subscription's keys unusable, reported once per
+ * version through `onUnusable`; it never fails the other subscriptions of a batch.
+ */
 export class SigningKeyCache {
-  private readonly keys = new Map<string, SigningKeys>();
+  private readonly keys = new Map<string, SubscriptionKeys>();
 
-  constructor(private readonly secrets: SecretBox) {}
+  constructor(
+    private readonly secrets: SecretBox,
+    private readonly onUnusable: (subscriptionId: string, error: unknown) => void = () => {},
+  ) {}
 
-  keysOf(row: WebhookSubscriptionsTable): SigningKeys {
+  keysOf(row: WebhookSubscriptionsTable): SubscriptionKeys {
     const cacheKey = `${row.id}:${row.version}`;
     let keys = this.keys.get(cacheKey);
     if (!keys) {
       if (this.keys.size > 10_000) this.keys.clear();
-      const secret = this.secrets.open(row.secret_ciphertext, row.id);
-      keys = { url: row.url, active: row.active === 1, version: row.version, secret, standardKey: standardWebhookKey(secret) };
-      if (row.previous_secret_ciphertext && row.previous_secret_expires_at) {
-        keys.previousSecret = this.secrets.open(row.previous_secret_ciphertext, row.id);
-        keys.previousStandardKey = standardWebhookKey(keys.previousSecret);
-        keys.previousExpiresAt = row.previous_secret_expires_at;
+      try {
+        const secret = this.secrets.open(row.secret_ciphertext, row.id);
+        const signing: SigningKeys = { url: row.url, active: row.active === 1, version: row.version, secret, standardKey: standardWebhookKey(secret) };
+        if (row.previous_secret_ciphertext && row.previous_secret_expires_at) {
+          signing.previousSecret = this.secrets.open(row.previous_secret_ciphertext, row.id);
+          signing.previousStandardKey = standardWebhookKey(signing.previousSecret);
+          signing.previousExpiresAt = row.previous_secret_expires_at;
+        }
+        keys = signing;
+      } catch (error) {
+        this.onUnusable(row.id, error);
+        keys = {
+          unusable: `${SECRET_UNUSABLE}: the subscription's signing secret cannot be decrypted with this deployment's secret-encryption key (WO_SECRET_KEY); rotate the secret (POST /api/v1/webhooks/${row.id}/rotate-secret with overlapSeconds 0)`,
+        };
       }
       this.keys.set(cacheKey, keys);
     }
     return keys;
   }
+}
+
+/**
+ * An attempt recorded without sending, because the subscription's secret cannot be used. Retried on
+ * the usual schedule: a secret rotated in the meantime (or a restart with the right key) lets the
+ * next attempt go out; otherwise the delivery fails after the last attempt, like any other.
+ */
+export function unsentAttempt(delivery: ClaimedDelivery, error: string, clock: Clock): SentAttempt {
+  return {
+    outcome: { kind: 'retryable' },
+    statusCode: null,
+    error,
+    unsent: SECRET_UNUSABLE,
+    attempt: {
+      id: newId('deliveryAttempt'),
+      delivery_id: delivery.id,
+      attempt: delivery.attempt_count + 1,
+      started_at: clock.now().toISOString(),
+      duration_ms: 0,
+      status_code: null,
+      error,
+      response_excerpt: null,
+    },
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { backgroundLoop, intervalLoop, PollPace, type BackgroundJob } from '../b
 import { purgeDispatchedEvents } from '../events/outbox.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventDispatcher } from './dispatcher.js';
-import { SecretBox } from './secret-box.js';
+import type { SecretBox } from './secret-box.js';
 import { WebhookService } from './service.js';
 
 /**
@@ -20,12 +20,11 @@ import { WebhookService } from './service.js';
 const DISPATCH_SETTLE_MS = 5;
 
 /** Builds the webhook feature for the composition root: the API service and its worker loops. */
-export function createWebhooks(deps: { config: Config; database: Database; clock: Clock; logger: Logger; metrics: Registry }): {
+export function createWebhooks(deps: { config: Config; database: Database; clock: Clock; logger: Logger; metrics: Registry; secrets: SecretBox }): {
   service: WebhookService;
   jobs: BackgroundJob[];
 } {
-  const { config, database, clock, logger, metrics } = deps;
-  const secrets = SecretBox.fromConfig({ secretKey: config.webhooks.secretKey, keysDir: config.keysDir });
+  const { config, database, clock, logger, metrics, secrets } = deps;
   const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics });
   const dispatcher = new EventDispatcher(database.db, database.dialect, clock);
   const dispatcherPace = new PollPace(config.webhooks.idlePollMs);

@@ -66,6 +66,7 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const openContext = () =>
     createContext(config, {
       logger: options.logger ?? pino({ level: 'silent' }),
+      createKeys: true,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(pgSchema ? { databaseSchema: pgSchema.schema } : {}),
     });

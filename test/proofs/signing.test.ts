@@ -102,8 +102,8 @@ describe('the statement signer', () => {
   it('signs on the event loop, with the same result, when its thread cannot start', async () => {
     const keysDir = mkdtempSync(path.join(tmpdir(), 'wo-signer-keys-'));
     const key = ProofKeys.loadOrCreate(keysDir, 'test.example/log', systemClock).statementSigningKey;
-    const threaded = new StatementSigner(key);
-    const broken = new StatementSigner(key, { threadModule: './no-such-thread-module' });
+    const threaded = new StatementSigner(() => key);
+    const broken = new StatementSigner(() => key, { threadModule: './no-such-thread-module' });
     try {
       const statements = [{ id: 'a', statementJson: JSON.stringify(statement(1)) }, { id: 'b', statementJson: '{"not json' }];
       const inline = await broken.sign(statements);

@@ -1,0 +1,3 @@
+import { describeKeyMismatches } from './key-mismatch-cases.js';
+
+describeKeyMismatches('postgres');
