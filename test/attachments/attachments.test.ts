@@ -74,6 +74,11 @@ describe('attachments', () => {
     assert.equal(beyond.json().code, 'range_not_satisfiable');
     assert.equal(beyond.headers['content-range'], `bytes */${photo.length}`);
 
+    const head = await tenant.request({ method: 'HEAD', url: `${base}/content` });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['content-length'], String(photo.length));
+    assert.equal(head.rawPayload.length, 0);
+
     const notModified = await tenant.request({ method: 'GET', url: `${base}/content`, headers: { 'if-none-match': `"x", ${etag}` } });
     assert.equal(notModified.statusCode, 304);
     assert.equal(notModified.rawPayload.length, 0);
