@@ -146,6 +146,8 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
           'content-security-policy': "default-src 'none'; sandbox",
         });
         if (range.kind === 'part') reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
+        // HEAD (which Fastify answers with this handler) reads no chunk: it would only drain them.
+        if (request.method === 'HEAD') return reply.send(Readable.from([]));
         // One chunk read ahead at most: a byte high-water mark, which every chunk exceeds.
         return reply.send(Readable.from(read(start, end), { objectMode: false, highWaterMark: 1 }));
       },

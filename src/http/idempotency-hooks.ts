@@ -18,7 +18,7 @@ declare module 'fastify' {
     /** The Idempotency-Key claim this request holds, from the preHandler until its answer is stored. */
     idempotency?: HeldClaim;
     /** A key not claimed yet because the body is streamed (see claimAfterStreamedBody). */
-    unclaimedIdempotencyKey?: { key: string; store: IdempotencyStore };
+    unclaimedIdempotencyKey?: KeyToClaim;
   }
   interface FastifyContextConfig {
     /**
@@ -27,6 +27,13 @@ declare module 'fastify' {
      */
     streamedBody?: boolean;
   }
+}
+
+/** An Idempotency-Key a request sent, in its organization, and the store to claim it in. */
+interface KeyToClaim {
+  readonly orgId: string;
+  readonly key: string;
+  readonly store: IdempotencyStore;
 }
 
 /** The Idempotency-Key claim a request holds, and what its answer path has learnt about it so far. */
@@ -59,8 +66,9 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         errors: [{ field: 'header.idempotency-key', message: `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters` }],
       });
     }
+    const toClaim = { orgId: request.principal.orgId, key, store };
     if (request.routeOptions.config.streamedBody) {
-      request.unclaimedIdempotencyKey = { key, store };
+      request.unclaimedIdempotencyKey = toClaim;
       return;
     }
     const fingerprint = requestFingerprint(request);
@@ -70,7 +78,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
       return;
     }
-    await claimKey(request, reply, store, key, fingerprint);
+    await claimKey(request, reply, toClaim, fingerprint);
   });
 
   // A deferred claim that lost the race to another request with its key rolled its work back; the
@@ -120,8 +128,8 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
 }
 
 /** Claims `key` for this request: held (request.idempotency), replayed (the answer is sent), or refused. */
-async function claimKey(request: FastifyRequest, reply: FastifyReply, store: IdempotencyStore, key: string, fingerprint: RequestFingerprint): Promise<void> {
-  const outcome = await store.claim(request.principal!.orgId, key, fingerprint);
+async function claimKey(request: FastifyRequest, reply: FastifyReply, { orgId, key, store }: KeyToClaim, fingerprint: RequestFingerprint): Promise<void> {
+  const outcome = await store.claim(orgId, key, fingerprint);
   if (outcome.kind === 'claimed') {
     request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
     return;
@@ -154,7 +162,7 @@ export async function claimAfterStreamedBody(request: FastifyRequest, reply: Fas
   const unclaimed = request.unclaimedIdempotencyKey;
   if (!unclaimed) return false;
   request.unclaimedIdempotencyKey = undefined;
-  await claimKey(request, reply, unclaimed.store, unclaimed.key, streamedRequestFingerprint(request.method, request.url, mediaType, bodySha256));
+  await claimKey(request, reply, unclaimed, streamedRequestFingerprint(request.method, request.url, mediaType, bodySha256));
   return reply.sent;
 }
 

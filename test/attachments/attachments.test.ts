@@ -2,15 +2,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { describe } from 'node:test';
-import { itOnEachDatabase, recordBody, seedCategory, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
+import { createWorkOrder, itOnEachDatabase, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { sampleFiles, sha256Of } from '../helpers/files.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
-
-async function newRecord(tenant: Tenant): Promise<string> {
-  const response = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(await seedCategory(tenant)) });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json().id as string;
-}
 
 function upload(tenant: Tenant, recordId: string, bytes: Buffer | Readable, mediaType: string, filename = 'photo.jpg', headers: Record<string, string> = {}) {
   return tenant.request({
@@ -31,7 +25,7 @@ async function storedRows(t: TestApp): Promise<{ attachments: number; chunks: nu
 describe('attachments', () => {
   itOnEachDatabase('stores a 5 MB photo and gives back the same bytes: whole, by range, and 304 for its ETag', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const photo = sampleFiles.jpeg(5 * 1024 * 1024 + 123);
     const created = await upload(tenant, recordId, photo, 'image/jpeg', 'Küche "vorher".jpg');
     assert.equal(created.statusCode, 201, created.body);
@@ -80,6 +74,11 @@ describe('attachments', () => {
     assert.equal(beyond.json().code, 'range_not_satisfiable');
     assert.equal(beyond.headers['content-range'], `bytes */${photo.length}`);
 
+    const head = await tenant.request({ method: 'HEAD', url: `${base}/content` });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['content-length'], String(photo.length));
+    assert.equal(head.rawPayload.length, 0);
+
     const notModified = await tenant.request({ method: 'GET', url: `${base}/content`, headers: { 'if-none-match': `"x", ${etag}` } });
     assert.equal(notModified.statusCode, 304);
     assert.equal(notModified.rawPayload.length, 0);
@@ -88,7 +87,7 @@ describe('attachments', () => {
 
   itOnEachDatabase('accepts each allowed type recognized from its bytes, and serves text as UTF-8', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     for (const [mediaType, bytes] of [
       ['image/png', sampleFiles.png()],
       ['image/webp', sampleFiles.webp()],
@@ -109,7 +108,7 @@ describe('attachments', () => {
 
   itOnEachDatabase('refuses types not allowed, bytes that are not the declared type, and text that is not UTF-8, storing nothing', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const refusals: [string, Buffer | string, string | undefined][] = [
       ['a type not allowed', sampleFiles.jpeg(), 'image/gif'],
       ['JSON', '{"a":1}', 'application/json'],
@@ -143,7 +142,7 @@ describe('attachments', () => {
     'refuses a file over WO_ATTACHMENT_MAX_BYTES by its Content-Length and while streaming one sent without, an empty body, and unsafe names, storing nothing',
     async (t) => {
       const tenant = await t.newTenant();
-      const recordId = await newRecord(tenant);
+      const recordId = await createWorkOrder(tenant);
       const max = 1024 * 1024;
       const byHeader = await upload(tenant, recordId, sampleFiles.jpeg(max), 'image/jpeg');
       assert.equal(byHeader.statusCode, 413, byHeader.body);
@@ -174,7 +173,7 @@ describe('attachments', () => {
 
   itOnEachDatabase('stores nothing of an upload whose client disconnects mid-body', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = new URL(address);
     const socket = net.connect(Number(port), '127.0.0.1');
@@ -198,8 +197,8 @@ describe('attachments', () => {
   itOnEachDatabase('hides another organization’s attachments and work orders (404) and requires the records scopes', async (t) => {
     const owner = await t.newTenant();
     const stranger = await t.newTenant();
-    const recordId = await newRecord(owner);
-    const theirRecord = await newRecord(stranger);
+    const recordId = await createWorkOrder(owner);
+    const theirRecord = await createWorkOrder(stranger);
     const id = (await upload(owner, recordId, sampleFiles.jpeg(), 'image/jpeg')).json().id as string;
     for (const url of [
       `/api/v1/records/${recordId}/attachments`,
@@ -217,7 +216,7 @@ describe('attachments', () => {
 
     const reader = await t.newTenant(['records:read']);
     const writer = await t.newTenant(['records:write']);
-    const readersRecord = await newRecord(await t.newTenant());
+    const readersRecord = await createWorkOrder(await t.newTenant());
     assert.equal((await upload(reader, readersRecord, sampleFiles.jpeg(), 'image/jpeg')).statusCode, 403);
     assert.equal((await writer.request({ method: 'GET', url: `/api/v1/records/${readersRecord}/attachments` })).statusCode, 403);
     assert.equal((await owner.request({ method: 'GET', url: `/api/v1/records/${recordId}/attachments/${id}/content` })).statusCode, 200);
@@ -225,7 +224,7 @@ describe('attachments', () => {
 
   itOnEachDatabase('stores one file for an upload retried with the same Idempotency-Key, and refuses the key for other bytes', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const photo = sampleFiles.jpeg(700 * 1024);
     const headers = { 'idempotency-key': 'upload-1' };
     const first = await upload(tenant, recordId, photo, 'image/jpeg', 'photo.jpg', headers);
@@ -245,7 +244,7 @@ describe('attachments', () => {
 
   itOnEachDatabase('deletes a file with its bytes, records both changes in the history and as events, and refuses to delete evidence', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const kept = (await upload(tenant, recordId, sampleFiles.jpeg(), 'image/jpeg', 'kept.jpg')).json();
     const dropped = (await upload(tenant, recordId, sampleFiles.pdf(), 'application/pdf', 'wrong.pdf')).json();
     const deleted = await tenant.request({ method: 'DELETE', url: `/api/v1/records/${recordId}/attachments/${dropped.id}` });
@@ -280,7 +279,7 @@ describe('attachments', () => {
 
   itOnEachDatabase('delivers comment and attachment events to webhook subscribers', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const receiver = await startReceiver();
     try {
       const events = ['record.comment_added', 'record.attachment_added', 'record.attachment_deleted'];
@@ -302,7 +301,7 @@ describe('attachments', () => {
 
   itOnEachDatabase('sweeps away uploads a dead process left unfinished, once they are an hour old, and nothing else', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const stored = (await upload(tenant, recordId, sampleFiles.jpeg(), 'image/jpeg')).json();
     const { db } = t.context.database;
     const left = (id: string, startedMinutesAgo: number) => ({

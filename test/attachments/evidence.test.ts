@@ -4,15 +4,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe } from 'node:test';
-import { itOnEachDatabase, recordBody, seedCategory, type TestApp, type Tenant } from '../helpers/test-app.js';
+import { createWorkOrder, itOnEachDatabase, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { sampleFiles, sha256Of } from '../helpers/files.js';
 import { evidenceMatching, sha256Hex, verifyBundle, type Jwks, type ProofBundle } from '../../src/proofs/verify.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
 async function startedRecord(tenant: Tenant): Promise<string> {
-  const created = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(await seedCategory(tenant), { assignee: 'Bob Plumber' }) });
-  const id = created.json().id as string;
+  const id = await createWorkOrder(tenant, { assignee: 'Bob Plumber' });
   assert.equal((await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} })).statusCode, 200);
   return id;
 }

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe } from 'node:test';
-import { itOnEachDatabase, recordBody, seedCategory, type Tenant } from '../helpers/test-app.js';
-
-async function newRecord(tenant: Tenant): Promise<string> {
-  const response = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(await seedCategory(tenant)) });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json().id as string;
-}
+import { createWorkOrder, itOnEachDatabase, type Tenant } from '../helpers/test-app.js';
 
 const comment = (tenant: Tenant, recordId: string, body: unknown, headers: Record<string, string> = {}) =>
   tenant.request({ method: 'POST', url: `/api/v1/records/${recordId}/comments`, payload: { body }, headers });
@@ -14,7 +8,7 @@ const comment = (tenant: Tenant, recordId: string, body: unknown, headers: Recor
 describe('comments', () => {
   itOnEachDatabase('adds comments written by the calling key and lists them oldest first, in the history and as events too', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const first = await comment(tenant, recordId, 'Parts ordered, back on Tuesday.');
     assert.equal(first.statusCode, 201, first.body);
     const created = first.json();
@@ -56,7 +50,7 @@ describe('comments', () => {
 
   itOnEachDatabase('refuses blank and oversized comments, hides other organizations’ work orders, and requires the records scopes', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     for (const body of ['', '   ', 'x'.repeat(5001), 42]) {
       const response = await comment(tenant, recordId, body);
       assert.equal(response.statusCode, 400, JSON.stringify(body));
@@ -67,13 +61,13 @@ describe('comments', () => {
     assert.equal((await stranger.request({ method: 'GET', url: `/api/v1/records/${recordId}/comments` })).statusCode, 404);
     assert.equal((await comment(tenant, 'rec_01JD3Q4W8Y6V3C0M2ZP4K7N9XA', 'Hello')).statusCode, 404);
     const reader = await t.newTenant(['records:read']);
-    assert.equal((await comment(reader, await newRecord(tenant), 'Hello')).statusCode, 403);
+    assert.equal((await comment(reader, await createWorkOrder(tenant), 'Hello')).statusCode, 403);
     assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/records/${recordId}/comments` })).json().total, 0);
   });
 
   itOnEachDatabase('replays a comment retried with the same Idempotency-Key instead of adding it twice', async (t) => {
     const tenant = await t.newTenant();
-    const recordId = await newRecord(tenant);
+    const recordId = await createWorkOrder(tenant);
     const first = await comment(tenant, recordId, 'Once', { 'idempotency-key': 'c-1' });
     const retry = await comment(tenant, recordId, 'Once', { 'idempotency-key': 'c-1' });
     assert.equal(retry.statusCode, 201);

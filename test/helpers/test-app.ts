@@ -110,6 +110,13 @@ export function recordBody(categoryId: string, overrides: Record<string, unknown
   return { categoryId, address: '12 Harbour Road, Unit 4', requesterName: 'Ann Tenant', description: 'Kitchen tap leaks', ...overrides };
 }
 
+/** A work order in a new category, created through the API; answers its id. */
+export async function createWorkOrder(tenant: Tenant, overrides: Record<string, unknown> = {}): Promise<string> {
+  const response = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(await seedCategory(tenant), overrides) });
+  if (response.statusCode !== 201) throw new Error(`creating a work order failed: ${response.statusCode} ${response.body}`);
+  return response.json().id as string;
+}
+
 /** Polls `check` until it returns a value, or fails after `timeoutMs`. Never a bare sleep. */
 export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
