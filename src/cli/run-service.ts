@@ -59,8 +59,8 @@ export async function runService(config: Config, roles: { api: boolean; worker: 
 
 /**
  * Resolves with the first SIGTERM or SIGINT once the drain that follows it is over. The drain starts
- * at the signal (readiness answers 503 from then on); another signal ends it early, and one more
- * after that exits at once.
+ * at the signal (readiness answers 503 from then on); another signal ends it early, and a signal
+ * after the drain (the process is closing) exits at once.
  */
 function shutdownSignal(context: AppContext, drainMs: number): Promise<string> {
   const log = context.logger;
@@ -82,7 +82,7 @@ function shutdownSignal(context: AppContext, drainMs: number): Promise<string> {
         log.info({ signal }, 'drain cut short by a second signal');
         endDrain();
       } else {
-        log.warn({ signal }, 'third signal: exiting without finishing the shutdown');
+        log.warn({ signal }, 'signal after the drain: exiting without finishing the shutdown');
         process.exit(1);
       }
     };
