@@ -89,6 +89,8 @@ export async function emptyDeployment(dialect: TestDialect, name: string): Promi
       LOG_LEVEL: 'info',
       HOST: '127.0.0.1',
       WO_PUBLIC_URL: 'https://wo.example.com',
+      // Several workers and test files run at once: no worker health server on the fixed default port.
+      WO_WORKER_PORT: '0',
       ...(database ? { DATABASE_URL: database.url } : {}),
     },
     async remove() {
