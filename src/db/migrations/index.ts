@@ -10,6 +10,7 @@ import { statusListMoves } from './0009-status-list-moves.js';
 import { idempotencyValueFingerprint } from './0010-idempotency-value-fingerprint.js';
 import { unsignedStatements } from './0011-unsigned-statements.js';
 import { recordCountDeltas } from './0012-record-count-deltas.js';
+import { eventFeed } from './0014-event-feed.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, eventFeed];
