@@ -21,6 +21,9 @@ import { StatementSigner } from './proofs/statement-signer.js';
 import { TransparencyLog } from './proofs/transparency-log.js';
 import { createWebhooks } from './webhooks/wiring.js';
 import type { WebhookService } from './webhooks/service.js';
+import { EventFeed } from './events/feed.js';
+import { InProcessFeedSignal, type FeedSignal } from './events/feed-signal.js';
+import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -41,6 +44,7 @@ export interface AppContext {
   /** The proof sequencer's log; run by the `proof-sequencer` background job. */
   readonly transparencyLog: TransparencyLog;
   readonly webhooks: WebhookService;
+  readonly events: EventFeed;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -142,7 +146,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
       intervalLoop({ name: 'proof-signer', intervalMs: PROOF_SIGN_AHEAD_INTERVAL_MS, work: () => transparencyLog.signAhead(), logger, errorMessage: 'signing completion statements failed' }),
     );
   }
-  const webhooks = createWebhooks({ config, database, clock, logger, metrics });
+  const feedSignal: FeedSignal =
+    database.dialect === 'postgres'
+      ? new PostgresFeedSignal({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger })
+      : new InProcessFeedSignal();
+  const webhooks = createWebhooks({ config, database, clock, logger, metrics, onEventsDispatched: (orgIds) => feedSignal.wake(orgIds) });
   backgroundJobs.push(...webhooks.jobs);
 
   const context: AppContext = {
@@ -162,9 +170,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
     proofs,
     transparencyLog,
     webhooks: webhooks.service,
+    events: new EventFeed(db, database.dialect, feedSignal, metrics),
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));
+      await feedSignal.close();
       await statementSigner.stop();
       await database.close();
     },

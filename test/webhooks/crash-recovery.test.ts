@@ -1,51 +1,19 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type { ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
-import { POSTGRES_URL, TEST_DIALECTS } from '../helpers/databases.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { createPostgresDatabase, freePort, killHard, startChildService } from '../helpers/child-service.js';
 import { waitFor } from '../helpers/test-app.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const EVENTS = 20;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A PostgreSQL database of its own: a child process cannot be handed a schema the way tests are. */
-async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `wo_crash_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_URL!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = new pg.Client({ connectionString: POSTGRES_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
-}
 
 for (const dialect of TEST_DIALECTS) {
   describe(`webhook deliveries survive kill -9 (${dialect})`, () => {
@@ -57,7 +25,7 @@ for (const dialect of TEST_DIALECTS) {
 
     before(async () => {
       dataDir = mkdtempSync(path.join(tmpdir(), 'wo-crash-'));
-      database = dialect === 'postgres' ? await createPostgresDatabase() : undefined;
+      database = dialect === 'postgres' ? await createPostgresDatabase('wo_crash') : undefined;
       receiver = await startReceiver(() => 'hang');
       env = {
         PATH: process.env.PATH ?? '',
@@ -80,28 +48,7 @@ for (const dialect of TEST_DIALECTS) {
       rmSync(dataDir, { recursive: true, force: true });
     });
 
-    const startServer = async (): Promise<ChildProcess> => {
-      const processHandle = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-      await waitFor(
-        async () => {
-          if (processHandle.exitCode !== null) throw new Error(`the server exited with ${processHandle.exitCode}`);
-          try {
-            return (await fetch(`http://127.0.0.1:${env.PORT}/readyz`)).ok;
-          } catch {
-            return false;
-          }
-        },
-        30_000,
-        'the child server to be ready',
-      );
-      return processHandle;
-    };
-
-    const killHard = async (processHandle: ChildProcess) => {
-      const exited = new Promise((resolve) => processHandle.once('exit', resolve));
-      processHandle.kill('SIGKILL');
-      await exited;
-    };
+    const startServer = () => startChildService(['serve'], env);
 
     it('delivers every committed event after the server is killed with SIGKILL and restarted', async () => {
       // Tenant, key and subscription are made through the service itself, on the same database.
