@@ -5,8 +5,8 @@ import { errors } from '../errors.js';
 import { EVENT_TYPES, isEventType } from './catalogue.js';
 import type { FeedSignal } from './feed-signal.js';
 import { readFeed, type FeedQuery } from './feed-repository.js';
-import { publishedPayload } from './outbox.js';
-import type { EventListQuery, FeedEvent } from './schemas.js';
+import { publishedPayloadJson } from './outbox.js';
+import type { EventListQuery } from './schemas.js';
 
 export type FeedFilter = Omit<EventListQuery, 'limit' | 'offset'>;
 
@@ -32,8 +32,12 @@ export class EventFeed {
     });
   }
 
-  /** `abort` ends a wait early (the client went away). */
-  async list(orgId: string, filter: FeedFilter, page: Page, abort?: AbortSignal): Promise<{ events: FeedEvent[]; total: number }> {
+  /**
+   * One page of the feed, each event as JSON text (a FeedEvent): the payload is the stored text with
+   * its `sequence`, the bytes its webhook deliveries carry, never parsed. `abort` ends a wait early
+   * (the client went away).
+   */
+  async listAsJson(orgId: string, filter: FeedFilter, page: Page, abort?: AbortSignal): Promise<{ eventsJson: string[]; total: number }> {
     const query: FeedQuery = { orgId, types: parseTypes(filter.type), after: filter.after ?? 0 };
     if (filter.wait === undefined || this.closing) return this.read(query, page);
 
@@ -44,7 +48,7 @@ export class EventFeed {
       for (;;) {
         const found = await this.read(query, page);
         const left = deadline - Date.now();
-        if (found.events.length > 0 || left <= 0 || this.closing || abort?.aborted) return found;
+        if (found.eventsJson.length > 0 || left <= 0 || this.closing || abort?.aborted) return found;
         this.waiting.inc();
         try {
           await watch.changed(left, abort);
@@ -63,16 +67,14 @@ export class EventFeed {
     this.signal.wakeAll();
   }
 
-  private async read(query: FeedQuery, page: Page): Promise<{ events: FeedEvent[]; total: number }> {
+  private async read(query: FeedQuery, page: Page): Promise<{ eventsJson: string[]; total: number }> {
     const { rows, total } = await readFeed(this.db, this.dialect, query, page);
-    const events = rows.map((row) => ({
-      id: row.id,
-      type: row.type as FeedEvent['type'],
-      sequence: row.position,
-      occurredAt: row.created_at,
-      payload: publishedPayload(row.payload, row.position),
-    }));
-    return { events, total };
+    // Key for key what the response serializer would write from a FeedEvent.
+    const eventsJson = rows.map(
+      (row) =>
+        `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"sequence":${row.position},"occurredAt":${JSON.stringify(row.created_at)},"payload":${publishedPayloadJson(row.payload, row.position)}}`,
+    );
+    return { eventsJson, total };
   }
 }
 

@@ -24,12 +24,15 @@ export async function emitEvent(executor: Executor, event: NewEvent): Promise<st
 }
 
 /**
- * An event's payload as it is published, in webhook deliveries and in the event feed alike: the stored
- * payload plus `sequence`, the event's feed position (see OutboxProgress.positions), so receivers can
- * order deliveries that arrive out of order (retries) and resume the feed after them.
+ * An event's payload as it is published, in webhook deliveries and in the event feed alike, as JSON
+ * text: the stored payload plus `sequence`, the event's feed position (see OutboxProgress.positions),
+ * so receivers can order deliveries that arrive out of order (retries) and resume the feed after them.
+ * Appended to the stored text rather than parsed and written again: the same bytes as
+ * `JSON.stringify({...JSON.parse(payloadJson), sequence})` (the stored text is JSON.stringify output of
+ * an object without `sequence`), at a fraction of the cost for a page of a hundred events.
  */
-export function publishedPayload(payloadJson: string, sequence: number): Record<string, unknown> {
-  return { ...(JSON.parse(payloadJson) as Record<string, unknown>), sequence };
+export function publishedPayloadJson(payloadJson: string, sequence: number): string {
+  return `${payloadJson.slice(0, -1)}${payloadJson.length > 2 ? ',' : ''}"sequence":${sequence}}`;
 }
 
 // Every write path emits events: the insert is compiled once (see preparedQuery).

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { preValidationHookHandler } from 'fastify';
 import { principalOf } from '../http/auth.js';
 import { problems } from '../http/openapi.js';
+import { serializedListEnvelope } from '../http/pagination.js';
 import { errors } from '../errors.js';
 import type { EventFeed } from './feed.js';
 import { EventList, EventListQuery } from './schemas.js';
@@ -48,8 +49,9 @@ export function eventRoutes(feed: EventFeed): FastifyPluginAsyncTypebox {
         const gone = new AbortController();
         // The client hung up while we waited: stop waiting for it.
         reply.raw.once('close', () => gone.abort());
-        const { events, total } = await feed.list(principalOf(request).orgId, filter, { limit, offset }, gone.signal);
-        return { events, total, limit, offset };
+        const { eventsJson, total } = await feed.listAsJson(principalOf(request).orgId, filter, { limit, offset }, gone.signal);
+        // A string sent as JSON skips the response serializer (hence the cast past the schema's type).
+        return reply.type('application/json').send(serializedListEnvelope('events', eventsJson, total, { limit, offset }) as never);
       },
     );
   };

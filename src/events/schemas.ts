@@ -19,7 +19,6 @@ export const FeedEventSchema = Type.Object(
   },
   { description: 'One event, as webhooks deliver it.' },
 );
-export type FeedEvent = Static<typeof FeedEventSchema>;
 
 export const EventListQuery = ListQuery({
   type: Type.Optional(

@@ -1,6 +1,6 @@
 import type { Db, DialectName } from '../db/database.js';
 import { outboxProgress, type OutboxProgress, type PendingEvent } from '../events/outbox-progress.js';
-import { publishedPayload } from '../events/outbox.js';
+import { publishedPayloadJson } from '../events/outbox.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
 import { isoNow, type Clock } from '../clock.js';
 import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
@@ -113,8 +113,8 @@ export class EventDispatcher {
 
 /**
  * The body every attempt of a delivery sends, byte for byte: `{event, payload, timestamp}`, where
- * `payload` is the event's published payload (see publishedPayload), the same as in the feed.
+ * `payload` is the event's published payload (see publishedPayloadJson), the same bytes as in the feed.
  */
 export function deliveryEnvelope(type: string, payloadJson: string, sequence: number, occurredAt: string): string {
-  return JSON.stringify({ event: type, payload: publishedPayload(payloadJson, sequence), timestamp: occurredAt });
+  return `{"event":${JSON.stringify(type)},"payload":${publishedPayloadJson(payloadJson, sequence)},"timestamp":${JSON.stringify(occurredAt)}}`;
 }
