@@ -124,7 +124,8 @@ export class PostgresFeedSignal implements FeedSignal {
 
   private deliver(message: pg.Notification): void {
     if (message.channel !== FEED_CHANNEL || !message.payload) return;
-    const space = message.payload.indexOf(' ');
+    // Organization ids hold no space; a schema name may.
+    const space = message.payload.lastIndexOf(' ');
     if (message.payload.slice(0, space) !== this.schema) return;
     this.watchers.wake(message.payload.slice(space + 1).split(','));
   }

@@ -170,4 +170,16 @@ describe('event feed', () => {
     assert.equal(page.events.length, 1);
     assert.ok(Date.now() - started < 5_000);
   });
+
+  itOnEachDatabase('shutting down answers a waiting long-poll at once rather than holding the shutdown', async ({ app, context, newTenant }) => {
+    const tenant = await newTenant();
+    const answer = tenant.request({ method: 'GET', url: '/api/v1/events?wait=30' });
+    await waitFor(async () => (await waitingFeedRequests(context)) === 1, 10_000, 'the long-poll to wait');
+    const started = Date.now();
+    await app.close();
+    const response = await answer;
+    assert.ok(Date.now() - started < 5_000, `shutdown took ${Date.now() - started} ms`);
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json().events, []);
+  });
 });
