@@ -35,6 +35,7 @@ import { PendingProofSchema, ProofBundleSchema } from './proofs/schemas.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { commentRoutes } from './comments/routes.js';
 import { attachmentRoutes } from './attachments/routes.js';
+import { eventRoutes } from './events/routes.js';
 import { DeliverySchema, WebhookSchema, WebhookWithSecretSchema } from './webhooks/schemas.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -144,6 +145,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
       await api.register(proofRoutes(context.proofs));
       await api.register(transparencyRoutes(context.proofs));
       await api.register(webhookRoutes(context.webhooks));
+      await api.register(eventRoutes(context.events));
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },

@@ -25,3 +25,9 @@ export function canonicalInstant(value: string, field: string): string {
   }
   return iso;
 }
+
+/** A list filter with its `updatedAfter` in stored form (canonicalInstant), so that it compares as text. */
+export function withCanonicalUpdatedAfter<F extends { updatedAfter?: string | undefined }>(filter: F): F {
+  if (filter.updatedAfter === undefined) return filter;
+  return { ...filter, updatedAfter: canonicalInstant(filter.updatedAfter, 'querystring.updatedAfter') };
+}

@@ -58,6 +58,13 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ WO_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins, ['https://app.example.com', 'http://localhost:5173']);
   });
 
+  it('keeps events 30 days by default, WO_EVENT_RETENTION_DAYS apart from the delivery retention', () => {
+    assert.equal(loadConfig({}).events.retentionDays, 30);
+    const config = loadConfig({ WO_EVENT_RETENTION_DAYS: '90', WO_WEBHOOK_RETENTION_DAYS: '7' });
+    assert.deepEqual([config.events.retentionDays, config.webhooks.retentionDays], [90, 7]);
+    assert.throws(() => loadConfig({ WO_EVENT_RETENTION_DAYS: '0' }), /WO_EVENT_RETENTION_DAYS/);
+  });
+
   it('refuses invalid values with a message naming the variable', () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: 'eighty' }, /PORT/],

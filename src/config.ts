@@ -51,7 +51,11 @@ export interface Config {
     readonly idlePollMs: number;
     /** AES-256-GCM key (32 bytes, base64 or hex) for webhook secrets at rest; when unset, a key file in keysDir. */
     readonly secretKey: string | undefined;
-    /** Finished deliveries (and their attempts) older than this are deleted. */
+    /** Finished deliveries (and their attempts) older than this are deleted; events are kept per `events.retentionDays`. */
+    readonly retentionDays: number;
+  };
+  readonly events: {
+    /** Events stay in the outbox, and so in the event feed, at least this long. */
     readonly retentionDays: number;
   };
   readonly proofs: {
@@ -218,6 +222,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       secretKey: readSecretKey(env),
       retentionDays: readInteger(env, 'WO_WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
     },
+    events: { retentionDays: readInteger(env, 'WO_EVENT_RETENTION_DAYS', 30, 1, 3650) },
     proofs: {
       batchIntervalMs: readInteger(env, 'WO_PROOF_BATCH_INTERVAL_MS', 1000, 10, 60_000),
       logOrigin: env.WO_LOG_ORIGIN?.trim() || `${new URL(publicUrl).host}/work-orders/log`,

@@ -27,6 +27,9 @@ import { RateLimiter } from './rate-limits/rate-limiter.js';
 import { CommentService } from './comments/service.js';
 import { AttachmentService } from './attachments/service.js';
 import { resolveCompletionEvidence } from './attachments/evidence.js';
+import { EventFeed } from './events/feed.js';
+import { InProcessFeedSignal, type FeedSignal } from './events/feed-signal.js';
+import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -53,6 +56,7 @@ export interface AppContext {
   readonly rateLimiter: RateLimiter | undefined;
   readonly comments: CommentService;
   readonly attachments: AttachmentService;
+  readonly events: EventFeed;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -192,7 +196,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
       intervalLoop({ name: 'record-count-fold', intervalMs: RECORD_COUNT_FOLD_INTERVAL_MS, work: () => foldRecordCountDeltas(db), logger, errorMessage: 'folding work-order count deltas failed' }),
     );
   }
-  const webhooks = createWebhooks({ config, database, clock, logger, metrics, secrets });
+
+  const feedSignal: FeedSignal =
+    database.dialect === 'postgres'
+      ? new PostgresFeedSignal({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger })
+      : new InProcessFeedSignal();
+  const webhooks = createWebhooks({ config, database, clock, logger, metrics, secrets, onEventsDispatched: (orgIds) => feedSignal.wake(orgIds) });
   backgroundJobs.push(...webhooks.jobs);
   const rateLimiter = RateLimiter.fromConfig(config, logger, metrics);
 
@@ -217,9 +226,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
     rateLimiter,
     comments: new CommentService(db, clock),
     attachments,
+    events: new EventFeed(db, database.dialect, feedSignal, metrics),
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));
+      await feedSignal.close();
       await statementSigner.stop();
       await rateLimiter?.close();
       await database.close();

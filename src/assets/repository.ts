@@ -56,6 +56,8 @@ export async function listAssets(db: Executor, orgId: string, filter: AssetFilte
     if (filter.locationId !== undefined) query = query.where('location_id', '=', filter.locationId);
     const text = filter.q;
     if (text !== undefined) query = query.where((eb) => eb.or([containsText('name_search', text), containsText('tag_search', text)]));
+    // Canonical (AssetService.list), so it compares as text with the stored instants.
+    if (filter.updatedAfter !== undefined) query = query.where('updated_at', '>=', filter.updatedAfter);
     return query as T;
   };
   rows = narrow(rows);

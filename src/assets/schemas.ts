@@ -78,6 +78,9 @@ export const AssetListQuery = ListQuery({
   status: Type.Optional(AssetStatusSchema),
   locationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only assets directly at this location.' })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text contained in the name or the tag.' })),
+  updatedAfter: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Only assets changed at or after this instant (incremental sync; deletions come as `asset.deleted` events).' }),
+  ),
 });
 export type AssetListQuery = Static<typeof AssetListQuery>;
 

@@ -13,7 +13,7 @@ import type { RecordFilter } from '../records/list-repository.js';
 import type { RecordService } from '../records/service.js';
 import type { WorkOrder } from '../records/schemas.js';
 import { newId } from '../ids.js';
-import { isoNow, type Clock } from '../clock.js';
+import { isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
 import type { Asset, AssetStatus, CreateAssetInput, UpdateAssetInput } from './schemas.js';
 import {
   countAssetRecords,
@@ -84,7 +84,7 @@ export class AssetService {
   }
 
   async list(orgId: string, filter: AssetFilter, page: Page): Promise<{ assets: Asset[]; total: number }> {
-    const { rows, total } = await listAssets(this.db, orgId, filter, page);
+    const { rows, total } = await listAssets(this.db, orgId, withCanonicalUpdatedAfter(filter), page);
     return { assets: rows.map(toAsset), total };
   }
 

@@ -7,6 +7,7 @@ import { errors } from '../errors.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
+import { emitEvent } from '../events/outbox.js';
 import type { Category, CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
 import { findCategory, isCategoryUsed, listCategories, toCategory } from './repository.js';
 
@@ -83,6 +84,9 @@ export class CategoryService {
       assertVersion(acceptedVersions, current.version, 'The category');
       if (await isCategoryUsed(tx, id)) throw errors.inUse(`Category "${id}" still has work orders; move them to another category first.`);
       await tx.deleteFrom('categories').where('id', '=', id).where('org_id', '=', orgId).execute();
+      // Lists show what exists; a syncing client learns of the deletion from the event feed.
+      const occurredAt = isoNow(this.clock);
+      await emitEvent(tx, { orgId, type: 'category.deleted', payload: { categoryId: id, category: toCategory(current) }, occurredAt });
     }).catch((error: unknown) => {
       // A work order created concurrently wins: the foreign key refuses the delete.
       if (isForeignKeyViolation(error)) throw errors.inUse(`Category "${id}" still has work orders; move them to another category first.`);

@@ -109,9 +109,17 @@ export interface OutboxEventsTable {
    * (`outbox_cursor`) says what was dispatched.
    */
   dispatched_at: string | null;
+  /**
+   * PostgreSQL: the event's position in the feed, given when it is dispatched (migration 0014).
+   * SQLite: always null; there the position is `seq`.
+   */
+  feed_seq: number | null;
 }
 
-/** The last outbox `seq` the webhook dispatcher handled (one row, id 1); created on both dialects, used on SQLite only. */
+/**
+ * One row, id 1. SQLite: the last outbox `seq` the webhook dispatcher handled. PostgreSQL: the last
+ * feed position the dispatcher handed out (migration 0014). Either way, the feed's newest position.
+ */
 export interface OutboxCursorTable {
   id: number;
   last_seq: number;

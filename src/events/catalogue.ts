@@ -3,6 +3,8 @@ import { RecordSchema, RecordStatusSchema } from '../records/schemas.js';
 import { AssetSchema } from '../assets/schemas.js';
 import { CommentSchema } from '../comments/schemas.js';
 import { AttachmentSchema } from '../attachments/schemas.js';
+import { LocationSchema } from '../locations/schemas.js';
+import { CategorySchema } from '../categories/schemas.js';
 
 /**
  * Every event the service emits, with its payload schema: the single source for validation of
@@ -85,6 +87,14 @@ export const EVENT_CATALOGUE = {
   'asset.deleted': {
     description: 'An asset no work order referred to was deleted (DELETE /assets/{id}); `asset` is its last state.',
     payload: Type.Object({ assetId: Type.String(), asset: AssetSchema }),
+  },
+  'location.deleted': {
+    description: 'A location nothing depended on was deleted (DELETE /locations/{id}); `location` is its last state.',
+    payload: Type.Object({ locationId: Type.String(), location: LocationSchema }),
+  },
+  'category.deleted': {
+    description: 'A category no work order used was deleted (DELETE /categories/{id}); `category` is its last state.',
+    payload: Type.Object({ categoryId: Type.String(), category: CategorySchema }),
   },
 } as const satisfies Record<string, { description: string; payload: TSchema }>;
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DialectName, Executor, Tx } from '../db/database.js';
-import { padInList } from '../db/statement-shapes.js';
 import { preparedQuery } from '../db/prepared.js';
+import { announceFeedGrowth } from './postgres-feed-signal.js';
 
 /**
  * An outbox event as the dispatcher reads it; `payload` is null when no active subscription of its
@@ -20,8 +20,14 @@ export interface PendingEvent {
 export interface OutboxProgress {
   /** The next undispatched events in `seq` order, at most `limit`. */
   next(tx: Tx, limit: number): Promise<PendingEvent[]>;
-  /** Records `events` (a prefix of what `next` answered) as dispatched, in the same transaction. */
-  markDispatched(tx: Tx, events: PendingEvent[], now: string): Promise<void>;
+  /**
+   * The feed positions of `events` (a prefix of what `next` answered, in `seq` order), in the same
+   * transaction: increasing with every dispatch, and never below a position a reader may already have
+   * seen (see the event feed in docs/architecture.md). Webhook payloads carry them as `sequence`.
+   */
+  positions(tx: Tx, events: PendingEvent[]): Promise<number[]>;
+  /** Records `events` as dispatched at `positions` (what `positions` answered), in the same transaction. */
+  markDispatched(tx: Tx, events: PendingEvent[], positions: number[], now: string): Promise<void>;
   /** Whether this event (seq and flag) counts as dispatched, for retention; `cursor` is read once per sweep. */
   isDispatched(event: { seq: number; dispatched_at: string | null }, cursor: number): boolean;
   /** The cursor `isDispatched` needs (SQLite), read in the caller's snapshot. */
@@ -64,6 +70,8 @@ const sqliteCursor: OutboxProgress = {
     const cursor = await readCursor(tx);
     return selectPending(tx, limit).where('seq', '>', cursor).execute();
   },
+  // Events commit in `seq` order, so `seq` itself is the position: nothing to write.
+  positions: async (_tx, events) => events.map((event) => Number(event.seq)),
   async markDispatched(tx, events) {
     const last = events[events.length - 1];
     if (!last) return;
@@ -95,18 +103,36 @@ async function readCursor(executor: Executor): Promise<number> {
   return Number(row.last_seq);
 }
 
-/** On PostgreSQL a lower `seq` can commit after a higher one, so each event carries its own flag. */
+/**
+ * On PostgreSQL a lower `seq` can commit after a higher one, so each event carries its own flag, and
+ * its feed position is handed out when it is dispatched: the dispatcher takes the positions from the
+ * one `outbox_cursor` row, whose row lock it then holds until it commits. The next dispatcher waits
+ * for that commit before it takes its own, so positions become visible strictly in order, whatever
+ * order the events themselves committed in.
+ */
 const postgresRowFlags: OutboxProgress = {
   async next(tx, limit) {
     return selectPending(tx, limit).where('dispatched_at', 'is', null).forUpdate().skipLocked().execute();
   },
-  async markDispatched(tx, events, now) {
+  async positions(tx, events) {
+    if (events.length === 0) return [];
+    const { last_seq: last } = await tx
+      .updateTable('outbox_cursor')
+      .set((eb) => ({ last_seq: eb('last_seq', '+', events.length) }))
+      .where('id', '=', 1)
+      .returning('last_seq')
+      .executeTakeFirstOrThrow();
+    const first = Number(last) - events.length + 1;
+    return events.map((_event, i) => first + i);
+  },
+  async markDispatched(tx, events, positions, now) {
     if (events.length === 0) return;
-    await tx
-      .updateTable('outbox_events')
-      .set({ dispatched_at: now })
-      .where('seq', 'in', padInList(events.map((event) => event.seq)))
-      .execute();
+    // One statement whatever the batch size: the pairs travel as two arrays.
+    await sql`
+      UPDATE outbox_events SET dispatched_at = ${now}, feed_seq = dispatched.position
+      FROM unnest(${events.map((event) => Number(event.seq))}::bigint[], ${positions}::bigint[]) AS dispatched (seq, position)
+      WHERE outbox_events.seq = dispatched.seq`.execute(tx);
+    await announceFeedGrowth(tx, events.map((event) => event.org_id));
   },
   isDispatched: (event) => event.dispatched_at !== null,
   cursor: async () => 0,

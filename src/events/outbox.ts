@@ -2,6 +2,7 @@ import type { Db, DialectName, Executor } from '../db/database.js';
 import { outboxProgress } from './outbox-progress.js';
 import { preparedQuery } from '../db/prepared.js';
 import { newId } from '../ids.js';
+import type { Clock } from '../clock.js';
 import type { EventType } from './catalogue.js';
 
 export interface NewEvent {
@@ -25,6 +26,18 @@ export async function emitEvent(executor: Executor, event: NewEvent): Promise<st
 /** The outbox row of an event, for writers that append it together with other rows (RowAppends). */
 export function outboxRow(event: NewEvent): { id: string; org_id: string; type: string; payload: string; created_at: string } {
   return { id: newId('event'), org_id: event.orgId, type: event.type, payload: JSON.stringify(event.payload), created_at: event.occurredAt };
+}
+
+/**
+ * An event's payload as it is published, in webhook deliveries and in the event feed alike, as JSON
+ * text: the stored payload plus `sequence`, the event's feed position (see OutboxProgress.positions),
+ * so receivers can order deliveries that arrive out of order (retries) and resume the feed after them.
+ * Appended to the stored text rather than parsed and written again: the same bytes as
+ * `JSON.stringify({...JSON.parse(payloadJson), sequence})` (the stored text is JSON.stringify output of
+ * an object without `sequence`), at a fraction of the cost for a page of a hundred events.
+ */
+export function publishedPayloadJson(payloadJson: string, sequence: number): string {
+  return `${payloadJson.slice(0, -1)}${payloadJson.length > 2 ? ',' : ''}"sequence":${sequence}}`;
 }
 
 // Every write path emits events: the insert is compiled once (see preparedQuery).
@@ -51,9 +64,17 @@ export async function emitEvents(executor: Executor, events: NewEvent[]): Promis
 }
 
 /**
+ * The event feed's retention (`WO_EVENT_RETENTION_DAYS`): deletes dispatched events older than
+ * `retentionDays`. Deliveries hold their own body, so nothing else needs the outbox rows that long.
+ */
+export function purgeExpiredEvents(db: Db, dialect: DialectName, clock: Clock, retentionDays: number): Promise<number> {
+  return purgeDispatchedEvents(db, dialect, new Date(clock.now().getTime() - retentionDays * 86_400_000).toISOString());
+}
+
+/**
  * Deletes dispatched events recorded before `cutoff`, oldest first, `chunk` at a time; returns how
- * many. Once dispatched, an event lives on in its deliveries (each holds its own body), so the outbox
- * row is only history. Walking from the lowest `seq` and stopping at the first event that is
+ * many. Once dispatched, an event lives on in its deliveries (each holds its own body); the outbox row
+ * is the event feed's copy. Walking from the lowest `seq` and stopping at the first event that is
  * undispatched or recent keeps every step an index range read, however long the outbox is; the
  * delete re-checks `dispatched_at` on PostgreSQL, because there an event with a lower `seq` can
  * commit after the walk (its transaction was still open) and must not be swept away undelivered.

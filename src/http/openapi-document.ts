@@ -40,6 +40,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         { name: 'Locations', description: 'Places, nested site → building → floor → room.' },
         { name: 'Proofs', description: 'Verifiable completion proofs and the public transparency log; see docs/proofs.md.' },
         { name: 'Webhooks', description: 'Subscriptions to signed event deliveries, their delivery log and redelivery. See docs/webhooks.md.' },
+        { name: 'Events', description: 'The event feed: every event webhooks deliver, to catch up or to follow without receiving webhooks. See docs/events.md.' },
         { name: 'Operations', description: 'Health and metadata; no authentication.' },
       ],
       webhooks: webhookDocs() as never,

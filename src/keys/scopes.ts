@@ -10,6 +10,7 @@ export const SCOPES = {
   'locations:write': 'Create, update and delete locations.',
   'webhooks:manage': 'Create, change and delete webhook subscriptions; see and replay deliveries.',
   'proofs:read': 'Fetch completion proofs of work orders.',
+  'events:read': 'Read the event feed: every event webhooks deliver, to catch up or follow changes without receiving webhooks.',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

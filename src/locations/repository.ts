@@ -70,6 +70,8 @@ export async function listLocations(db: Executor, orgId: string, filter: Locatio
     if (filter.parentId === TOP_LEVEL) query = query.where('parent_id', 'is', null);
     else if (filter.parentId !== undefined) query = query.where('parent_id', '=', filter.parentId);
     if (filter.q !== undefined) query = query.where(containsText('name_search', filter.q));
+    // Canonical (LocationService.list), so it compares as text with the stored instants.
+    if (filter.updatedAfter !== undefined) query = query.where('updated_at', '>=', filter.updatedAfter);
     return query as T;
   };
   rows = narrow(rows);

@@ -70,6 +70,9 @@ export const LocationListQuery = ListQuery({
     Type.String({ minLength: 1, maxLength: 64, description: 'Only the direct children of this location; `none` for top-level locations.' }),
   ),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text contained in the name.' })),
+  updatedAfter: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Only locations changed at or after this instant (incremental sync; deletions come as `location.deleted` events).' }),
+  ),
 });
 export type LocationListQuery = Static<typeof LocationListQuery>;
 

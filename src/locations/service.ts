@@ -9,7 +9,8 @@ import { errors, type FieldError } from '../errors.js';
 import { assertMetadataSize } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
-import { isoNow, type Clock } from '../clock.js';
+import { isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
+import { emitEvent } from '../events/outbox.js';
 import type { CreateLocationInput, Location, UpdateLocationInput } from './schemas.js';
 import {
   findLocation,
@@ -70,7 +71,7 @@ export class LocationService {
   }
 
   async list(orgId: string, filter: LocationFilter, page: Page): Promise<{ locations: Location[]; total: number }> {
-    const { rows, total } = await listLocations(this.db, orgId, filter, page);
+    const { rows, total } = await listLocations(this.db, orgId, withCanonicalUpdatedAfter(filter), page);
     return { locations: rows.map(toLocation), total };
   }
 
@@ -132,6 +133,9 @@ export class LocationService {
         // @NOTE: checked again after the delete holds the row: a work order created meanwhile
         // (its reference check share-locks the location on PostgreSQL) is seen here and wins.
         assertUnused(id, await locationDependents(tx, orgId, id));
+        // Lists show what exists; a syncing client learns of the deletion from the event feed.
+        const occurredAt = isoNow(this.clock);
+        await emitEvent(tx, { orgId, type: 'location.deleted', payload: { locationId: id, location: toLocation(current) }, occurredAt });
       })
       .catch((error: unknown) => {
         // A child location or asset created concurrently wins: the foreign key refuses the delete.

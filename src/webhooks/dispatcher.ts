@@ -1,5 +1,6 @@
 import type { Db, DialectName } from '../db/database.js';
 import { outboxProgress, type OutboxProgress, type PendingEvent } from '../events/outbox-progress.js';
+import { publishedPayloadJson } from '../events/outbox.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
 import { isoNow, type Clock } from '../clock.js';
 import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
@@ -16,8 +17,9 @@ const MAX_DELIVERIES_PER_BATCH = 2_000;
 
 /**
  * Fans committed outbox events out into deliveries: one per active subscription that lists the
- * event. Events are read in `seq` order and, in the SAME transaction, the deliveries are inserted
- * and the events marked dispatched, so a crash at any point leaves either both or neither.
+ * event. Events are read in `seq` order and, in the SAME transaction, given their feed positions, the
+ * deliveries inserted and the events marked dispatched, so a crash at any point leaves all or none.
+ * An event enters the event feed when this transaction commits.
  *
  * "Dispatched" is kept per dialect (see `outboxProgress`): on SQLite a one-row cursor (the last
  * dispatched `seq`), on PostgreSQL a `dispatched_at` per event, read with `FOR UPDATE SKIP LOCKED`
@@ -31,6 +33,8 @@ export class EventDispatcher {
     dialect: DialectName,
     private readonly clock: Clock,
     private readonly batchSize = 500,
+    /** Called once a batch has committed, with the organization of each event dispatched (wakes the feed's long-polls). */
+    private readonly onDispatched?: (orgIds: string[]) => void,
   ) {
     this.eventsPerBatch = batchSize;
     this.progress = outboxProgress(dialect);
@@ -47,10 +51,10 @@ export class EventDispatcher {
     // An idle poll (20 a second by default) is then a read, not a write transaction: on SQLite it
     // would open a write group that every read of that event-loop turn then waited on.
     if (!(await this.progress.hasPending(this.db))) return { events: 0, deliveries: 0, full: false };
-    return this.db.transaction().execute(async (tx) => {
+    const result = await this.db.transaction().execute(async (tx) => {
       const limit = this.eventsPerBatch;
       const events = await this.progress.next(tx, limit);
-      if (events.length === 0) return { events: 0, deliveries: 0, full: false };
+      if (events.length === 0) return { events: 0, deliveries: 0, full: false, orgIds: [] };
 
       const orgIds = [...new Set(events.map((event) => event.org_id))];
       const subscriptions = await tx
@@ -80,35 +84,37 @@ export class EventDispatcher {
         for (const event of unread) event.payload = bySeq.get(Number(event.seq)) ?? null;
       }
 
+      // The rest of the events stay in the outbox for the next batch, in order.
+      const wanted = events.map((event) => (event.payload === null ? [] : matchingOf(event)));
+      let taken = 0;
+      let planned = 0;
+      while (taken < events.length && planned < MAX_DELIVERIES_PER_BATCH) planned += wanted[taken++]!.length;
+      const dispatched = events.slice(0, taken);
+      const positions = await this.progress.positions(tx, dispatched);
+
       const now = isoNow(this.clock);
       const deliveries: WebhookDeliveriesTable[] = [];
-      let taken = 0;
-      for (const event of events) {
-        // The rest of the events stay in the outbox for the next batch, in order.
-        if (deliveries.length >= MAX_DELIVERIES_PER_BATCH) break;
-        taken++;
-        if (event.payload === null) continue;
-        const matching = matchingOf(event);
-        if (matching.length === 0) continue;
-        const body = deliveryEnvelope(event.type, event.payload, Number(event.seq), event.created_at);
-        for (const sub of matching) deliveries.push(newDeliveryRow(sub, { eventId: event.id, eventType: event.type, body, now }));
-      }
-      const dispatched = events.slice(0, taken);
+      dispatched.forEach((event, i) => {
+        if (wanted[i]!.length === 0) return;
+        const body = deliveryEnvelope(event.type, event.payload!, positions[i]!, event.created_at);
+        for (const sub of wanted[i]!) deliveries.push(newDeliveryRow(sub, { eventId: event.id, eventType: event.type, body, now }));
+      });
       const fanOut = deliveries.length / taken;
       this.eventsPerBatch = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_DELIVERIES_PER_BATCH / Math.max(1, fanOut))));
       for (const chunk of powerOfTwoChunks(deliveries, INSERT_CHUNK)) await tx.insertInto('webhook_deliveries').values(chunk).execute();
-      await this.progress.markDispatched(tx, dispatched, now);
-      return { events: dispatched.length, deliveries: deliveries.length, full: events.length === limit || dispatched.length < events.length };
+      await this.progress.markDispatched(tx, dispatched, positions, now);
+      return { events: dispatched.length, deliveries: deliveries.length, full: events.length === limit || dispatched.length < events.length, orgIds: dispatched.map((event) => event.org_id) };
     });
+    // Committed: the events are in the feed now.
+    if (result.orgIds.length > 0) this.onDispatched?.(result.orgIds);
+    return { events: result.events, deliveries: result.deliveries, full: result.full };
   }
 }
 
 /**
- * The body every attempt of a delivery sends, byte for byte: `{event, payload, timestamp}`.
- * The payload gains `sequence`, the event's position in the outbox: it increases with the order
- * events were recorded, so receivers can order deliveries that arrive out of order (retries).
+ * The body every attempt of a delivery sends, byte for byte: `{event, payload, timestamp}`, where
+ * `payload` is the event's published payload (see publishedPayloadJson), the same bytes as in the feed.
  */
 export function deliveryEnvelope(type: string, payloadJson: string, sequence: number, occurredAt: string): string {
-  const payload = JSON.parse(payloadJson) as Record<string, unknown>;
-  return JSON.stringify({ event: type, payload: { ...payload, sequence }, timestamp: occurredAt });
+  return `{"event":${JSON.stringify(type)},"payload":${publishedPayloadJson(payloadJson, sequence)},"timestamp":${JSON.stringify(occurredAt)}}`;
 }

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../clock.js';
 import { backgroundLoop, intervalLoop, PollPace, type BackgroundJob } from '../background-loop.js';
-import { purgeDispatchedEvents } from '../events/outbox.js';
+import { purgeExpiredEvents } from '../events/outbox.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventDispatcher } from './dispatcher.js';
 import type { SecretBox } from './secret-box.js';
@@ -19,14 +19,25 @@ import { WebhookService } from './service.js';
  */
 const DISPATCH_SETTLE_MS = 5;
 
-/** Builds the webhook feature for the composition root: the API service and its worker loops. */
-export function createWebhooks(deps: { config: Config; database: Database; clock: Clock; logger: Logger; metrics: Registry; secrets: SecretBox }): {
+/**
+ * Builds the webhook feature for the composition root: the API service and its worker loops.
+ * `onEventsDispatched` hears, after each committed dispatch, whose events entered the feed.
+ */
+export function createWebhooks(deps: {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  logger: Logger;
+  metrics: Registry;
+  secrets: SecretBox;
+  onEventsDispatched?: (orgIds: string[]) => void;
+}): {
   service: WebhookService;
   jobs: BackgroundJob[];
 } {
   const { config, database, clock, logger, metrics, secrets } = deps;
   const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics });
-  const dispatcher = new EventDispatcher(database.db, database.dialect, clock);
+  const dispatcher = new EventDispatcher(database.db, database.dialect, clock, undefined, deps.onEventsDispatched);
   const dispatcherPace = new PollPace(config.webhooks.idlePollMs);
   // Full batch: more is likely waiting, run again at once. Some events but less than a batch: the
   // outbox is drained, let the next batch gather. None: poll again at the pace's interval.
@@ -49,7 +60,7 @@ export function createWebhooks(deps: { config: Config; database: Database; clock
     intervalMs: 60 * 60_000,
     work: async () => {
       await service.purgeOldDeliveries(config.webhooks.retentionDays);
-      await purgeDispatchedEvents(database.db, database.dialect, new Date(clock.now().getTime() - config.webhooks.retentionDays * 86_400_000).toISOString());
+      await purgeExpiredEvents(database.db, database.dialect, clock, config.events.retentionDays);
     },
     logger,
     errorMessage: 'webhook delivery and outbox purge failed',

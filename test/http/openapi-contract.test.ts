@@ -150,6 +150,11 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'DELETE', url: `/api/v1/assets/${asset.id}` });
     await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${room.id}` });
 
+    // The event feed.
+    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 1, 10_000, 'the work order in the feed');
+    await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.exploded' });
+    await call(reader, { method: 'GET', url: '/api/v1/events' });
+
     // The public transparency log.
     await call(undefined, { method: 'GET', url: '/api/v1/transparency/checkpoint' });
     await call(undefined, { method: 'GET', url: '/api/v1/transparency/checkpoint?treeSize=999999' });

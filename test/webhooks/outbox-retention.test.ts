@@ -26,7 +26,7 @@ describe('outbox retention', () => {
     const left = async () => (await rows()).map((r) => r.id.split('_')[1]);
     const dispatch = async (names: string[]) => {
       const events = (await rows()).filter((r) => names.includes(r.id.split('_')[1]!));
-      await db.transaction().execute((tx) => progress.markDispatched(tx, events, daysAgo(1)));
+      await db.transaction().execute(async (tx) => progress.markDispatched(tx, events, await progress.positions(tx, events), daysAgo(1)));
     };
 
     // The first two are dispatched (on PostgreSQL, where commit order can differ from seq order,

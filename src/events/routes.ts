@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { preValidationHookHandler } from 'fastify';
+import { principalOf } from '../http/auth.js';
+import { problems } from '../http/openapi.js';
+import { serializedListEnvelope } from '../http/pagination.js';
+import { errors } from '../errors.js';
+import type { EventFeed } from './feed.js';
+import { EventList, EventListQuery } from './schemas.js';
+
+/**
+ * `after` and `wait` must be plain decimal integers, as `limit` and `offset` must (installStrictPaging):
+ * the query-string coercion would otherwise read `0x10` or `1e1` as numbers.
+ */
+const refuseLooseIntegers: preValidationHookHandler = (request, _reply, done) => {
+  const query = request.query as Record<string, unknown>;
+  for (const name of ['after', 'wait'] as const) {
+    const value = query[name];
+    if (value !== undefined && (typeof value !== 'string' || !/^\d{1,16}$/.test(value))) {
+      return done(errors.validation([{ field: `querystring.${name}`, message: 'must be a whole number written in decimal digits' }]));
+    }
+  }
+  done();
+};
+
+export function eventRoutes(feed: EventFeed): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    // A long-poll must not hold a shutdown for up to 30 s: it answers what it has.
+    app.addHook('preClose', (done) => {
+      feed.stopWaiting();
+      done();
+    });
+
+    app.get(
+      '/events',
+      {
+        config: { scope: 'events:read' },
+        preValidation: refuseLooseIntegers,
+        schema: {
+          tags: ['Events'],
+          summary: 'List events, oldest first (the event feed)',
+          description:
+            'Every event webhooks deliver, with the same `payload` and id, kept for `WO_EVENT_RETENTION_DAYS` (30 by default). Follow it with `after` (the last `sequence` you processed) and `wait` (long-poll); `total` counts the events matching `type` and `after`.',
+          querystring: EventListQuery,
+          response: { 200: EventList, ...problems(400) },
+        },
+      },
+      async (request, reply) => {
+        const { limit, offset, ...filter } = request.query;
+        const gone = new AbortController();
+        // The client hung up while we waited: stop waiting for it.
+        reply.raw.once('close', () => gone.abort());
+        const { eventsJson, total } = await feed.listAsJson(principalOf(request).orgId, filter, { limit, offset }, gone.signal);
+        // A string sent as JSON skips the response serializer (hence the cast past the schema's type).
+        return reply.type('application/json').send(serializedListEnvelope('events', eventsJson, total, { limit, offset }) as never);
+      },
+    );
+  };
+}
