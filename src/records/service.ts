@@ -193,7 +193,7 @@ export class RecordService {
       return {
         next,
         afterWrite: async () => {
-          await this.recordHistory(tx, next, principal, 'updated', null, null, { changes: changed }, now);
+          await insertHistory(tx, historyRow(next, principal, 'updated', null, null, { changes: changed }, now));
           await this.emit(tx, next.org_id, 'record.updated', { recordId: next.id, changes: changed, record: toWorkOrder(next) }, now);
         },
       };
@@ -239,7 +239,7 @@ export class RecordService {
           // Resolved once the write is certain to stand: it marks attachments as evidence.
           const evidence = action === 'complete' && input.evidence?.length ? await this.resolveEvidence(tx, next.org_id, next.id, input.evidence, now) : [];
           if (evidence.length > 0) data.evidence = evidence;
-          await this.recordHistory(tx, next, principal, action, from, to, data, now);
+          await insertHistory(tx, historyRow(next, principal, action, from, to, data, now));
           if (from !== to) await countMoved(tx, next.org_id, from, to);
           const record = toWorkOrder(next);
           if (action === 'assign') {
@@ -279,19 +279,6 @@ export class RecordService {
     }).catch((error: unknown) => {
       throw translateReferenceError(error);
     });
-  }
-
-  private async recordHistory(
-    tx: Tx,
-    row: RecordsTable,
-    principal: Principal,
-    action: string,
-    from: RecordStatus | null,
-    to: RecordStatus | null,
-    data: Record<string, unknown>,
-    now: string,
-  ): Promise<void> {
-    await insertHistory(tx, historyRow(row, principal, action, from, to, data, now));
   }
 
   private async emit(tx: Tx, orgId: string, type: EventType, payload: Record<string, unknown>, now: string): Promise<void> {

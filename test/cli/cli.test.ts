@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '../helpers/test-app.js';
-import { freePort } from '../helpers/child-service.js';
+import { freePort } from '../helpers/free-port.js';
 
 const run = promisify(execFile);
 const MAIN = path.resolve('src/main.ts');

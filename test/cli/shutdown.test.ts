@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, startChildService, type ChildService } from '../helpers/child-service.js';
+import { startChildService, type ChildService } from '../helpers/child-service.js';
+import { freePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/test-app.js';
 
 const DRAIN_MS = 3000;

@@ -8,7 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { ALL_SCOPES } from '../../src/keys/scopes.js';
 import { POSTGRES_URL, createPostgresDatabase } from '../helpers/databases.js';
-import { freePort, startChildService, type ChildService } from '../helpers/child-service.js';
+import { startChildService, type ChildService } from '../helpers/child-service.js';
+import { freePort } from '../helpers/free-port.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { recordBody, waitFor } from '../helpers/test-app.js';
 

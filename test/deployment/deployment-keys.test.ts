@@ -11,8 +11,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { DeploymentKeysError } from '../../src/deployment/deployment-keys.js';
 import { readPublishedKeys, rotateStatementKey } from '../../src/proofs/keys.js';
-import { TEST_DIALECTS } from '../helpers/databases.js';
-import { createPostgresDatabase } from '../helpers/child-processes.js';
+import { TEST_DIALECTS, createPostgresDatabase } from '../helpers/databases.js';
+
 
 function captureIo(): CliIo & { lines: string[] } {
   const lines: string[] = [];

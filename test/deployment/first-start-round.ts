@@ -6,7 +6,8 @@ import path from 'node:path';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { TestDialect } from '../helpers/databases.js';
-import { emptyDeployment, freePort, serviceRunning, spawnWo, stopWo, type WoProcess } from '../helpers/child-processes.js';
+import { emptyDeployment, serviceRunning, spawnWo, stopWo, type WoProcess } from '../helpers/child-processes.js';
+import { freePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/test-app.js';
 
 /** Every file under `dir`, relative to it. */

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { systemClock } from '../../src/clock.js';
 import { ProofKeys } from '../../src/proofs/keys.js';
 import { TEST_DIALECTS, type TestDialect } from '../helpers/databases.js';
-import { emptyDeployment, freePort, serviceRunning, spawnWo, stopWo, type EmptyDeployment, type WoProcess } from '../helpers/child-processes.js';
+import { emptyDeployment, serviceRunning, spawnWo, stopWo, type EmptyDeployment, type WoProcess } from '../helpers/child-processes.js';
+import { freePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/test-app.js';
 
 /** Runs `wo <args>` to its end: a mismatch must end it at start, whatever the command. */

@@ -1,34 +1,11 @@
 // The service as real child processes (`wo serve`, `wo worker`) on a database of their own, for tests
 // of what only separate processes show: crashes, several API processes, workers apart from the API.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { POSTGRES_URL } from './databases.js';
 import { waitFor } from './test-app.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** A PostgreSQL database of its own: a child process cannot be handed a schema the way tests are. */
-export async function createPostgresDatabase(prefix = 'wo_child'): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_URL!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = new pg.Client({ connectionString: POSTGRES_URL });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
-}
 
 /** Starts `wo <args>` from the sources; with `readyPort`, resolves once its /readyz answers 200. */
 export async function startChildService(args: string[], env: Record<string, string>, readyPort?: string): Promise<ChildProcess> {

@@ -8,11 +8,11 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
-import { TEST_DIALECTS } from '../helpers/databases.js';
+import { TEST_DIALECTS, createPostgresDatabase } from '../helpers/databases.js';
 import { waitFor } from '../helpers/test-app.js';
 import { freePort } from '../helpers/free-port.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { createPostgresDatabase, killHard, startChildService } from '../helpers/child-services.js';
+import { killHard, startChildService } from '../helpers/child-services.js';
 
 const EVENTS = 20;
 
