@@ -133,12 +133,6 @@ export async function updateRecordIfVersion(db: Executor, current: RecordsTable,
   return Number(result.numAffectedRows) === 1;
 }
 
-const insertRecordQuery = preparedQuery((db, row: RecordsTable) => db.insertInto('records').values(row));
-
-export async function insertRecord(db: Executor, row: RecordsTable): Promise<void> {
-  await insertRecordQuery(db, row);
-}
-
 const insertHistoryQuery = preparedQuery((db, row: RecordEventsTable) => db.insertInto('record_events').values(row));
 
 export async function insertHistory(db: Executor, row: RecordEventsTable): Promise<void> {

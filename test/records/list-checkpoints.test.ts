@@ -11,7 +11,8 @@ import type { Executor } from '../../src/db/database.js';
 import { ListCheckpoints } from '../../src/records/list-checkpoints.js';
 import type { RecordStatus } from '../../src/records/schemas.js';
 import { listRecordsAsJson } from '../../src/records/list-repository.js';
-import { countCreated, countMoved, insertRecord } from '../../src/records/repository.js';
+import { countCreated, countMoved } from '../../src/records/repository.js';
+import { RowAppends } from '../../src/db/row-appends.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { workOrderRow } from '../helpers/records.js';
 import { seedCategory, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
@@ -51,7 +52,7 @@ for (const dialect of TEST_DIALECTS) {
       const id = `rec_${String(++serial).padStart(26, '0')}`;
       const row = workOrderRow({ id, orgId: tenant.orgId, categoryId, status, createdAt });
       await testApp.context.database.db.transaction().execute(async (tx) => {
-        await insertRecord(tx, row);
+        await new RowAppends().add('records', row).write(tx);
         await countCreated(tx, tenant.orgId, status);
       });
       return id;
