@@ -3,6 +3,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { withNamedStatements } from './pg-named-statements.js';
+import { ExplicitColumnsPlugin } from './explicit-columns.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { LogThrottle } from '../log-throttle.js';
@@ -89,7 +90,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       ...(options.schema ? { options: `-c search_path=${quoteIdentifier(options.schema)}` } : {}),
     });
     reportLostConnections(pool, options.logger);
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins: [new ExplicitColumnsPlugin()] });
     return { db, dialect: 'postgres', ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
   }
 
