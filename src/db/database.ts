@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { LogThrottle } from '../log-throttle.js';
 import { unavailableCause } from './errors.js';
 import type { Tables } from './tables.js';
+import type { AppendConditions } from './row-appends.js';
 import { UnplannedLimitPlugin } from './unplanned-limit.js';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
@@ -24,7 +25,17 @@ export type Executor = Db | Tx;
  * the transaction produced, so that it commits (or rolls back) with it. The idempotent answer of an
  * HTTP request is the one use (`answerInTransaction` in src/http/idempotent-answers.ts).
  */
-export type InTransaction<T> = (tx: Tx, result: T) => Promise<void>;
+export type InTransaction<T> = ((tx: Tx, result: T) => Promise<void>) & {
+  /**
+   * For a service that writes in one statement instead (RowAppends.writeIf, PostgreSQL): the row that
+   * stores the answer and claims its Idempotency-Key in that statement, and the error to throw when the
+   * statement found the key taken by another request. Absent where the answer must run in a transaction.
+   */
+  readonly claim?: {
+    row(result: T): NonNullable<AppendConditions['claim']>;
+    taken(): Promise<Error>;
+  };
+};
 
 export interface Database {
   readonly db: Db;

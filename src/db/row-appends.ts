@@ -44,7 +44,68 @@ export class RowAppends {
     const text = statements.length ? `WITH ${statements.map((statement, i) => `appended_${i} AS (${statement})`).join(', ')} ${last}` : last;
     await executor.executeQuery(CompiledQuery.raw(text, parameters));
   }
+
+  /**
+   * PostgreSQL only: writes the rows as ONE statement, outside any transaction (a single statement
+   * commits or fails as a whole), and only if `conditions` hold: every row of `existing` is there, and
+   * the `claim` row (an Idempotency-Key's answer) was inserted rather than found taken. A whole idempotent
+   * create is then one round trip, where BEGIN, the reference checks, the rows, the answer and COMMIT
+   * were five. Nothing is written when a condition fails; the outcome says which.
+   */
+  async writeIf(executor: Executor, conditions: AppendConditions): Promise<ConditionalOutcome> {
+    if (isSqlite(executor)) throw new Error('RowAppends.writeIf runs on PostgreSQL only');
+    const parameters: unknown[] = [];
+    const bind = (value: unknown) => `$${parameters.push(value)}`;
+    const ctes: string[] = [];
+    const required = (conditions.existing ?? []).map((reference, i) => {
+      const lookup = `SELECT 1 FROM ${quote(reference.table)} WHERE "id" = ${bind(reference.id)} AND "org_id" = ${bind(reference.orgId)}`;
+      if (!reference.lockForShare) return `EXISTS (${lookup})`;
+      ctes.push(`locked_${i} AS (${lookup} FOR SHARE)`);
+      return `EXISTS (SELECT 1 FROM locked_${i})`;
+    });
+    ctes.push(`gate AS (SELECT 1 AS ok${required.length ? ` WHERE ${required.join(' AND ')}` : ''})`);
+    const insertFrom = (table: string, row: Row, source: string) => {
+      const columns = Object.keys(row);
+      return `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) SELECT ${columns.map((column) => bind(row[column])).join(', ')} FROM ${source}`;
+    };
+    let source = 'gate';
+    if (conditions.claim) {
+      const { table, row, conflictColumns } = conditions.claim;
+      ctes.push(`claimed AS (${insertFrom(table, row, 'gate')} ON CONFLICT (${conflictColumns.map(quote).join(', ')}) DO NOTHING RETURNING 1 AS ok)`);
+      source = 'claimed';
+    }
+    let n = 0;
+    for (const [table, rows] of this.tables) {
+      // Sub-statements run in no given order; a table's rows must take their sequence numbers (events
+      // in the outbox) in the order added, so each of its inserts reads the row of the one before.
+      let previous = source;
+      for (const row of rows) {
+        const name = `appended_${n++}`;
+        ctes.push(`${name} AS (${insertFrom(table, row, previous)}${rows.length > 1 ? ' RETURNING 1 AS ok' : ''})`);
+        previous = name;
+      }
+    }
+    this.tables.clear();
+    const text = `WITH ${ctes.join(', ')} SELECT (SELECT count(*) FROM gate) AS allowed, (SELECT count(*) FROM ${source}) AS written`;
+    const { rows } = await executor.executeQuery<{ allowed: number; written: number }>(CompiledQuery.raw(text, parameters));
+    const [outcome] = rows;
+    if (Number(outcome?.written) > 0) return 'written';
+    return Number(outcome?.allowed) > 0 ? 'claim_taken' : 'missing';
+  }
 }
+
+/** What must hold for RowAppends.writeIf to write its rows. */
+export interface AppendConditions {
+  /**
+   * Rows of an organization that must exist. `lockForShare` keeps one from being deleted until the
+   * statement commits: for references no foreign key protects.
+   */
+  existing?: { table: TableName; id: string; orgId: string; lockForShare?: boolean }[];
+  /** A row that must be inserted, not found already there (by `conflictColumns`), for the rest to be written. */
+  claim?: { table: TableName; row: Row; conflictColumns: string[] };
+}
+
+export type ConditionalOutcome = 'written' | 'missing' | 'claim_taken';
 
 /** One compiled insert per table and column list (see preparedQuery). */
 const preparedInserts = new Map<string, (executor: Executor, row: Row) => Promise<unknown>>();

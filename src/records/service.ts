@@ -1,4 +1,5 @@
-import type { Db, InTransaction, Tx } from '../db/database.js';
+import type { Db, Executor, InTransaction, Tx } from '../db/database.js';
+import { isSqlite } from '../db/dialect.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import { writeOptimistically, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
@@ -6,7 +7,7 @@ import { errors, type FieldError } from '../errors.js';
 import { assertMetadataSize } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { emitEvent, outboxRow } from '../events/outbox.js';
-import { RowAppends } from '../db/row-appends.js';
+import { RowAppends, type AppendConditions } from '../db/row-appends.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';
 import { newId } from '../ids.js';
@@ -96,51 +97,83 @@ export class RecordService {
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
   async create(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
     assertMetadataSize(input.metadata);
+    if (!isSqlite(this.db)) {
+      const created = await this.createInOneStatement(principal, input, within);
+      if (created) return created;
+    }
     return this.db.transaction().execute(async (tx) => {
       const problems = await this.checkReferences(tx, principal.orgId, input);
       if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
-
-      const now = isoNow(this.clock);
-      const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
-      const row: RecordsTable = {
-        id: newId('record'),
-        org_id: principal.orgId,
-        category_id: input.categoryId,
-        status,
-        address: input.address,
-        requester_name: input.requesterName,
-        description: input.description,
-        priority: input.priority ?? 'MEDIUM',
-        due_at: input.dueAt ? canonicalInstant(input.dueAt, 'body.dueAt') : null,
-        assignee: input.assignee ?? null,
-        asset_id: input.assetId ?? null,
-        location_id: input.locationId ?? null,
-        external_ref: input.externalRef ?? null,
-        metadata: JSON.stringify(input.metadata ?? {}),
-        resolution_notes: null,
-        completed_at: null,
-        closed_at: null,
-        cancelled_at: null,
-        created_at: now,
-        updated_at: now,
-        version: 1,
-      };
-      // The work order, its count, its history entry and its events are written as one step (RowAppends).
-      const appends = new RowAppends().add('records', row);
-      await countCreated(tx, principal.orgId, status, appends);
-      appends.add('record_events', historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now));
-      const record = toWorkOrder(row);
-      appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
-      if (input.assignee) {
-        const assigned = { recordId: row.id, assignee: input.assignee, previousAssignee: null, record };
-        appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload: assigned, occurredAt: now }));
-      }
+      const { record, appends } = await this.newRecord(tx, principal, input);
       await appends.write(tx);
       await within?.(tx, record);
       return record;
     }).catch((error: unknown) => {
       throw translateReferenceError(error);
     });
+  }
+
+  /**
+   * PostgreSQL: the create, its references' checks and its idempotent answer as one statement that
+   * commits by itself (RowAppends.writeIf). Undefined when a reference is missing: the transactional
+   * path then names which one.
+   */
+  private async createInOneStatement(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder | undefined> {
+    if (within && !within.claim) return undefined;
+    const { record, appends } = await this.newRecord(this.db, principal, input);
+    const orgId = principal.orgId;
+    // The category's foreign key keeps it from being deleted meanwhile; assets and locations have none.
+    const existing: NonNullable<AppendConditions['existing']> = [{ table: 'categories', id: input.categoryId, orgId }];
+    if (input.assetId) existing.push({ table: 'assets', id: input.assetId, orgId, lockForShare: true });
+    if (input.locationId) existing.push({ table: 'locations', id: input.locationId, orgId, lockForShare: true });
+    const outcome = await appends
+      .writeIf(this.db, { existing, ...(within?.claim ? { claim: within.claim.row(record) } : {}) })
+      .catch((error: unknown) => {
+        throw translateReferenceError(error);
+      });
+    if (outcome === 'written') return record;
+    if (outcome === 'claim_taken') throw await within!.claim!.taken();
+    return undefined;
+  }
+
+  /** A new work order's row and everything written with it: its count, its history entry and its events. */
+  private async newRecord(executor: Executor, principal: Principal, input: CreateRecordInput): Promise<{ record: WorkOrder; appends: RowAppends }> {
+    const now = isoNow(this.clock);
+    const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
+    const row: RecordsTable = {
+      id: newId('record'),
+      org_id: principal.orgId,
+      category_id: input.categoryId,
+      status,
+      address: input.address,
+      requester_name: input.requesterName,
+      description: input.description,
+      priority: input.priority ?? 'MEDIUM',
+      due_at: input.dueAt ? canonicalInstant(input.dueAt, 'body.dueAt') : null,
+      assignee: input.assignee ?? null,
+      asset_id: input.assetId ?? null,
+      location_id: input.locationId ?? null,
+      external_ref: input.externalRef ?? null,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      resolution_notes: null,
+      completed_at: null,
+      closed_at: null,
+      cancelled_at: null,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    };
+    // The work order, its count, its history entry and its events are written as one step (RowAppends).
+    const appends = new RowAppends().add('records', row);
+    await countCreated(executor, principal.orgId, status, appends);
+    appends.add('record_events', historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now));
+    const record = toWorkOrder(row);
+    appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
+    if (input.assignee) {
+      const assigned = { recordId: row.id, assignee: input.assignee, previousAssignee: null, record };
+      appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload: assigned, occurredAt: now }));
+    }
+    return { record, appends };
   }
 
   async get(orgId: string, id: string): Promise<WorkOrder> {
