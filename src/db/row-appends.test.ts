@@ -93,7 +93,7 @@ if (POSTGRES_URL) {
       new RowAppends()
         .add('records' as never, { id, category_id: 'c1', version: 1 } as never)
         .add('outbox_events' as never, { id: `${id}-created` } as never, { id: `${id}-assigned` } as never, { id: `${id}-third` } as never);
-    const claim = (key: string) => ({ table: 'idempotency_keys' as never, row: { org_id: 'o1', key, response_status: 201 }, conflictColumns: ['org_id', 'key'] });
+    const claim = (key: string) => ({ table: 'idempotency_keys' as never, row: { org_id: 'o1', key, response_status: 201 } });
     const count = async (table: string, where: string) =>
       Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.id(table)} WHERE ${sql.raw(where)}`.execute(database.db)).rows[0]!.n);
 

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Insertable } from 'kysely';
 import type { Executor } from './database.js';
 import { isSqlite } from './dialect.js';
+import { isUniqueViolation } from './errors.js';
 import { preparedQuery } from './prepared.js';
 import type { Tables } from './tables.js';
 
@@ -24,6 +25,10 @@ export class RowAppends {
     list.push(...(rows as Row[]));
     this.tables.set(table, list);
     return this;
+  }
+
+  get isEmpty(): boolean {
+    return [...this.tables.values()].every((rows) => rows.length === 0);
   }
 
   async write(executor: Executor): Promise<void> {
@@ -69,9 +74,18 @@ export class RowAppends {
       return `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) SELECT ${columns.map((column) => bind(row[column])).join(', ')} FROM ${source}`;
     };
     let source = 'gate';
+    if (conditions.update) {
+      const { table, id, orgId, version, set } = conditions.update;
+      const assignments = Object.entries(set).map(([column, value]) => `${quote(column)} = ${bind(value)}`);
+      const guarded = required.length ? ' AND EXISTS (SELECT 1 FROM gate)' : '';
+      ctes.push(
+        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${bind(id)} AND "org_id" = ${bind(orgId)} AND "version" = ${bind(version)}${guarded} RETURNING 1 AS ok)`,
+      );
+      source = 'updated';
+    }
     if (conditions.claim) {
-      const { table, row, conflictColumns } = conditions.claim;
-      ctes.push(`claimed AS (${insertFrom(table, row, 'gate')} ON CONFLICT (${conflictColumns.map(quote).join(', ')}) DO NOTHING RETURNING 1 AS ok)`);
+      const { table, row } = conditions.claim;
+      ctes.push(`claimed AS (${insertFrom(table, row, source)} RETURNING 1 AS ok)`);
       source = 'claimed';
     }
     let n = 0;
@@ -86,11 +100,21 @@ export class RowAppends {
       }
     }
     this.tables.clear();
-    const text = `WITH ${ctes.join(', ')} SELECT (SELECT count(*) FROM gate) AS allowed, (SELECT count(*) FROM ${source}) AS written`;
-    const { rows } = await executor.executeQuery<{ allowed: number; written: number }>(CompiledQuery.raw(text, parameters));
+    const updated = conditions.update ? '(SELECT count(*) FROM updated)' : '1';
+    const text = `WITH ${ctes.join(', ')} SELECT (SELECT count(*) FROM gate) AS allowed, ${updated} AS updated, (SELECT count(*) FROM ${source}) AS written`;
+    let rows: { allowed: number; updated: number; written: number }[];
+    try {
+      ({ rows } = await executor.executeQuery<{ allowed: number; updated: number; written: number }>(CompiledQuery.raw(text, parameters)));
+    } catch (error) {
+      // The claim's row was there (or committed by another request while this one waited on it): the
+      // whole statement failed with it, so nothing of it was written.
+      if (conditions.claim && isUniqueViolation(error) && (error as { table?: string }).table === conditions.claim.table) return 'claim_taken';
+      throw error;
+    }
     const [outcome] = rows;
     if (Number(outcome?.written) > 0) return 'written';
-    return Number(outcome?.allowed) > 0 ? 'claim_taken' : 'missing';
+    if (Number(outcome?.allowed) === 0) return 'missing';
+    return Number(outcome?.updated) === 0 ? 'stale' : 'claim_taken';
   }
 }
 
@@ -101,11 +125,19 @@ export interface AppendConditions {
    * statement commits: for references no foreign key protects.
    */
   existing?: { table: TableName; id: string; orgId: string; lockForShare?: boolean }[];
-  /** A row that must be inserted, not found already there (by `conflictColumns`), for the rest to be written. */
-  claim?: { table: TableName; row: Row; conflictColumns: string[] };
+  /**
+   * A versioned row to change, only if it is still at `version` (an optimistic write): nothing is
+   * written when another write changed it meanwhile ('stale').
+   */
+  update?: { table: TableName; id: string; orgId: string; version: number; set: Row };
+  /**
+   * A row that must be inserted (an Idempotency-Key's answer), not found already there, for anything to
+   * be written: the statement fails as a whole on its unique key ('claim_taken').
+   */
+  claim?: { table: TableName; row: Row };
 }
 
-export type ConditionalOutcome = 'written' | 'missing' | 'claim_taken';
+export type ConditionalOutcome = 'written' | 'missing' | 'stale' | 'claim_taken';
 
 /** One compiled insert per table and column list (see preparedQuery). */
 const preparedInserts = new Map<string, (executor: Executor, row: Row) => Promise<unknown>>();

@@ -168,7 +168,7 @@ export class IdempotencyStore {
       created_at: claim.createdAt,
       locked_until: claim.lease,
     };
-    return { table: 'idempotency_keys', row: row as unknown as Record<string, unknown>, conflictColumns: ['org_id', 'key'] };
+    return { table: 'idempotency_keys', row: row as unknown as Record<string, unknown> };
   }
 
   /** What a request answers when the statement that was to claim its key found it taken: the winner's answer. */

@@ -1,7 +1,7 @@
 import type { Db, Executor, InTransaction, Tx } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { isForeignKeyViolation } from '../db/errors.js';
-import { writeOptimistically, type Change } from '../db/optimistic-write.js';
+import { writeOptimistically, writeOptimisticallyInOneStatement, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../errors.js';
 import { assertMetadataSize } from '../metadata.js';
@@ -233,60 +233,46 @@ export class RecordService {
     });
   }
 
-  /** Applies one lifecycle action: state machine, history row and events, in one transaction. */
+  /** Applies one lifecycle action: state machine, history row and events, written together. */
   /** `within` runs as the last step of the transaction that applies the action (see `InTransaction`). */
   async act(principal: Principal, id: string, action: LifecycleAction, input: ActionInput, acceptedVersions?: number[], within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
+    // A completion resolves its evidence and queues its proof in its transaction; the other actions
+    // are one statement on PostgreSQL.
+    if (!isSqlite(this.db) && action !== 'complete' && (!within || within.claim)) {
+      return writeOptimisticallyInOneStatement(this.db, {
+        noun: 'Work order',
+        table: 'records',
+        id,
+        acceptedVersions,
+        read: (db) => findRecord(db, principal.orgId, id),
+        decide: async (current) => {
+          const { next, data } = applyAction(current, action, input, isoNow(this.clock));
+          const appends = actionAppends(principal, current, next, action, data);
+          if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
+          return { next, appends };
+        },
+        present: toWorkOrder,
+        within,
+      });
+    }
     return this.writeWithRetry(principal.orgId, id, acceptedVersions, within, async (tx, current) => {
-      const from = current.status as RecordStatus;
-      const to = nextStatus(from, action);
-      const now = isoNow(this.clock);
-      const next: RecordsTable = { ...current, status: to, updated_at: now, version: current.version + 1 };
-      const data: Record<string, unknown> = {};
-      if (input.reason) data.reason = input.reason;
-
-      switch (action) {
-        case 'assign':
-          next.assignee = input.assignee ?? null;
-          data.assignee = input.assignee;
-          data.previousAssignee = current.assignee;
-          break;
-        case 'complete':
-          next.resolution_notes = input.resolutionNotes ?? null;
-          next.completed_at = now;
-          data.resolutionNotes = input.resolutionNotes;
-          break;
-        case 'reopen':
-          next.completed_at = null;
-          break;
-        case 'close':
-          next.closed_at = now;
-          break;
-        case 'cancel':
-          next.cancelled_at = now;
-          break;
-      }
-
+      const { next, data } = applyAction(current, action, input, isoNow(this.clock));
       return {
         next,
         afterWrite: async () => {
+          const now = next.updated_at;
           // Resolved once the write is certain to stand: it marks attachments as evidence.
           const evidence = action === 'complete' && input.evidence?.length ? await this.resolveEvidence(tx, next.org_id, next.id, input.evidence, now) : [];
           if (evidence.length > 0) data.evidence = evidence;
-          await insertHistory(tx, historyRow(next, principal, action, from, to, data, now));
-          if (from !== to) await countMoved(tx, next.org_id, from, to);
-          const record = toWorkOrder(next);
-          if (action === 'assign') {
-            await this.emit(tx, next.org_id, 'record.assigned', { recordId: next.id, assignee: next.assignee, previousAssignee: current.assignee, record }, now);
-          }
-          if (from !== to) await this.emit(tx, next.org_id, 'record.status_changed', { recordId: next.id, from, to, action }, now);
+          const appends = actionAppends(principal, current, next, action, data);
+          if (current.status !== next.status) await countMoved(tx, next.org_id, current.status, next.status, appends);
+          await appends.write(tx);
           if (action === 'complete') {
-            await this.emit(tx, next.org_id, 'record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record }, now);
             const history = (await listHistory(tx, next.org_id, next.id)).map(toHistoryEntry);
             for (const hook of this.completionHooks) {
-              await hook(tx, { orgId: next.org_id, record, history, evidence, actorKeyId: principal.keyId });
+              await hook(tx, { orgId: next.org_id, record: toWorkOrder(next), history, evidence, actorKeyId: principal.keyId });
             }
           }
-          if (action === 'close') await this.emit(tx, next.org_id, 'record.closed', { recordId: next.id, closedAt: now, record }, now);
         },
       };
     });
@@ -363,3 +349,50 @@ function historyRow(
     created_at: now,
   };
 }
+
+/** What a lifecycle action does to the row, and the data its history entry records. */
+function applyAction(current: RecordsTable, action: LifecycleAction, input: ActionInput, now: string): { next: RecordsTable; data: Record<string, unknown> } {
+  const to = nextStatus(current.status as RecordStatus, action);
+  const next: RecordsTable = { ...current, status: to, updated_at: now, version: current.version + 1 };
+  const data: Record<string, unknown> = {};
+  if (input.reason) data.reason = input.reason;
+  switch (action) {
+    case 'assign':
+      next.assignee = input.assignee ?? null;
+      data.assignee = input.assignee;
+      data.previousAssignee = current.assignee;
+      break;
+    case 'complete':
+      next.resolution_notes = input.resolutionNotes ?? null;
+      next.completed_at = now;
+      data.resolutionNotes = input.resolutionNotes;
+      break;
+    case 'reopen':
+      next.completed_at = null;
+      break;
+    case 'close':
+      next.closed_at = now;
+      break;
+    case 'cancel':
+      next.cancelled_at = now;
+      break;
+  }
+  return { next, data };
+}
+
+/** The rows a lifecycle action appends: its history entry and its events, in the order receivers see them. */
+function actionAppends(principal: Principal, current: RecordsTable, next: RecordsTable, action: LifecycleAction, data: Record<string, unknown>): RowAppends {
+  const from = current.status as RecordStatus;
+  const to = next.status as RecordStatus;
+  const now = next.updated_at;
+  const orgId = next.org_id;
+  const appends = new RowAppends().add('record_events', historyRow(next, principal, action, from, to, data, now));
+  const record = toWorkOrder(next);
+  const event = (type: EventType, payload: Record<string, unknown>) => appends.add('outbox_events', outboxRow({ orgId, type, payload, occurredAt: now }));
+  if (action === 'assign') event('record.assigned', { recordId: next.id, assignee: next.assignee, previousAssignee: current.assignee, record });
+  if (from !== to) event('record.status_changed', { recordId: next.id, from, to, action });
+  if (action === 'complete') event('record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record });
+  if (action === 'close') event('record.closed', { recordId: next.id, closedAt: now, record });
+  return appends;
+}
+
