@@ -21,6 +21,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
         config: { scope: 'assets:write', answersInTransaction: true },
         schema: {
           tags,
+          operationId: 'createAsset',
           summary: 'Create an asset',
           description: 'The tag must be unique within your organization (409 `already_exists`). Send `Idempotency-Key` to retry safely.',
           body: CreateAssetBody,
@@ -37,7 +38,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
       '/assets',
       {
         config: { scope: 'assets:read' },
-        schema: { tags, summary: 'List assets, newest first', querystring: AssetListQuery, response: { 200: AssetList, ...problems(400) } },
+        schema: { tags, operationId: 'listAssets', summary: 'List assets, newest first', querystring: AssetListQuery, response: { 200: AssetList, ...problems(400) } },
       },
       async (request) => {
         const { limit, offset, ...filter } = request.query;
@@ -50,7 +51,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
       '/assets/:id',
       {
         config: { scope: 'assets:read' },
-        schema: { tags, summary: 'Get an asset', params: IdParams, response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getAsset', summary: 'Get an asset', params: IdParams, response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const asset = await assets.get(principalOf(request).orgId, request.params.id);
@@ -66,6 +67,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
         config: { scope: 'records:read' },
         schema: {
           tags,
+          operationId: 'listAssetRecords',
           summary: 'List the work orders raised against an asset, newest first',
           description: 'Same filters and envelope as GET /api/v1/records, restricted to this asset. Requires `records:read`.',
           params: IdParams,
@@ -86,6 +88,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
         config: { scope: 'assets:write' },
         schema: {
           tags,
+          operationId: 'updateAsset',
           summary: 'Edit an asset',
           description: 'Emits `asset.updated` with each changed field’s previous and new value. Send `If-Match` with the ETag you read (412 when it moved on).',
           params: IdParams,
@@ -106,6 +109,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
         config: { scope: 'assets:write' },
         schema: {
           tags,
+          operationId: 'retireAsset',
           summary: 'Retire an asset (status RETIRED)',
           description: 'The usual end of an asset’s life: it keeps its work-order history. Retiring a RETIRED asset changes nothing. Emits `asset.updated`.',
           params: IdParams,
@@ -125,6 +129,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
         config: { scope: 'assets:write' },
         schema: {
           tags,
+          operationId: 'deleteAsset',
           summary: 'Delete an asset no work order refers to',
           description: 'For mistakes. Refused with 409 `resource_in_use` while any work order refers to the asset: retire it instead. Emits `asset.deleted`.',
           params: IdParams,

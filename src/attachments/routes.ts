@@ -49,6 +49,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
         config: { scope: 'records:write', conditional: false, streamedBody: true },
         schema: {
           tags,
+          operationId: 'uploadRecordAttachment',
           summary: 'Attach a file to a work order',
           description:
             `The file is the raw body, its media type the Content-Type (${ALLOWED_MEDIA_TYPES.join(', ')}): the bytes must be of that type (415 otherwise), ` +
@@ -88,7 +89,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       '/records/:id/attachments',
       {
         config: { scope: 'records:read' },
-        schema: { tags, summary: 'A work order’s attachments, oldest first', params: IdParams, querystring: AttachmentListQuery, response: { 200: AttachmentList, ...problems(400, 404) } },
+        schema: { tags, operationId: 'listRecordAttachments', summary: 'A work order’s attachments, oldest first', params: IdParams, querystring: AttachmentListQuery, response: { 200: AttachmentList, ...problems(400, 404) } },
       },
       async (request) => {
         const { limit, offset } = request.query;
@@ -101,7 +102,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       '/records/:id/attachments/:attachmentId',
       {
         config: { scope: 'records:read' },
-        schema: { tags, summary: 'An attachment’s metadata', params: AttachmentParams, response: { 200: AttachmentSchema, ...problems(404) } },
+        schema: { tags, operationId: 'getRecordAttachment', summary: 'An attachment’s metadata', params: AttachmentParams, response: { 200: AttachmentSchema, ...problems(404) } },
       },
       async (request) => attachments.get(principalOf(request).orgId, request.params.id, request.params.attachmentId),
     );
@@ -112,6 +113,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
         config: { scope: 'records:read' },
         schema: {
           tags,
+          operationId: 'downloadRecordAttachment',
           summary: 'Download an attachment',
           description: 'The bytes as uploaded, streamed. `ETag` is their SHA-256: `If-None-Match` answers 304. One `Range` of bytes answers 206 (several are ignored: the whole file is sent); a range past the end 416.',
           params: AttachmentParams,
@@ -159,6 +161,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
         config: { scope: 'records:write', conditional: false },
         schema: {
           tags,
+          operationId: 'deleteRecordAttachment',
           summary: 'Delete an attachment',
           description: 'Deletes the file and its bytes; emits `record.attachment_deleted`. Refused with 409 `resource_in_use` once a completion named it as evidence: the proof states its SHA-256.',
           params: AttachmentParams,

@@ -17,7 +17,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories',
       {
         config: { scope: 'categories:write', answersInTransaction: true },
-        schema: { tags, summary: 'Create a category', body: CreateCategoryBody, response: { 201: { ...CategoryRef, headers: CreatedHeaders }, ...problems(400, 409, 415) } },
+        schema: { tags, operationId: 'createCategory', summary: 'Create a category', body: CreateCategoryBody, response: { 201: { ...CategoryRef, headers: CreatedHeaders }, ...problems(400, 409, 415) } },
       },
       async (request, reply) => {
         const answer = answerCreated<Category>(request, reply, '/api/v1/categories');
@@ -29,7 +29,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories',
       {
         config: { scope: 'categories:read' },
-        schema: { tags, summary: 'List categories, newest first', querystring: CategoryListQuery, response: { 200: CategoryList, ...problems(400) } },
+        schema: { tags, operationId: 'listCategories', summary: 'List categories, newest first', querystring: CategoryListQuery, response: { 200: CategoryList, ...problems(400) } },
       },
       async (request) => {
         const { limit, offset } = request.query;
@@ -42,7 +42,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories/:id',
       {
         config: { scope: 'categories:read' },
-        schema: { tags, summary: 'Get a category', params: IdParams, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getCategory', summary: 'Get a category', params: IdParams, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const category = await categories.get(principalOf(request).orgId, request.params.id);
@@ -55,7 +55,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories/:id',
       {
         config: { scope: 'categories:write' },
-        schema: { tags, summary: 'Rename or describe a category', params: IdParams, body: UpdateCategoryBody, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) } },
+        schema: { tags, operationId: 'updateCategory', summary: 'Rename or describe a category', params: IdParams, body: UpdateCategoryBody, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) } },
       },
       async (request, reply) => {
         const category = await categories.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request));
@@ -70,6 +70,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
         config: { scope: 'categories:write' },
         schema: {
           tags,
+          operationId: 'deleteCategory',
           summary: 'Delete an unused category',
           description: 'Refused with 409 `resource_in_use` while any work order uses the category.',
           params: IdParams,

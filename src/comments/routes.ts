@@ -17,6 +17,7 @@ export function commentRoutes(comments: CommentService): FastifyPluginAsyncTypeb
         config: { scope: 'records:write', conditional: false },
         schema: {
           tags,
+          operationId: 'createRecordComment',
           summary: 'Comment on a work order',
           description:
             'The author is the API key of the request (its id and name). The comment also appears in the work order’s history (`commented`) and emits `record.comment_added`. Comments are not edited or deleted. Send `Idempotency-Key` to retry safely.',
@@ -37,6 +38,7 @@ export function commentRoutes(comments: CommentService): FastifyPluginAsyncTypeb
         config: { scope: 'records:read' },
         schema: {
           tags,
+          operationId: 'listRecordComments',
           summary: 'A work order’s comments, oldest first',
           params: IdParams,
           querystring: CommentListQuery,

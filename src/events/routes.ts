@@ -37,6 +37,7 @@ export function eventRoutes(feed: EventFeed): FastifyPluginAsyncTypebox {
         preValidation: refuseLooseIntegers,
         schema: {
           tags: ['Events'],
+          operationId: 'listEvents',
           summary: 'List events, oldest first (the event feed)',
           description:
             'Every event webhooks deliver, with the same `payload` and id, kept for `WO_EVENT_RETENTION_DAYS` (30 by default). Follow it with `after` (the last `sequence` you processed) and `wait` (long-poll); `total` counts the events matching `type` and `after`.',

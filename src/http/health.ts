@@ -20,7 +20,7 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/healthz',
-      { schema: { tags, summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+      { schema: { tags, operationId: 'getHealth', summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
       async () => ({ status: 'ok' as const }),
     );
 
@@ -32,6 +32,7 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'getReadiness',
           summary: 'Readiness: the database answers, its schema is migrated, and the process is not shutting down',
           response: { 200: Type.Object({ status: Type.Literal('ready'), database: Type.String() }), 503: Type.Ref('Problem') },
         },

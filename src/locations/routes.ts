@@ -19,6 +19,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
         config: { scope: 'locations:write', answersInTransaction: true },
         schema: {
           tags,
+          operationId: 'createLocation',
           summary: 'Create a location',
           description: 'Give `parentId` to place it inside another location. Send `Idempotency-Key` to retry safely.',
           body: CreateLocationBody,
@@ -37,6 +38,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
         config: { scope: 'locations:read' },
         schema: {
           tags,
+          operationId: 'listLocations',
           summary: 'List locations, newest first',
           querystring: LocationListQuery,
           response: { 200: LocationList, ...problems(400) },
@@ -53,7 +55,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
       '/locations/:id',
       {
         config: { scope: 'locations:read' },
-        schema: { tags, summary: 'Get a location', params: IdParams, response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getLocation', summary: 'Get a location', params: IdParams, response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const location = await locations.get(principalOf(request).orgId, request.params.id);
@@ -68,6 +70,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
         config: { scope: 'locations:write' },
         schema: {
           tags,
+          operationId: 'updateLocation',
           summary: 'Edit or move a location',
           description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on).',
           params: IdParams,
@@ -88,6 +91,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
         config: { scope: 'locations:write' },
         schema: {
           tags,
+          operationId: 'deleteLocation',
           summary: 'Delete a location nothing depends on',
           description:
             'Refused with 409 `resource_in_use` while the location has child locations, assets (of any status) or work orders that are not CLOSED or CANCELLED (a COMPLETED one can still be reopened).',

@@ -36,6 +36,7 @@ export function proofRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
         config: { scope: 'proofs:read' },
         schema: {
           tags,
+          operationId: 'getRecordProof',
           summary: 'The latest completion proof of a work order',
           description: 'After a reopen and a new completion this is the newer proof; its statement names the older one in `supersedes`.',
           params: IdParams,
@@ -49,7 +50,7 @@ export function proofRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
       '/proofs/:proofId',
       {
         config: { scope: 'proofs:read' },
-        schema: { tags, summary: 'A completion proof bundle by id', params: ProofIdParams, response: proofResponses },
+        schema: { tags, operationId: 'getProof', summary: 'A completion proof bundle by id', params: ProofIdParams, response: proofResponses },
       },
       async (request, reply) => sendProof(reply, await proofs.byId(principalOf(request).orgId, request.params.proofId)),
     );
@@ -70,6 +71,7 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
       {
         schema: {
           tags,
+          operationId: 'getTransparencyCheckpoint',
           summary: 'A signed checkpoint of the transparency log (C2SP signed note, text/plain)',
           querystring: CheckpointQuery,
           response: { 200: { description: 'The signed note.', content: { 'text/plain': { schema: Type.String() } } }, 400: ProblemRef, 404: ProblemRef },
@@ -87,6 +89,7 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
       {
         schema: {
           tags,
+          operationId: 'getTransparencyVerifierKey',
           summary: 'The log key as a signed-note verifier key: <name>+<hex key id>+<base64(0x01 ‖ public key)>',
           response: { 200: { description: 'The verifier key, one line.', content: { 'text/plain': { schema: Type.String() } } } },
         },
@@ -99,6 +102,7 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
       {
         schema: {
           tags,
+          operationId: 'getInclusionProof',
           summary: 'RFC 9162 inclusion proof of a leaf in a tree size up to the latest checkpoint',
           querystring: InclusionQuery,
           response: { 200: InclusionProofSchema, 400: ProblemRef },
@@ -118,6 +122,7 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
       {
         schema: {
           tags,
+          operationId: 'getConsistencyProof',
           summary: 'RFC 9162 consistency proof between two tree sizes up to the latest checkpoint',
           querystring: ConsistencyQuery,
           response: { 200: ConsistencyProofSchema, 400: ProblemRef },

@@ -93,6 +93,7 @@ export function verifyPageRoutes(proofs: ProofService): FastifyPluginAsyncTypebo
       {
         schema: {
           tags: ['Proofs'],
+          operationId: 'getJwks',
           summary: 'Every statement key ever used and the transparency-log key (public, no authentication)',
           description: 'The only trust input a verifier needs. The log key is marked `"x-wo-role": "transparency-log"` and carries its signed-note verifier key in `x-wo-verifier-key`.',
           response: { 200: JwksSchema },

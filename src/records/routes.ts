@@ -26,15 +26,15 @@ import {
 const RecordRef = Type.Ref('Record');
 const tags = ['Work orders'];
 
-const ACTION_DOCS: Record<LifecycleAction, { summary: string; body: typeof EmptyBody | typeof AssignBody | typeof CompleteBody | typeof ReasonBody }> = {
-  assign: { summary: 'Assign or reassign (OPEN → ASSIGNED; keeps the status when already assigned)', body: AssignBody },
-  start: { summary: 'Start work (ASSIGNED → IN_PROGRESS)', body: EmptyBody },
-  hold: { summary: 'Put on hold (IN_PROGRESS → ON_HOLD)', body: ReasonBody },
-  resume: { summary: 'Resume (ON_HOLD → IN_PROGRESS)', body: EmptyBody },
-  complete: { summary: 'Complete with resolution notes (IN_PROGRESS → COMPLETED); a completion proof follows', body: CompleteBody },
-  close: { summary: 'Close (COMPLETED → CLOSED)', body: EmptyBody },
-  cancel: { summary: 'Cancel (any open state → CANCELLED)', body: ReasonBody },
-  reopen: { summary: 'Reopen (COMPLETED → IN_PROGRESS)', body: ReasonBody },
+const ACTION_DOCS: Record<LifecycleAction, { operationId: string; summary: string; body: typeof EmptyBody | typeof AssignBody | typeof CompleteBody | typeof ReasonBody }> = {
+  assign: { operationId: 'assignRecord', summary: 'Assign or reassign (OPEN → ASSIGNED; keeps the status when already assigned)', body: AssignBody },
+  start: { operationId: 'startRecord', summary: 'Start work (ASSIGNED → IN_PROGRESS)', body: EmptyBody },
+  hold: { operationId: 'holdRecord', summary: 'Put on hold (IN_PROGRESS → ON_HOLD)', body: ReasonBody },
+  resume: { operationId: 'resumeRecord', summary: 'Resume (ON_HOLD → IN_PROGRESS)', body: EmptyBody },
+  complete: { operationId: 'completeRecord', summary: 'Complete with resolution notes (IN_PROGRESS → COMPLETED); a completion proof follows', body: CompleteBody },
+  close: { operationId: 'closeRecord', summary: 'Close (COMPLETED → CLOSED)', body: EmptyBody },
+  cancel: { operationId: 'cancelRecord', summary: 'Cancel (any open state → CANCELLED)', body: ReasonBody },
+  reopen: { operationId: 'reopenRecord', summary: 'Reopen (COMPLETED → IN_PROGRESS)', body: ReasonBody },
 };
 
 export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox {
@@ -45,6 +45,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         config: { scope: 'records:write', answersInTransaction: true },
         schema: {
           tags,
+          operationId: 'createRecord',
           summary: 'Create a work order',
           description: 'Starts OPEN, or ASSIGNED when an assignee is given. Send `Idempotency-Key` to retry safely.',
           body: CreateRecordBody,
@@ -63,6 +64,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         config: { scope: 'records:read' },
         schema: {
           tags,
+          operationId: 'listRecords',
           summary: 'List work orders, newest first',
           querystring: RecordListQuery,
           response: { 200: RecordList, ...problems(400) },
@@ -82,7 +84,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
       '/records/:id',
       {
         config: { scope: 'records:read' },
-        schema: { tags, summary: 'Get a work order', params: IdParams, response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getRecord', summary: 'Get a work order', params: IdParams, response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const record = await records.get(principalOf(request).orgId, request.params.id);
@@ -97,6 +99,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         config: { scope: 'records:write' },
         schema: {
           tags,
+          operationId: 'updateRecord',
           summary: 'Edit a work order',
           description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on).',
           params: IdParams,
@@ -117,6 +120,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         config: { scope: 'records:read' },
         schema: {
           tags,
+          operationId: 'listRecordEvents',
           summary: 'The history of a work order, oldest first',
           description: 'Every action applied to the work order, one entry each, paged like every list.',
           params: IdParams,
@@ -139,6 +143,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           config: { scope: 'records:write', answersInTransaction: true },
           schema: {
             tags,
+            operationId: docs.operationId,
             summary: docs.summary,
             params: IdParams,
             body: docs.body,

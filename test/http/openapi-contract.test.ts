@@ -7,10 +7,75 @@ import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver
 import { sampleFiles } from '../helpers/files.js';
 
 interface Operation {
+  operationId?: string;
   parameters?: { in: string; name: string }[];
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
 }
 type Document = { paths: Record<string, Record<string, Operation>> };
+
+/**
+ * The operationIds clients are generated with (the SDK names its methods after them): renaming one
+ * breaks every integrator, so the whole table is pinned here.
+ */
+const OPERATION_IDS: Record<string, string> = {
+  'GET /healthz': 'getHealth',
+  'GET /readyz': 'getReadiness',
+  'GET /.well-known/jwks.json': 'getJwks',
+  'POST /api/v1/categories': 'createCategory',
+  'GET /api/v1/categories': 'listCategories',
+  'GET /api/v1/categories/{id}': 'getCategory',
+  'PATCH /api/v1/categories/{id}': 'updateCategory',
+  'DELETE /api/v1/categories/{id}': 'deleteCategory',
+  'POST /api/v1/records': 'createRecord',
+  'GET /api/v1/records': 'listRecords',
+  'GET /api/v1/records/{id}': 'getRecord',
+  'PATCH /api/v1/records/{id}': 'updateRecord',
+  'GET /api/v1/records/{id}/events': 'listRecordEvents',
+  'POST /api/v1/records/{id}/assign': 'assignRecord',
+  'POST /api/v1/records/{id}/start': 'startRecord',
+  'POST /api/v1/records/{id}/hold': 'holdRecord',
+  'POST /api/v1/records/{id}/resume': 'resumeRecord',
+  'POST /api/v1/records/{id}/complete': 'completeRecord',
+  'POST /api/v1/records/{id}/close': 'closeRecord',
+  'POST /api/v1/records/{id}/cancel': 'cancelRecord',
+  'POST /api/v1/records/{id}/reopen': 'reopenRecord',
+  'POST /api/v1/records/{id}/comments': 'createRecordComment',
+  'GET /api/v1/records/{id}/comments': 'listRecordComments',
+  'POST /api/v1/records/{id}/attachments': 'uploadRecordAttachment',
+  'GET /api/v1/records/{id}/attachments': 'listRecordAttachments',
+  'GET /api/v1/records/{id}/attachments/{attachmentId}': 'getRecordAttachment',
+  'DELETE /api/v1/records/{id}/attachments/{attachmentId}': 'deleteRecordAttachment',
+  'GET /api/v1/records/{id}/attachments/{attachmentId}/content': 'downloadRecordAttachment',
+  'POST /api/v1/locations': 'createLocation',
+  'GET /api/v1/locations': 'listLocations',
+  'GET /api/v1/locations/{id}': 'getLocation',
+  'PATCH /api/v1/locations/{id}': 'updateLocation',
+  'DELETE /api/v1/locations/{id}': 'deleteLocation',
+  'POST /api/v1/assets': 'createAsset',
+  'GET /api/v1/assets': 'listAssets',
+  'GET /api/v1/assets/{id}': 'getAsset',
+  'PATCH /api/v1/assets/{id}': 'updateAsset',
+  'DELETE /api/v1/assets/{id}': 'deleteAsset',
+  'GET /api/v1/assets/{id}/records': 'listAssetRecords',
+  'POST /api/v1/assets/{id}/retire': 'retireAsset',
+  'GET /api/v1/records/{id}/proof': 'getRecordProof',
+  'GET /api/v1/proofs/{proofId}': 'getProof',
+  'GET /api/v1/transparency/checkpoint': 'getTransparencyCheckpoint',
+  'GET /api/v1/transparency/verifier-key': 'getTransparencyVerifierKey',
+  'GET /api/v1/transparency/inclusion': 'getInclusionProof',
+  'GET /api/v1/transparency/consistency': 'getConsistencyProof',
+  'POST /api/v1/webhooks': 'createWebhook',
+  'GET /api/v1/webhooks': 'listWebhooks',
+  'GET /api/v1/webhooks/{id}': 'getWebhook',
+  'PATCH /api/v1/webhooks/{id}': 'updateWebhook',
+  'DELETE /api/v1/webhooks/{id}': 'deleteWebhook',
+  'POST /api/v1/webhooks/{id}/rotate-secret': 'rotateWebhookSecret',
+  'POST /api/v1/webhooks/{id}/ping': 'pingWebhook',
+  'GET /api/v1/webhooks/{id}/deliveries': 'listWebhookDeliveries',
+  'GET /api/v1/webhooks/{id}/deliveries/{deliveryId}': 'getWebhookDelivery',
+  'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver': 'redeliverWebhookDelivery',
+  'GET /api/v1/events': 'listEvents',
+};
 
 /** Response headers a client acts on: each must be documented where the service sends it. */
 const CONTRACT_HEADERS = ['etag', 'location', 'x-idempotent-replay', 'retry-after', 'ratelimit', 'ratelimit-policy'];
@@ -198,6 +263,15 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       }
     }
     assert.deepEqual([...new Set(problems)], []);
+  });
+
+  it('every operation has its stable camelCase operationId', () => {
+    const operationIds = Object.fromEntries(
+      Object.entries(document.paths).flatMap(([template, item]) =>
+        Object.entries(item).map(([method, operation]) => [`${method.toUpperCase()} ${template}`, operation.operationId]),
+      ),
+    );
+    assert.deepEqual(operationIds, OPERATION_IDS);
   });
 
   it('every operation that documents If-Match refuses a stale one with 412', async () => {
