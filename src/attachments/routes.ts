@@ -10,7 +10,7 @@ import { attachmentDisposition } from '../http/content-disposition.js';
 import { claimAfterStreamedBody } from '../http/idempotency-hooks.js';
 import { answerInTransaction } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
-import { problems } from '../http/openapi.js';
+import { problems, componentRef } from '../http/openapi.js';
 import { ALLOWED_MEDIA_TYPES } from './media-type.js';
 import type { AttachmentService, Upload } from './service.js';
 import { AttachmentList, AttachmentListQuery, AttachmentParams, AttachmentSchema, UploadBody, UploadQuery, type Attachment } from './schemas.js';
@@ -49,6 +49,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
         config: { scope: 'records:write', conditional: false, streamedBody: true },
         schema: {
           tags,
+          operationId: 'uploadRecordAttachment',
           summary: 'Attach a file to a work order',
           description:
             `The file is the raw body, its media type the Content-Type (${ALLOWED_MEDIA_TYPES.join(', ')}): the bytes must be of that type (415 otherwise), ` +
@@ -58,7 +59,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
           querystring: UploadQuery,
           body: UploadBody,
           response: {
-            201: { ...AttachmentSchema, headers: { location: Type.String({ description: 'Path of the attachment’s metadata.' }) } },
+            201: { ...componentRef(AttachmentSchema), headers: { location: Type.String({ description: 'Path of the attachment’s metadata.' }) } },
             ...problems(400, 404, 409, 413, 415, 422),
           },
         },
@@ -88,7 +89,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       '/records/:id/attachments',
       {
         config: { scope: 'records:read' },
-        schema: { tags, summary: 'A work order’s attachments, oldest first', params: IdParams, querystring: AttachmentListQuery, response: { 200: AttachmentList, ...problems(400, 404) } },
+        schema: { tags, operationId: 'listRecordAttachments', summary: 'A work order’s attachments, oldest first', description: 'Metadata only; the bytes come from the `content` operation. Paged with `limit` and `offset`.', params: IdParams, querystring: AttachmentListQuery, response: { 200: componentRef(AttachmentList), ...problems(400, 404) } },
       },
       async (request) => {
         const { limit, offset } = request.query;
@@ -101,7 +102,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       '/records/:id/attachments/:attachmentId',
       {
         config: { scope: 'records:read' },
-        schema: { tags, summary: 'An attachment’s metadata', params: AttachmentParams, response: { 200: AttachmentSchema, ...problems(404) } },
+        schema: { tags, operationId: 'getRecordAttachment', summary: 'An attachment’s metadata', description: 'Filename, media type, size and SHA-256 of one file.', params: AttachmentParams, response: { 200: componentRef(AttachmentSchema), ...problems(404) } },
       },
       async (request) => attachments.get(principalOf(request).orgId, request.params.id, request.params.attachmentId),
     );
@@ -112,6 +113,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
         config: { scope: 'records:read' },
         schema: {
           tags,
+          operationId: 'downloadRecordAttachment',
           summary: 'Download an attachment',
           description: 'The bytes as uploaded, streamed. `ETag` is their SHA-256: `If-None-Match` answers 304. One `Range` of bytes answers 206 (several are ignored: the whole file is sent); a range past the end 416.',
           params: AttachmentParams,
@@ -159,6 +161,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
         config: { scope: 'records:write', conditional: false },
         schema: {
           tags,
+          operationId: 'deleteRecordAttachment',
           summary: 'Delete an attachment',
           description: 'Deletes the file and its bytes; emits `record.attachment_deleted`. Refused with 409 `resource_in_use` once a completion named it as evidence: the proof states its SHA-256.',
           params: AttachmentParams,
