@@ -30,6 +30,7 @@ import { resolveCompletionEvidence } from './attachments/evidence.js';
 import { EventFeed } from './events/feed.js';
 import { InProcessFeedSignal, type FeedSignal } from './events/feed-signal.js';
 import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
+import { AuthenticatedKeys } from './keys/authenticated-keys.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -168,7 +169,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
   const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence);
   const attachments = new AttachmentService(db, clock, config.attachments.maxBytes);
-  const apiKeys = new ApiKeyService(db, clock);
+  const authenticatedKeys =
+    database.dialect === 'postgres' ? new AuthenticatedKeys({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger }) : undefined;
+  const apiKeys = new ApiKeyService(db, clock, authenticatedKeys);
   const admin = new AdminService(db, clock, apiKeys);
 
   const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
@@ -231,6 +234,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));
       await feedSignal.close();
+      await authenticatedKeys?.close();
       await statementSigner.stop();
       await rateLimiter?.close();
       await database.close();

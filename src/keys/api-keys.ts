@@ -6,6 +6,8 @@ import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import { ALL_SCOPES, isScope, type Scope } from './scopes.js';
 import { digestsEqual, generateApiKey, hashApiKey, isWellFormedApiKey, visiblePrefix } from './api-key-secret.js';
+import { announceRevocation, type AuthenticatedKeys } from './authenticated-keys.js';
+import { isSqlite } from '../db/dialect.js';
 
 export interface ApiKey {
   id: string;
@@ -44,6 +46,8 @@ export class ApiKeyService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** PostgreSQL API processes: keys remembered between requests (see AuthenticatedKeys). */
+    private readonly remembered?: AuthenticatedKeys,
   ) {}
 
   /** Creates a key and returns its value; the value is never retrievable again. */
@@ -95,7 +99,12 @@ export class ApiKeyService {
   async revoke(id: string, orgId?: string): Promise<ApiKey> {
     const existing = await this.get(id, orgId);
     if (!existing.revokedAt) {
-      await this.db.updateTable('api_keys').set({ revoked_at: isoNow(this.clock) }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+      await this.db.transaction().execute(async (tx) => {
+        await tx.updateTable('api_keys').set({ revoked_at: isoNow(this.clock) }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+        // Every API process that remembers keys forgets them when this commits (this one included).
+        if (!isSqlite(tx)) await announceRevocation(tx, id);
+      });
+      this.remembered?.forgetAll();
     }
     return this.get(id, orgId);
   }
@@ -125,13 +134,20 @@ export class ApiKeyService {
     const invalid = () => errors.unauthenticated('The API key is missing, malformed, unknown, expired or revoked.');
     if (!isWellFormedApiKey(presented)) throw invalid();
     const hash = hashApiKey(presented);
-    const [row] = (await findKeyByHashQuery(this.db, { hash })).rows;
-    if (!row || !digestsEqual(row.key_hash, hash)) throw invalid();
     const now = this.clock.now();
+    let row = this.remembered?.recall(hash, now.getTime());
+    if (!row) {
+      const generation = this.remembered?.generation ?? 0;
+      [row] = (await findKeyByHashQuery(this.db, { hash })).rows;
+      if (!row || !digestsEqual(row.key_hash, hash)) throw invalid();
+      if (!row.revoked_at) this.remembered?.remember(hash, row, now.getTime(), generation);
+    }
     if (row.revoked_at || (row.expires_at && row.expires_at <= now.toISOString())) throw invalid();
 
     if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       this.usedSinceLastWrite.set(row.id, now.toISOString());
+      // A remembered row is this process's own copy: noting the use there keeps it from being noted again each request.
+      row.last_used_at = now.toISOString();
     }
     return { keyId: row.id, orgId: row.org_id, scopes: new Set(row.scopes.split(' ').filter(isScope)) };
   }
