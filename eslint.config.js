@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/', 'bench/results/', 'coverage/', 'src/admin/public/'] },
+  { ignores: ['dist/', 'sdk/dist/', 'sdk/src/generated/', 'data/', 'node_modules/', 'bench/results/', 'coverage/', 'src/admin/public/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
+import { sdkSnapshotStaleness } from './sdk-snapshot.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-openapi-'));
 const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
@@ -24,8 +25,17 @@ try {
   } else {
     console.log(`OpenAPI ${document.openapi} document is valid: ${Object.keys(document.paths).length} paths, ${Object.keys(document.webhooks ?? {}).length} webhooks`);
   }
+  checkSdkSnapshot(document);
 } finally {
   await app.close();
   await context.close();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** The SDK is generated from a checked-in copy of the document: it must be the served one. */
+function checkSdkSnapshot(document: unknown): void {
+  const staleness = sdkSnapshotStaleness(document);
+  if (staleness === undefined) return;
+  console.error(`${staleness}: run \`npm run openapi:write\` and commit it`);
+  process.exitCode = 1;
 }
