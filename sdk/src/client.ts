@@ -76,7 +76,7 @@ export function createClient(options: ClientOptions): WorkOrderClient {
     } as never);
     if (!response.ok) throw errorFromResponse(response, error);
     return {
-      data: (await readBody(response)) as OperationResult<Id>,
+      data: (await readBody(response, operation.responseMediaTypes)) as OperationResult<Id>,
       status: response.status,
       etag: response.headers.get('etag') ?? undefined,
       replayed: response.headers.get('x-idempotent-replay') === 'true',
@@ -118,14 +118,13 @@ export function createClient(options: ClientOptions): WorkOrderClient {
   return typed;
 }
 
-/** JSON media types are parsed, text is read as a string, anything else (a download) as bytes. */
-async function readBody(response: Response): Promise<unknown> {
+/** JSON is parsed; the answer of an operation documented as text only is a string; anything else (a download) is bytes. */
+async function readBody(response: Response, documented: readonly string[]): Promise<unknown> {
   if (response.status === 204 || response.body === null) return undefined;
-  const mediaType = response.headers.get('content-type') ?? '';
-  if (/json/.test(mediaType)) {
+  if (/json/.test(response.headers.get('content-type') ?? '')) {
     const text = await response.text();
     return text === '' ? undefined : JSON.parse(text);
   }
-  if (mediaType.startsWith('text/')) return response.text();
+  if (documented.length > 0 && documented.every((mediaType) => mediaType.startsWith('text/'))) return response.text();
   return new Uint8Array(await response.arrayBuffer());
 }

@@ -71,10 +71,10 @@ type SuccessResponses<Id extends OperationId> = {
   [S in keyof Operation<Id>['responses']]: S extends SuccessStatus ? Operation<Id>['responses'][S] : never;
 }[keyof Operation<Id>['responses']];
 
-/** JSON media types are parsed, text is a string, anything else (downloads) is bytes. */
-type ContentValue<C> = {
-  [M in keyof C]: M extends `${string}json${string}` ? C[M] : M extends `text/${string}` ? string : Uint8Array;
-}[keyof C];
+/** JSON is parsed; an operation that answers only text answers a string; anything else (a download) is bytes. */
+type ContentValue<C> = keyof C extends `text/${string}`
+  ? string
+  : { [M in keyof C]: M extends `${string}json${string}` ? C[M] : Uint8Array }[keyof C];
 
 /** What an operation's method resolves to: the body of its success answer (undefined for 204). */
 export type OperationResult<Id extends OperationId> =
