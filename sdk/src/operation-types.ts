@@ -21,8 +21,10 @@ type Part<Key extends string, Value> = [Exclude<Value, undefined>] extends [neve
 type QueryOf<Id extends OperationId> = Parameters<Id> extends { query?: infer Q }
   ? [Exclude<Q, undefined>] extends [never]
     ? undefined
-    : Omit<Exclude<Q, undefined>, 'limit' | 'offset'> & Partial<Pick<Exclude<Q, undefined>, Extract<keyof Exclude<Q, undefined>, 'limit' | 'offset'>>>
+    : Simplify<Omit<Exclude<Q, undefined>, 'limit' | 'offset'> & Partial<Pick<Exclude<Q, undefined>, Extract<keyof Exclude<Q, undefined>, 'limit' | 'offset'>>>>
   : undefined;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type QueryPart<Id extends OperationId> = [QueryOf<Id>] extends [undefined]
   ? unknown
   : RequiredKeys<NonNullable<QueryOf<Id>>> extends never

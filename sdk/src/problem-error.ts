@@ -10,20 +10,20 @@ export type Problem<Code extends ProblemCode = ProblemCode> = {
 type NamedKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 
 /**
- * A 4xx or 5xx answer of the API. Program against `code` (typed: a misspelt code does not compile),
- * never against `detail`:
+ * A 4xx or 5xx answer of the API. Program against `code` (the closed set of the document's codes,
+ * so a misspelt code does not compile), never against `detail`:
  *
  *   catch (error) { if (error instanceof ProblemError && error.code === 'invalid_transition') … }
  */
-export class ProblemError<Code extends ProblemCode = ProblemCode> extends Error {
+export class ProblemError extends Error {
   override readonly name = 'ProblemError';
-  readonly code: Code;
+  readonly code: ProblemCode;
   readonly status: number;
   /** The service's id of the request (`X-Request-Id`): quote it when reporting a problem. */
   readonly requestId: string | undefined;
 
   constructor(
-    readonly problem: Problem<Code>,
+    readonly problem: Problem,
     readonly response: Response,
   ) {
     super(`${problem.status} ${problem.code}: ${problem.detail ?? problem.title}`);
@@ -45,7 +45,7 @@ export class UnexpectedResponseError extends Error {
 }
 
 /** True when `error` is a ProblemError with one of `codes` (any code when none are given); narrows the type. */
-export function isProblem<Code extends ProblemCode>(error: unknown, ...codes: Code[]): error is ProblemError<Code> {
+export function isProblem<Code extends ProblemCode>(error: unknown, ...codes: Code[]): error is ProblemError & { code: Code; problem: Problem<Code> } {
   return error instanceof ProblemError && (codes.length === 0 || codes.includes(error.code as Code));
 }
 
