@@ -19,24 +19,27 @@ import { installIdempotency } from './http/idempotency-hooks.js';
 import { intervalLoop } from './background-loop.js';
 import { installInputGuard, installValidation } from './http/validation.js';
 import { openApiOptions } from './http/openapi-document.js';
-import { healthRoutes, installShutdownGuard } from './http/health.js';
-import { RecordEventSchema, RecordSchema } from './records/schemas.js';
-import { CategorySchema } from './categories/schemas.js';
+import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
+import { recordComponents } from './records/schemas.js';
+import { categoryComponents } from './categories/schemas.js';
 import { recordRoutes } from './records/routes.js';
 import { categoryRoutes } from './categories/routes.js';
-import { AssetSchema } from './assets/schemas.js';
-import { LocationSchema } from './locations/schemas.js';
+import { assetComponents } from './assets/schemas.js';
+import { locationComponents } from './locations/schemas.js';
 import { assetRoutes } from './assets/routes.js';
 import { locationRoutes } from './locations/routes.js';
 import { ADMIN_PREFIX, adminRoutes } from './admin/routes.js';
 import { proofRoutes, transparencyRoutes } from './proofs/routes.js';
 import { verifyPageRoutes } from './proofs/verify-page.js';
-import { PendingProofSchema, ProofBundleSchema } from './proofs/schemas.js';
+import { proofComponents } from './proofs/schemas.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { commentRoutes } from './comments/routes.js';
 import { attachmentRoutes } from './attachments/routes.js';
 import { eventRoutes } from './events/routes.js';
-import { DeliverySchema, WebhookSchema, WebhookWithSecretSchema } from './webhooks/schemas.js';
+import { webhookComponents } from './webhooks/schemas.js';
+import { commentComponents } from './comments/schemas.js';
+import { attachmentComponents } from './attachments/schemas.js';
+import { eventComponents } from './events/schemas.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -108,11 +111,21 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     uiConfig: { url: `${API_PREFIX}/openapi.json` } as never,
   });
 
-  // Named schemas: referenced by routes, and emitted once as OpenAPI components.
-  const namedSchemas = [ProblemSchema, RecordSchema, RecordEventSchema, CategorySchema, AssetSchema, LocationSchema];
-  for (const schema of [...namedSchemas, WebhookSchema, WebhookWithSecretSchema, DeliverySchema, ProofBundleSchema, PendingProofSchema]) {
-    app.addSchema(schema);
-  }
+  // Named schemas: referenced by routes (componentRef), and emitted once as OpenAPI components.
+  const namedSchemas = [
+    [ProblemSchema],
+    healthComponents,
+    categoryComponents,
+    recordComponents,
+    commentComponents,
+    attachmentComponents,
+    locationComponents,
+    assetComponents,
+    proofComponents,
+    webhookComponents,
+    eventComponents,
+  ].flat();
+  for (const schema of namedSchemas) app.addSchema(schema);
 
   // Before authentication: a preflight carries no key, and a 401 must still reach the browser script.
   await installCors(app, context.config.corsOrigins, ADMIN_PREFIX);

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
-import { healthRoutes, installShutdownGuard } from './http/health.js';
+import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
 
 /**
  * The HTTP face of `wo worker` (on WO_WORKER_PORT): /healthz, /readyz and /metrics, with the same
@@ -26,7 +26,7 @@ export async function buildWorkerApp(context: AppContext): Promise<FastifyInstan
   });
   installErrorHandling(app, () => routeMethods);
   installShutdownGuard(app, context.lifecycle);
-  app.addSchema(ProblemSchema);
+  for (const schema of [ProblemSchema, ...healthComponents]) app.addSchema(schema);
   await app.register(healthRoutes(context));
   return app;
 }

@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, componentRef } from '../http/openapi.js';
 import { RecordList, RecordListQuery } from '../records/schemas.js';
 import type { AssetService } from './service.js';
 import { AssetList, AssetListQuery, CreateAssetBody, UpdateAssetBody, type Asset } from './schemas.js';
@@ -24,7 +24,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           operationId: 'createAsset',
           summary: 'Create an asset',
           description: 'The tag must be unique within your organization (409 `already_exists`). Send `Idempotency-Key` to retry safely.',
-          body: CreateAssetBody,
+          body: componentRef(CreateAssetBody),
           response: { 201: { ...AssetRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
       },
@@ -38,7 +38,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
       '/assets',
       {
         config: { scope: 'assets:read' },
-        schema: { tags, operationId: 'listAssets', summary: 'List assets, newest first', querystring: AssetListQuery, response: { 200: AssetList, ...problems(400) } },
+        schema: { tags, operationId: 'listAssets', summary: 'List assets, newest first', description: 'Filter by status and location; `q` searches names and tags. Paged with `limit` and `offset`.', querystring: AssetListQuery, response: { 200: componentRef(AssetList), ...problems(400) } },
       },
       async (request) => {
         const { limit, offset, ...filter } = request.query;
@@ -51,7 +51,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
       '/assets/:id',
       {
         config: { scope: 'assets:read' },
-        schema: { tags, operationId: 'getAsset', summary: 'Get an asset', params: IdParams, response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getAsset', summary: 'Get an asset', description: 'The `ETag` answers the version, for `If-Match` on a later change.', params: IdParams, response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const asset = await assets.get(principalOf(request).orgId, request.params.id);
@@ -72,7 +72,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           description: 'Same filters and envelope as GET /api/v1/records, restricted to this asset. Requires `records:read`.',
           params: IdParams,
           querystring: AssetRecordsQuery,
-          response: { 200: RecordList, ...problems(400, 404) },
+          response: { 200: componentRef(RecordList), ...problems(400, 404) },
         },
       },
       async (request) => {
@@ -92,7 +92,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           summary: 'Edit an asset',
           description: 'Emits `asset.updated` with each changed field’s previous and new value. Send `If-Match` with the ETag you read (412 when it moved on).',
           params: IdParams,
-          body: UpdateAssetBody,
+          body: componentRef(UpdateAssetBody),
           response: { 200: { ...AssetRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 413, 415, 422) },
         },
       },

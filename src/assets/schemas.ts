@@ -54,7 +54,7 @@ export const CreateAssetBody = Type.Object(
     externalRef: Type.Optional(fields.externalRef),
     metadata: Type.Optional(fields.metadata),
   },
-  { additionalProperties: false },
+  { $id: 'CreateAssetRequest', additionalProperties: false, description: 'A new asset.' },
 );
 export type CreateAssetInput = Static<typeof CreateAssetBody>;
 
@@ -70,7 +70,7 @@ export const UpdateAssetBody = Type.Object(
     externalRef: Type.Optional(fields.externalRef),
     metadata: Type.Optional(fields.metadata),
   },
-  { additionalProperties: false, minProperties: 1, description: 'Fields to change; null clears an optional field.' },
+  { $id: 'UpdateAssetRequest', additionalProperties: false, minProperties: 1, description: 'Fields to change; null clears an optional field.' },
 );
 export type UpdateAssetInput = Static<typeof UpdateAssetBody>;
 
@@ -84,4 +84,7 @@ export const AssetListQuery = ListQuery({
 });
 export type AssetListQuery = Static<typeof AssetListQuery>;
 
-export const AssetList = listEnvelope('assets', Type.Ref('Asset'));
+export const AssetList = listEnvelope('assets', Type.Ref('Asset'), { $id: 'AssetList', description: 'A page of assets, newest first.' });
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const assetComponents = [AssetSchema, CreateAssetBody, UpdateAssetBody, AssetList];

@@ -10,7 +10,7 @@ import { attachmentDisposition } from '../http/content-disposition.js';
 import { claimAfterStreamedBody } from '../http/idempotency-hooks.js';
 import { answerInTransaction } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
-import { problems } from '../http/openapi.js';
+import { problems, componentRef } from '../http/openapi.js';
 import { ALLOWED_MEDIA_TYPES } from './media-type.js';
 import type { AttachmentService, Upload } from './service.js';
 import { AttachmentList, AttachmentListQuery, AttachmentParams, AttachmentSchema, UploadBody, UploadQuery, type Attachment } from './schemas.js';
@@ -59,7 +59,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
           querystring: UploadQuery,
           body: UploadBody,
           response: {
-            201: { ...AttachmentSchema, headers: { location: Type.String({ description: 'Path of the attachment’s metadata.' }) } },
+            201: { ...componentRef(AttachmentSchema), headers: { location: Type.String({ description: 'Path of the attachment’s metadata.' }) } },
             ...problems(400, 404, 409, 413, 415, 422),
           },
         },
@@ -89,7 +89,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       '/records/:id/attachments',
       {
         config: { scope: 'records:read' },
-        schema: { tags, operationId: 'listRecordAttachments', summary: 'A work order’s attachments, oldest first', params: IdParams, querystring: AttachmentListQuery, response: { 200: AttachmentList, ...problems(400, 404) } },
+        schema: { tags, operationId: 'listRecordAttachments', summary: 'A work order’s attachments, oldest first', description: 'Metadata only; the bytes come from the `content` operation. Paged with `limit` and `offset`.', params: IdParams, querystring: AttachmentListQuery, response: { 200: componentRef(AttachmentList), ...problems(400, 404) } },
       },
       async (request) => {
         const { limit, offset } = request.query;
@@ -102,7 +102,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       '/records/:id/attachments/:attachmentId',
       {
         config: { scope: 'records:read' },
-        schema: { tags, operationId: 'getRecordAttachment', summary: 'An attachment’s metadata', params: AttachmentParams, response: { 200: AttachmentSchema, ...problems(404) } },
+        schema: { tags, operationId: 'getRecordAttachment', summary: 'An attachment’s metadata', description: 'Filename, media type, size and SHA-256 of one file.', params: AttachmentParams, response: { 200: componentRef(AttachmentSchema), ...problems(404) } },
       },
       async (request) => attachments.get(principalOf(request).orgId, request.params.id, request.params.attachmentId),
     );

@@ -13,11 +13,14 @@ export const AttachmentSchema = Type.Object(
     sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lowercase hex SHA-256 of the bytes; the download’s ETag, and what a completion proof names.' }),
     createdAt: Type.String(),
   },
-  { description: 'A file attached to a work order.' },
+  { $id: 'Attachment', description: 'A file attached to a work order.' },
 );
 export type Attachment = Static<typeof AttachmentSchema>;
 
-export const AttachmentList = listEnvelope('attachments', AttachmentSchema);
+export const AttachmentList = listEnvelope('attachments', Type.Ref('Attachment'), { $id: 'AttachmentList', description: 'A page of a work order’s attachments, oldest first.' });
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const attachmentComponents = [AttachmentSchema, AttachmentList];
 export const AttachmentListQuery = ListQuery({});
 
 export const AttachmentParams = Type.Object({

@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, componentRef } from '../http/openapi.js';
 import type { CategoryService } from './service.js';
 import { CategoryList, CategoryListQuery, CreateCategoryBody, UpdateCategoryBody, type Category } from './schemas.js';
 
@@ -17,7 +17,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories',
       {
         config: { scope: 'categories:write', answersInTransaction: true },
-        schema: { tags, operationId: 'createCategory', summary: 'Create a category', body: CreateCategoryBody, response: { 201: { ...CategoryRef, headers: CreatedHeaders }, ...problems(400, 409, 415) } },
+        schema: { tags, operationId: 'createCategory', summary: 'Create a category', description: 'Names are unique within the organization (409 `already_exists`). Send `Idempotency-Key` to retry safely.', body: componentRef(CreateCategoryBody), response: { 201: { ...CategoryRef, headers: CreatedHeaders }, ...problems(400, 409, 415) } },
       },
       async (request, reply) => {
         const answer = answerCreated<Category>(request, reply, '/api/v1/categories');
@@ -29,7 +29,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories',
       {
         config: { scope: 'categories:read' },
-        schema: { tags, operationId: 'listCategories', summary: 'List categories, newest first', querystring: CategoryListQuery, response: { 200: CategoryList, ...problems(400) } },
+        schema: { tags, operationId: 'listCategories', summary: 'List categories, newest first', description: 'Paged with `limit` and `offset`; `total` counts every category.', querystring: CategoryListQuery, response: { 200: componentRef(CategoryList), ...problems(400) } },
       },
       async (request) => {
         const { limit, offset } = request.query;
@@ -42,7 +42,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories/:id',
       {
         config: { scope: 'categories:read' },
-        schema: { tags, operationId: 'getCategory', summary: 'Get a category', params: IdParams, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getCategory', summary: 'Get a category', description: 'The `ETag` answers the version, for `If-Match` on a later change.', params: IdParams, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const category = await categories.get(principalOf(request).orgId, request.params.id);
@@ -55,7 +55,7 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories/:id',
       {
         config: { scope: 'categories:write' },
-        schema: { tags, operationId: 'updateCategory', summary: 'Rename or describe a category', params: IdParams, body: UpdateCategoryBody, response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) } },
+        schema: { tags, operationId: 'updateCategory', summary: 'Rename or describe a category', description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on). Emits no event.', params: IdParams, body: componentRef(UpdateCategoryBody), response: { 200: { ...CategoryRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) } },
       },
       async (request, reply) => {
         const category = await categories.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request));

@@ -17,14 +17,17 @@ export type Category = Static<typeof CategorySchema>;
 
 export const CreateCategoryBody = Type.Object(
   { name: Text(100), description: Type.Optional(Nullable(Text(1000))) },
-  { additionalProperties: false },
+  { $id: 'CreateCategoryRequest', additionalProperties: false, description: 'A new category.' },
 );
 export const UpdateCategoryBody = Type.Object(
   { name: Type.Optional(Text(100)), description: Type.Optional(Nullable(Text(1000))) },
-  { additionalProperties: false, minProperties: 1 },
+  { $id: 'UpdateCategoryRequest', additionalProperties: false, minProperties: 1, description: 'Fields to change; null clears the description.' },
 );
 export type CreateCategoryInput = Static<typeof CreateCategoryBody>;
 export type UpdateCategoryInput = Static<typeof UpdateCategoryBody>;
 
 export const CategoryListQuery = ListQuery({});
-export const CategoryList = listEnvelope('categories', Type.Ref('Category'));
+export const CategoryList = listEnvelope('categories', Type.Ref('Category'), { $id: 'CategoryList', description: 'A page of categories, newest first.' });
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const categoryComponents = [CategorySchema, CreateCategoryBody, UpdateCategoryBody, CategoryList];

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../http/auth.js';
 import { answerInTransaction } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
-import { problems } from '../http/openapi.js';
+import { problems, componentRef } from '../http/openapi.js';
 import type { CommentService } from './service.js';
 import { CommentList, CommentListQuery, CommentSchema, CreateCommentBody, type Comment } from './schemas.js';
 
@@ -22,8 +22,8 @@ export function commentRoutes(comments: CommentService): FastifyPluginAsyncTypeb
           description:
             'The author is the API key of the request (its id and name). The comment also appears in the work order’s history (`commented`) and emits `record.comment_added`. Comments are not edited or deleted. Send `Idempotency-Key` to retry safely.',
           params: IdParams,
-          body: CreateCommentBody,
-          response: { 201: CommentSchema, ...problems(400, 404, 409, 413, 415, 422) },
+          body: componentRef(CreateCommentBody),
+          response: { 201: componentRef(CommentSchema), ...problems(400, 404, 409, 413, 415, 422) },
         },
       },
       async (request, reply) => {
@@ -40,9 +40,10 @@ export function commentRoutes(comments: CommentService): FastifyPluginAsyncTypeb
           tags,
           operationId: 'listRecordComments',
           summary: 'A work order’s comments, oldest first',
+          description: 'Paged with `limit` and `offset`; 404 when the work order does not exist.',
           params: IdParams,
           querystring: CommentListQuery,
-          response: { 200: CommentList, ...problems(400, 404) },
+          response: { 200: componentRef(CommentList), ...problems(400, 404) },
         },
       },
       async (request) => {

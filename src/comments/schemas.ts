@@ -13,12 +13,15 @@ export const CommentSchema = Type.Object(
     ),
     createdAt: Type.String(),
   },
-  { description: 'A comment on a work order. Comments are not edited or deleted.' },
+  { $id: 'Comment', description: 'A comment on a work order. Comments are not edited or deleted.' },
 );
 export type Comment = Static<typeof CommentSchema>;
 
-export const CreateCommentBody = Type.Object({ body: Text(5000, 'The comment, plain text.') }, { additionalProperties: false });
+export const CreateCommentBody = Type.Object({ body: Text(5000, 'The comment, plain text.') }, { $id: 'CreateCommentRequest', additionalProperties: false, description: 'A new comment.' });
 export type CreateCommentInput = Static<typeof CreateCommentBody>;
 
-export const CommentList = listEnvelope('comments', CommentSchema);
+export const CommentList = listEnvelope('comments', Type.Ref('Comment'), { $id: 'CommentList', description: 'A page of a work order’s comments, oldest first.' });
 export const CommentListQuery = ListQuery({});
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const commentComponents = [CommentSchema, CreateCommentBody, CommentList];

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { preValidationHookHandler } from 'fastify';
 import { principalOf } from '../http/auth.js';
-import { problems } from '../http/openapi.js';
+import { problems, componentRef } from '../http/openapi.js';
 import { serializedListEnvelope } from '../http/pagination.js';
 import { errors } from '../errors.js';
 import type { EventFeed } from './feed.js';
@@ -42,7 +42,7 @@ export function eventRoutes(feed: EventFeed): FastifyPluginAsyncTypebox {
           description:
             'Every event webhooks deliver, with the same `payload` and id, kept for `WO_EVENT_RETENTION_DAYS` (30 by default). Follow it with `after` (the last `sequence` you processed) and `wait` (long-poll); `total` counts the events matching `type` and `after`.',
           querystring: EventListQuery,
-          response: { 200: EventList, ...problems(400) },
+          response: { 200: componentRef(EventList), ...problems(400) },
         },
       },
       async (request, reply) => {

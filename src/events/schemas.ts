@@ -17,7 +17,7 @@ export const FeedEventSchema = Type.Object(
     occurredAt: Timestamp,
     payload: JsonObject({ description: 'Exactly the webhook payload of this event (the envelope’s `payload`, `sequence` included); shapes in the `webhooks` section.' }),
   },
-  { description: 'One event, as webhooks deliver it.' },
+  { $id: 'Event', description: 'One event, as webhooks deliver it.' },
 );
 
 export const EventListQuery = ListQuery({
@@ -37,4 +37,7 @@ export const EventListQuery = ListQuery({
 });
 export type EventListQuery = Static<typeof EventListQuery>;
 
-export const EventList = listEnvelope('events', FeedEventSchema);
+export const EventList = listEnvelope('events', Type.Ref('Event'), { $id: 'EventList', description: 'A page of the event feed, oldest first.' });
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const eventComponents = [FeedEventSchema, EventList];

@@ -6,6 +6,7 @@ import { AppError, ERROR_CODES, PROBLEM_TYPE_BASE, errors, type ErrorCode, type 
 import { REQUEST_ID_HEADER, newRequestId } from './request-id.js';
 import { DatabaseUnavailableError, databaseUnavailable } from '../db/errors.js';
 import { LogThrottle } from '../log-throttle.js';
+import { StringEnum } from './schema-types.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -13,7 +14,7 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
-    code: Type.String({ description: 'Stable machine-readable code; see docs/errors.md.' }),
+    code: StringEnum(Object.keys(ERROR_CODES) as ErrorCode[], { description: 'Stable machine-readable code; see docs/errors.md.' }),
     instance: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
     allowedActions: Type.Optional(Type.Array(Type.String())),

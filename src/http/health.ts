@@ -6,8 +6,17 @@ import { databaseUnavailable } from '../db/errors.js';
 import { schemaIsCurrent } from '../db/migrate.js';
 import { errors } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
+import { componentRef } from './openapi.js';
 
 const tags = ['Operations'];
+
+const HealthSchema = Type.Object({ status: Type.Literal('ok') }, { $id: 'Health', description: 'The process is alive.' });
+const ReadinessSchema = Type.Object(
+  { status: Type.Literal('ready'), database: Type.String({ description: 'The database dialect: `sqlite` or `postgres`.' }) },
+  { $id: 'Readiness', description: 'The process can serve requests.' },
+);
+/** The health routes' named schemas: registered with each app that serves them. */
+export const healthComponents = [HealthSchema, ReadinessSchema];
 
 /** A client refused by a process on its way out should come back through the load balancer at once. */
 const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 1;
@@ -20,7 +29,15 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/healthz',
-      { schema: { tags, operationId: 'getHealth', summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+      {
+        schema: {
+          tags,
+          operationId: 'getHealth',
+          summary: 'Liveness: the process answers',
+          description: 'For liveness probes: answers 200 as long as the process runs, whatever the database does.',
+          response: { 200: componentRef(HealthSchema) },
+        },
+      },
       async () => ({ status: 'ok' as const }),
     );
 
@@ -34,7 +51,8 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'getReadiness',
           summary: 'Readiness: the database answers, its schema is migrated, and the process is not shutting down',
-          response: { 200: Type.Object({ status: Type.Literal('ready'), database: Type.String() }), 503: Type.Ref('Problem') },
+          description: 'For readiness probes and load balancers: 503 (with `Retry-After`) while the database is out of reach, its schema is not migrated, or the process drains.',
+          response: { 200: componentRef(ReadinessSchema), 503: Type.Ref('Problem') },
         },
       },
       async () => {

@@ -19,6 +19,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
         description:
           'Work orders ("records"), categories, assets and locations; signed webhooks; verifiable completion proofs. ' +
           'Every request is scoped to the organization owning the API key. Errors are RFC 9457 problem+json.',
+        license: API_LICENSE,
       },
       servers: [{ url: config.publicUrl }],
       components: {
@@ -35,7 +36,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
       },
       tags: [
         { name: 'Work orders', description: 'The work-order resource, `record` in paths and events.' },
-        { name: 'Categories' },
+        { name: 'Categories', description: 'Kinds of work (plumbing, electrical…); every work order has one.' },
         { name: 'Assets', description: 'Equipment work orders are raised against; tags are unique per organization.' },
         { name: 'Locations', description: 'Places, nested site → building → floor → room.' },
         { name: 'Proofs', description: 'Verifiable completion proofs and the public transparency log; see docs/proofs.md.' },
@@ -45,17 +46,58 @@ export function openApiOptions(config: Config): SwaggerOptions {
       ],
       webhooks: webhookDocs() as never,
     },
-    // PATCH bodies are also accepted as JSON Merge Patch (RFC 7396, the same document and schema).
     transformObject: (documentObject) => {
-      const document = (documentObject as { openapiObject?: unknown }).openapiObject as { paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> } }>> };
+      const document = (documentObject as { openapiObject?: unknown }).openapiObject as OpenApiDocument;
       for (const item of Object.values(document.paths ?? {})) {
+        // PATCH bodies are also accepted as JSON Merge Patch (RFC 7396, the same document and schema).
         const content = item.patch?.requestBody?.content;
         if (content?.['application/json']) content['application/merge-patch+json'] ??= content['application/json'];
+        for (const operation of Object.values(item)) documentWhatMayBeLeftOut(operation, document);
       }
       return document as never;
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   };
+}
+
+/**
+ * The license under which integrators use this API description. The project publishes no open-source
+ * license, so the document says so plainly; change it here (and in package.json) if that changes.
+ */
+const API_LICENSE = { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' };
+
+interface OpenApiOperation {
+  parameters?: { in: string; required?: boolean; schema?: { default?: unknown } }[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> };
+}
+interface BodySchema {
+  properties?: object;
+  required?: string[];
+  minProperties?: number;
+}
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, BodySchema> };
+}
+
+/**
+ * What a client may leave out is optional in the document, so generated clients do not demand it:
+ * - a query parameter with a default (`limit`, `offset`): the validator fills the default in;
+ * - a body whose fields are all optional (`hold`, `rotate-secret`): a missing body is validated as `{}`
+ *   (installValidation), so `requestBody.required` is false;
+ * - a body that has no fields at all (`start`, `resume`, `close`): no request body is documented.
+ */
+function documentWhatMayBeLeftOut(operation: OpenApiOperation, document: OpenApiDocument): void {
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === 'query' && parameter.schema?.default !== undefined) parameter.required = false;
+  }
+  const schema = operation.requestBody?.content?.['application/json']?.schema;
+  if (!schema) return;
+  const body = schema.$ref ? document.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')] : (schema as BodySchema);
+  // A PATCH body's fields are all optional, but it needs one (`minProperties`).
+  if (!body || (body.required?.length ?? 0) > 0 || (body.minProperties ?? 0) > 0) return;
+  if (Object.keys(body.properties ?? {}).length === 0) delete operation.requestBody;
+  else operation.requestBody!.required = false;
 }
 
 /** One OpenAPI `webhooks` entry per event of the catalogue (and the ping): the signed POST a subscriber receives. */
@@ -100,8 +142,11 @@ function webhookDocs(): Record<string, unknown> {
       event,
       {
         post: {
+          operationId: webhookOperationId(event),
           summary: event,
           description,
+          // Sent by this service to the subscriber, who authenticates it by its signature, not a key.
+          security: [],
           parameters: headers,
           requestBody: {
             required: true,
@@ -127,6 +172,11 @@ function webhookDocs(): Record<string, unknown> {
       },
     ]),
   );
+}
+
+/** `record.proof_delivered` → `recordProofDeliveredWebhook`: unique, stable and camelCase like the operations'. */
+function webhookOperationId(event: string): string {
+  return `${event.replace(/[._]([a-z])/g, (_match, letter: string) => letter.toUpperCase())}Webhook`;
 }
 
 /** Named schemas (with an `$id`) become references to the component @fastify/swagger already emits. */

@@ -1,4 +1,4 @@
-import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import type { RouteOptions } from 'fastify';
 
 declare module 'fastify' {
@@ -14,6 +14,15 @@ import { ERROR_CODES } from '../errors.js';
 import { UNLIMITED_PATHS } from './rate-limits.js';
 
 const ProblemRef = Type.Ref('Problem');
+
+/**
+ * A reference to a named schema (one with an `$id`, registered with `app.addSchema`), typed as that
+ * schema: routes that use it validate and serialize with it, and the document shows one component.
+ */
+export function componentRef<T extends TSchema>(schema: T): TUnsafe<Static<T>> {
+  if (!schema.$id) throw new Error('componentRef needs a schema with an $id');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+}
 
 /** The media type of every error answer (RFC 9457). */
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -62,6 +71,20 @@ const RateLimitHeaders = {
   ratelimit: Type.Optional(Type.String({ description: 'What is left of that budget: `"api-key";r=997;t=4` is r requests, and t seconds until the bucket is full again.' })),
 };
 const RetryAfterHeader = Type.String({ description: 'Seconds until the budget is refilled.' });
+const UnavailableRetryAfterHeader = Type.String({ description: 'Seconds to wait before retrying.' });
+
+const RequestIdHeader = Type.String({
+  description: 'The id of this request (yours when you sent a sane `X-Request-Id`, else a new one); also in every log line of it and in problem bodies as `requestId`.',
+});
+const WwwAuthenticateHeader = Type.String({
+  description: 'The Bearer challenge (RFC 6750): `Bearer realm="wo"`, with `error="insufficient_scope"` and the `scope` needed on a 403.',
+});
+
+/** Any request can be refused before it reaches an operation: what it sends is not HTTP the server accepts. */
+const malformedRequest = {
+  description: 'Problem: `malformed_request` (HTTP/1.1 without Host), `request_timeout`, `headers_too_large`; the request itself is malformed.',
+  content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemRef } },
+};
 
 /**
  * Documents what every operation of a kind shares, from the hooks that implement it, so no route can
@@ -76,9 +99,15 @@ const RetryAfterHeader = Type.String({ description: 'Seconds until the budget is
  * - `application/problem+json` as the media type of every problem response, however declared.
  */
 export function documentStandardContract(route: RouteOptions): void {
-  if (!route.schema) return;
+  if (!route.schema || route.schema.hide) return;
   // Copied, entries included: routes share response objects (`RecordRef`, the proofs' responses).
   const response = { ...(route.schema.response as Record<string, unknown> | undefined) };
+  for (const [status, answer] of Object.entries(response)) {
+    // A bare `Type.Ref('Problem')` documents application/json; the error handler sends problem+json.
+    if (Number(status) >= 400 && answer !== null && typeof answer === 'object' && (answer as { $ref?: string }).$ref === 'Problem') {
+      response[status] = problemResponse(Number(status));
+    }
+  }
   const scope = (route.config as { scope?: string } | undefined)?.scope;
   const authenticated = Boolean(scope);
   if (scope) {
@@ -101,6 +130,7 @@ export function documentStandardContract(route: RouteOptions): void {
     if (methods.includes('POST')) statuses.push(409, 422);
     if (conditional) statuses.push(412);
     for (const status of statuses) response[status] ??= problemResponse(status);
+    for (const status of [401, 403]) response[status] = withHeaders(response[status], { 'www-authenticate': WwwAuthenticateHeader });
     if (methods.includes('POST')) {
       for (const [status, answer] of Object.entries(response)) {
         if (!/^2\d\d$/.test(status) || answer === null || typeof answer !== 'object') continue;
@@ -111,14 +141,20 @@ export function documentStandardContract(route: RouteOptions): void {
   }
   // Public routes too refuse what their query string does not declare (refuseUnknownQuery).
   if (!authenticated && route.schema.querystring) response[400] ??= problemResponse(400);
+  // Explicitly public: no security requirement (tools would otherwise assume a global one).
+  if (!authenticated) route.schema.security = [];
   if (!UNLIMITED_PATHS.has(route.url)) documentRateLimits(response);
-  for (const [status, answer] of Object.entries(response)) {
-    // A bare `Type.Ref('Problem')` documents application/json; the error handler sends problem+json.
-    if (Number(status) >= 400 && answer !== null && typeof answer === 'object' && (answer as { $ref?: string }).$ref === 'Problem') {
-      response[status] = problemResponse(Number(status));
-    }
-  }
-  if (Object.keys(response).length > 0) route.schema.response = response;
+  // The database out of reach or the process draining: any operation, with a hint when to retry.
+  response[503] = withHeaders(response[503] ?? problemResponse(503), { 'retry-after': UnavailableRetryAfterHeader });
+  if (!Object.keys(response).some((status) => status.startsWith('4'))) response['4xx'] = malformedRequest;
+  // The request id goes out with every answer (installRequestIdHeader).
+  for (const [status, answer] of Object.entries(response)) response[status] = withHeaders(answer, { 'x-request-id': RequestIdHeader });
+  route.schema.response = response;
+}
+
+function withHeaders(answer: unknown, headers: Record<string, TSchema>): unknown {
+  if (answer === null || typeof answer !== 'object') return answer;
+  return { ...answer, headers: { ...(answer as { headers?: Record<string, TSchema> }).headers, ...headers } };
 }
 
 /** Every limited answer carries the RateLimit fields, and any limited request can be answered 429. */

@@ -50,8 +50,11 @@ export function installStrictPaging(app: FastifyInstance): void {
   });
 }
 
-/** The list envelope: the page under the collection key, plus total, limit and offset. */
-export function listEnvelope<K extends string, T extends TSchema>(key: K, item: T) {
+/**
+ * The list envelope: the page under the collection key, plus total, limit and offset. Named (`$id`),
+ * so the document has one component per list and generated clients one type.
+ */
+export function listEnvelope<K extends string, T extends TSchema>(key: K, item: T, options: { $id: string; description: string }) {
   return Type.Object(
     {
       [key]: Type.Array(item),
@@ -63,6 +66,7 @@ export function listEnvelope<K extends string, T extends TSchema>(key: K, item: 
       limit: ReturnType<typeof Type.Integer>;
       offset: ReturnType<typeof Type.Integer>;
     },
+    options,
   );
 }
 

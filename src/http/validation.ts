@@ -12,7 +12,17 @@ const common: Options = { allErrors: true, removeAdditional: false, useDefaults:
 export function installValidation(app: FastifyInstance): void {
   const coercing = addFormats.default(new Ajv({ ...common, coerceTypes: 'array' }));
   const strict = addFormats.default(new Ajv({ ...common, coerceTypes: false }));
+  // Bodies refer to named schemas (componentRef): both validators learn every schema added to the
+  // app, at the first compile, when all of them are known.
+  let sharedSchemasAdded = false;
   app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (!sharedSchemasAdded) {
+      for (const shared of Object.values(app.getSchemas())) {
+        coercing.addSchema(shared as object);
+        strict.addSchema(shared as object);
+      }
+      sharedSchemasAdded = true;
+    }
     if (httpPart !== 'body') return coercing.compile(schema);
     const validate = strict.compile(schema);
     // A request without a body is validated as `{}`: actions whose fields are all optional accept it,

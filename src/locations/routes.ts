@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, componentRef } from '../http/openapi.js';
 import type { LocationService } from './service.js';
 import { CreateLocationBody, LocationList, LocationListQuery, UpdateLocationBody, type Location } from './schemas.js';
 
@@ -22,7 +22,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           operationId: 'createLocation',
           summary: 'Create a location',
           description: 'Give `parentId` to place it inside another location. Send `Idempotency-Key` to retry safely.',
-          body: CreateLocationBody,
+          body: componentRef(CreateLocationBody),
           response: { 201: { ...LocationRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
       },
@@ -40,8 +40,9 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           tags,
           operationId: 'listLocations',
           summary: 'List locations, newest first',
+          description: '`parentId` lists the children of one location (`none`: top-level ones); `q` searches names. Paged with `limit` and `offset`.',
           querystring: LocationListQuery,
-          response: { 200: LocationList, ...problems(400) },
+          response: { 200: componentRef(LocationList), ...problems(400) },
         },
       },
       async (request) => {
@@ -55,7 +56,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
       '/locations/:id',
       {
         config: { scope: 'locations:read' },
-        schema: { tags, operationId: 'getLocation', summary: 'Get a location', params: IdParams, response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getLocation', summary: 'Get a location', description: 'The `ETag` answers the version, for `If-Match` on a later change.', params: IdParams, response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const location = await locations.get(principalOf(request).orgId, request.params.id);
@@ -74,7 +75,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           summary: 'Edit or move a location',
           description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on).',
           params: IdParams,
-          body: UpdateLocationBody,
+          body: componentRef(UpdateLocationBody),
           response: { 200: { ...LocationRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 413, 415, 422) },
         },
       },

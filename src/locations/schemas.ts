@@ -40,7 +40,7 @@ export const CreateLocationBody = Type.Object(
     externalRef: Type.Optional(fields.externalRef),
     metadata: Type.Optional(fields.metadata),
   },
-  { additionalProperties: false },
+  { $id: 'CreateLocationRequest', additionalProperties: false, description: 'A new location, top-level or under `parentId`.' },
 );
 export type CreateLocationInput = Static<typeof CreateLocationBody>;
 
@@ -55,6 +55,7 @@ export const UpdateLocationBody = Type.Object(
     metadata: Type.Optional(fields.metadata),
   },
   {
+    $id: 'UpdateLocationRequest',
     additionalProperties: false,
     minProperties: 1,
     description: 'Fields to change; null clears an optional field. Moving a location under itself or one of its descendants is refused (422).',
@@ -76,4 +77,7 @@ export const LocationListQuery = ListQuery({
 });
 export type LocationListQuery = Static<typeof LocationListQuery>;
 
-export const LocationList = listEnvelope('locations', Type.Ref('Location'));
+export const LocationList = listEnvelope('locations', Type.Ref('Location'), { $id: 'LocationList', description: 'A page of locations, newest first.' });
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const locationComponents = [LocationSchema, CreateLocationBody, UpdateLocationBody, LocationList];

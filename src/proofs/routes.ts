@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { errors } from '../errors.js';
 import { IdParams } from '../http/schema-types.js';
-import { problems } from '../http/openapi.js';
+import { problems, componentRef } from '../http/openapi.js';
 import type { ProofAnswer, ProofService } from './service.js';
 import { BUNDLE_MEDIA_TYPE } from './verify.js';
 import { CheckpointQuery, ConsistencyProofSchema, ConsistencyQuery, InclusionProofSchema, InclusionQuery, ProofIdParams } from './schemas.js';
@@ -50,7 +50,7 @@ export function proofRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
       '/proofs/:proofId',
       {
         config: { scope: 'proofs:read' },
-        schema: { tags, operationId: 'getProof', summary: 'A completion proof bundle by id', params: ProofIdParams, response: proofResponses },
+        schema: { tags, operationId: 'getProof', summary: 'A completion proof bundle by id', description: 'The proof id comes from `record.proof_delivered` (`proofId`). 200: the sealed bundle (`status: sealed`); 202: not sealed yet (`status: pending`), retry after `Retry-After`.', params: ProofIdParams, response: proofResponses },
       },
       async (request, reply) => sendProof(reply, await proofs.byId(principalOf(request).orgId, request.params.proofId)),
     );
@@ -73,8 +73,9 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
           tags,
           operationId: 'getTransparencyCheckpoint',
           summary: 'A signed checkpoint of the transparency log (C2SP signed note, text/plain)',
+          description: 'Public. The latest checkpoint, or the one of exactly `treeSize`: what inclusion and consistency proofs are checked against.',
           querystring: CheckpointQuery,
-          response: { 200: { description: 'The signed note.', content: { 'text/plain': { schema: Type.String() } } }, 400: ProblemRef, 404: ProblemRef },
+          response: { 200: { description: 'The signed note.', content: { 'text/plain': { schema: Type.Ref('SignedCheckpoint') } } }, 400: ProblemRef, 404: ProblemRef },
         },
       },
       async (request, reply) => {
@@ -91,7 +92,8 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
           tags,
           operationId: 'getTransparencyVerifierKey',
           summary: 'The log key as a signed-note verifier key: <name>+<hex key id>+<base64(0x01 ‖ public key)>',
-          response: { 200: { description: 'The verifier key, one line.', content: { 'text/plain': { schema: Type.String() } } } },
+          description: 'Public. The same key as the JWKS’s `transparency-log` entry, in the form signed-note tools take.',
+          response: { 200: { description: 'The verifier key, one line.', content: { 'text/plain': { schema: Type.Ref('VerifierKey') } } } },
         },
       },
       async (_request, reply) => reply.type('text/plain; charset=utf-8').send(`${proofs.verifierKey}\n`),
@@ -104,8 +106,9 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
           tags,
           operationId: 'getInclusionProof',
           summary: 'RFC 9162 inclusion proof of a leaf in a tree size up to the latest checkpoint',
+          description: 'Public. Proves that leaf `leafIndex` is in the tree of `treeSize` leaves, whose root a signed checkpoint names.',
           querystring: InclusionQuery,
-          response: { 200: InclusionProofSchema, 400: ProblemRef },
+          response: { 200: componentRef(InclusionProofSchema), 400: ProblemRef },
         },
       },
       async (request) => {
@@ -124,8 +127,9 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
           tags,
           operationId: 'getConsistencyProof',
           summary: 'RFC 9162 consistency proof between two tree sizes up to the latest checkpoint',
+          description: 'Public. Proves that the tree of size `second` extends the tree of size `first` (the log only appends).',
           querystring: ConsistencyQuery,
-          response: { 200: ConsistencyProofSchema, 400: ProblemRef },
+          response: { 200: componentRef(ConsistencyProofSchema), 400: ProblemRef },
         },
       },
       async (request) => {

@@ -5,6 +5,9 @@ const Base64Hash = Type.String({ description: 'SHA-256 hash, standard base64.' }
 
 export const ProofBundleSchema = Type.Object(
   {
+    status: Type.Literal('sealed', {
+      description: 'Tells this 200 answer from the 202 `PendingProof` (`status: pending`). Not covered by any signature and not needed to verify: bundles saved without it verify the same.',
+    }),
     version: Type.Literal(1),
     mediaType: Type.Literal(BUNDLE_MEDIA_TYPE),
     proofId: Type.String({ description: 'Proof id (`prf_…`); the signed statement names it too.' }),
@@ -28,7 +31,7 @@ export const ProofBundleSchema = Type.Object(
 
 export const PendingProofSchema = Type.Object(
   {
-    status: Type.Literal('pending'),
+    status: Type.Literal('pending', { description: 'Tells this 202 answer from the 200 `ProofBundle` (`status: sealed`).' }),
     proofId: Type.String(),
     recordId: Type.String(),
     createdAt: Type.String(),
@@ -61,17 +64,33 @@ export const CheckpointQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const InclusionProofSchema = Type.Object({
-  leafIndex: Type.Integer(),
-  treeSize: Type.Integer(),
-  leafHash: Base64Hash,
-  inclusionProof: Type.Array(Base64Hash),
+export const InclusionProofSchema = Type.Object(
+  {
+    leafIndex: Type.Integer(),
+    treeSize: Type.Integer(),
+    leafHash: Base64Hash,
+    inclusionProof: Type.Array(Base64Hash, { description: 'RFC 9162 audit path of the leaf, bottom-up.' }),
+  },
+  { $id: 'InclusionProof', description: 'RFC 9162 inclusion proof of one leaf in a tree of `treeSize` leaves.' },
+);
+
+export const ConsistencyProofSchema = Type.Object(
+  {
+    first: Type.Integer(),
+    second: Type.Integer(),
+    consistencyProof: Type.Array(Base64Hash),
+  },
+  { $id: 'ConsistencyProof', description: 'RFC 9162 consistency proof: the tree of size `second` extends the tree of size `first`.' },
+);
+
+export const SignedCheckpointSchema = Type.String({
+  $id: 'SignedCheckpoint',
+  description: 'A C2SP tlog-checkpoint (origin, tree size, base64 root hash) in a C2SP signed note, signed by the log key.',
 });
 
-export const ConsistencyProofSchema = Type.Object({
-  first: Type.Integer(),
-  second: Type.Integer(),
-  consistencyProof: Type.Array(Base64Hash),
+export const VerifierKeySchema = Type.String({
+  $id: 'VerifierKey',
+  description: 'The log key as a signed-note verifier key: `<name>+<hex key id>+<base64(0x01 ‖ public key)>`, one line.',
 });
 
 const JwkSchema = Type.Object(
@@ -87,4 +106,10 @@ const JwkSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export const JwksSchema = Type.Object({ keys: Type.Array(JwkSchema) });
+export const JwksSchema = Type.Object(
+  { keys: Type.Array(JwkSchema) },
+  { $id: 'Jwks', description: 'JSON Web Key Set (RFC 7517): every statement key ever used, and the transparency-log key.' },
+);
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const proofComponents = [ProofBundleSchema, PendingProofSchema, InclusionProofSchema, ConsistencyProofSchema, SignedCheckpointSchema, VerifierKeySchema, JwksSchema];

@@ -111,6 +111,7 @@ export class ProofService {
     return {
       status: 'sealed',
       bundle: {
+        status: 'sealed',
         version: BUNDLE_VERSION,
         mediaType: BUNDLE_MEDIA_TYPE,
         proofId: statement.id,

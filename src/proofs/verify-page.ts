@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { componentRef } from '../http/openapi.js';
 import escapeHtml from 'escape-html';
 import type { ProofService } from './service.js';
 import { JwksSchema } from './schemas.js';
@@ -96,7 +97,7 @@ export function verifyPageRoutes(proofs: ProofService): FastifyPluginAsyncTypebo
           operationId: 'getJwks',
           summary: 'Every statement key ever used and the transparency-log key (public, no authentication)',
           description: 'The only trust input a verifier needs. The log key is marked `"x-wo-role": "transparency-log"` and carries its signed-note verifier key in `x-wo-verifier-key`.',
-          response: { 200: JwksSchema },
+          response: { 200: componentRef(JwksSchema) },
         },
       },
       async (_request, reply) => reply.header('cache-control', 'public, max-age=300').send(proofs.jwks()),

@@ -37,6 +37,11 @@ export interface Jwks {
 }
 
 export interface ProofBundle {
+  /**
+   * What the API answers with a sealed bundle, telling it from a pending answer. No signature covers
+   * it and verification ignores it: bundles saved before it existed verify the same.
+   */
+  status?: 'sealed';
   version: number;
   mediaType: string;
   proofId: string;

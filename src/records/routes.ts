@@ -1,24 +1,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { etagFor } from '../db/versioned-rows.js';
 import { answerCreated, answerInTransaction } from '../http/idempotent-answers.js';
 import { serializedListEnvelope } from '../http/pagination.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, componentRef } from '../http/openapi.js';
 import type { ActionInput, RecordService } from './service.js';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './lifecycle.js';
 import {
   AssignBody,
   CompleteBody,
   CreateRecordBody,
+  CancelBody,
   EmptyBody,
-  ReasonBody,
+  HoldBody,
   RecordEventList,
   RecordEventListQuery,
   RecordList,
   RecordListQuery,
+  ReopenBody,
   UpdateRecordBody,
   type WorkOrder,
 } from './schemas.js';
@@ -26,15 +28,31 @@ import {
 const RecordRef = Type.Ref('Record');
 const tags = ['Work orders'];
 
-const ACTION_DOCS: Record<LifecycleAction, { operationId: string; summary: string; body: typeof EmptyBody | typeof AssignBody | typeof CompleteBody | typeof ReasonBody }> = {
-  assign: { operationId: 'assignRecord', summary: 'Assign or reassign (OPEN → ASSIGNED; keeps the status when already assigned)', body: AssignBody },
-  start: { operationId: 'startRecord', summary: 'Start work (ASSIGNED → IN_PROGRESS)', body: EmptyBody },
-  hold: { operationId: 'holdRecord', summary: 'Put on hold (IN_PROGRESS → ON_HOLD)', body: ReasonBody },
-  resume: { operationId: 'resumeRecord', summary: 'Resume (ON_HOLD → IN_PROGRESS)', body: EmptyBody },
-  complete: { operationId: 'completeRecord', summary: 'Complete with resolution notes (IN_PROGRESS → COMPLETED); a completion proof follows', body: CompleteBody },
-  close: { operationId: 'closeRecord', summary: 'Close (COMPLETED → CLOSED)', body: EmptyBody },
-  cancel: { operationId: 'cancelRecord', summary: 'Cancel (any open state → CANCELLED)', body: ReasonBody },
-  reopen: { operationId: 'reopenRecord', summary: 'Reopen (COMPLETED → IN_PROGRESS)', body: ReasonBody },
+/** Actions without input document no request body; those with only optional fields, an optional one. */
+const ACTION_DOCS: Record<LifecycleAction, { operationId: string; summary: string; description: string; body: TSchema }> = {
+  assign: {
+    operationId: 'assignRecord',
+    summary: 'Assign or reassign (OPEN → ASSIGNED; keeps the status when already assigned)',
+    description: 'Emits `record.assigned` (and `record.status_changed` when the status changes). Send `If-Match` to act only on the version you read.',
+    body: componentRef(AssignBody),
+  },
+  start: { operationId: 'startRecord', summary: 'Start work (ASSIGNED → IN_PROGRESS)', description: 'Takes no body. Emits `record.status_changed`.', body: EmptyBody },
+  hold: { operationId: 'holdRecord', summary: 'Put on hold (IN_PROGRESS → ON_HOLD)', description: 'The body (a reason) may be omitted. Emits `record.status_changed`.', body: componentRef(HoldBody) },
+  resume: { operationId: 'resumeRecord', summary: 'Resume (ON_HOLD → IN_PROGRESS)', description: 'Takes no body. Emits `record.status_changed`.', body: EmptyBody },
+  complete: {
+    operationId: 'completeRecord',
+    summary: 'Complete with resolution notes (IN_PROGRESS → COMPLETED); a completion proof follows',
+    description: 'Emits `record.completed`. The notes and evidence enter a signed completion statement; `record.proof_delivered` announces the sealed proof (GET /records/{id}/proof).',
+    body: componentRef(CompleteBody),
+  },
+  close: { operationId: 'closeRecord', summary: 'Close (COMPLETED → CLOSED)', description: 'Takes no body. Emits `record.closed` and `record.status_changed`.', body: EmptyBody },
+  cancel: { operationId: 'cancelRecord', summary: 'Cancel (any open state → CANCELLED)', description: 'The body (a reason) may be omitted. Emits `record.status_changed`.', body: componentRef(CancelBody) },
+  reopen: {
+    operationId: 'reopenRecord',
+    summary: 'Reopen (COMPLETED → IN_PROGRESS)',
+    description: 'The body (a reason) may be omitted. Emits `record.status_changed`; completing again makes a new proof that supersedes the previous one.',
+    body: componentRef(ReopenBody),
+  },
 };
 
 export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox {
@@ -48,7 +66,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           operationId: 'createRecord',
           summary: 'Create a work order',
           description: 'Starts OPEN, or ASSIGNED when an assignee is given. Send `Idempotency-Key` to retry safely.',
-          body: CreateRecordBody,
+          body: componentRef(CreateRecordBody),
           response: { 201: { ...RecordRef, headers: CreatedHeaders }, ...problems(400, 409, 413, 415, 422) },
         },
       },
@@ -66,8 +84,9 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           tags,
           operationId: 'listRecords',
           summary: 'List work orders, newest first',
+          description: 'Filter by status, category, asset, location, assignee and creation or change time; `updatedAfter` with the event feed keeps a mirror in sync. Paged with `limit` and `offset`.',
           querystring: RecordListQuery,
-          response: { 200: RecordList, ...problems(400) },
+          response: { 200: componentRef(RecordList), ...problems(400) },
         },
       },
       async (request, reply) => {
@@ -84,7 +103,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
       '/records/:id',
       {
         config: { scope: 'records:read' },
-        schema: { tags, operationId: 'getRecord', summary: 'Get a work order', params: IdParams, response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getRecord', summary: 'Get a work order', description: 'The `ETag` answers the version, for `If-Match` on a later change or action.', params: IdParams, response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const record = await records.get(principalOf(request).orgId, request.params.id);
@@ -103,7 +122,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           summary: 'Edit a work order',
           description: 'Send `If-Match` with the ETag you read to avoid overwriting someone else’s change (412 when it moved on).',
           params: IdParams,
-          body: UpdateRecordBody,
+          body: componentRef(UpdateRecordBody),
           response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415, 422) },
         },
       },
@@ -125,7 +144,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           description: 'Every action applied to the work order, one entry each, paged like every list.',
           params: IdParams,
           querystring: RecordEventListQuery,
-          response: { 200: RecordEventList, ...problems(400, 404) },
+          response: { 200: componentRef(RecordEventList), ...problems(400, 404) },
         },
       },
       async (request) => {
@@ -145,6 +164,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
             tags,
             operationId: docs.operationId,
             summary: docs.summary,
+            description: docs.description,
             params: IdParams,
             body: docs.body,
             response: { 200: { ...RecordRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415) },

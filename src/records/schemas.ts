@@ -38,7 +38,7 @@ export const CreateRecordBody = Type.Object(
     externalRef: Type.Optional(fields.externalRef),
     metadata: Type.Optional(fields.metadata),
   },
-  { additionalProperties: false },
+  { $id: 'CreateRecordRequest', additionalProperties: false, description: 'A new work order.' },
 );
 export type CreateRecordInput = Static<typeof CreateRecordBody>;
 
@@ -56,6 +56,7 @@ export const UpdateRecordBody = Type.Object(
     metadata: Type.Optional(fields.metadata),
   },
   {
+    $id: 'UpdateRecordRequest',
     additionalProperties: false,
     minProperties: 1,
     description: 'Fields to change. Status and assignee change through the lifecycle actions.',
@@ -103,9 +104,9 @@ export const RecordListQuery = ListQuery({
 });
 export type RecordListQuery = Static<typeof RecordListQuery>;
 
-export const RecordList = listEnvelope('records', Type.Ref('Record'));
+export const RecordList = listEnvelope('records', Type.Ref('Record'), { $id: 'RecordList', description: 'A page of work orders, newest first.' });
 
-export const AssignBody = Type.Object({ assignee: fields.assignee }, { additionalProperties: false });
+export const AssignBody = Type.Object({ assignee: fields.assignee }, { $id: 'AssignRecordRequest', additionalProperties: false, description: 'Who takes the work order.' });
 const EvidenceDigest = Type.Object(
   {
     name: Text(200),
@@ -128,9 +129,16 @@ export const CompleteBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { $id: 'CompleteRecordRequest', additionalProperties: false, description: 'How the work was done; it enters the signed completion statement.' },
 );
-export const ReasonBody = Type.Object({ reason: Type.Optional(Text(1000)) }, { additionalProperties: false });
+/** The optional reason of an action that takes one; the body may be left out altogether. */
+function reasonBody($id: string, description: string) {
+  return Type.Object({ reason: Type.Optional(Text(1000, description)) }, { $id, additionalProperties: false, description: 'The body may be omitted.' });
+}
+export const HoldBody = reasonBody('HoldRecordRequest', 'Why the work waits (parts, access…).');
+export const CancelBody = reasonBody('CancelRecordRequest', 'Why the work order is cancelled.');
+export const ReopenBody = reasonBody('ReopenRecordRequest', 'Why the completed work is reopened.');
+/** Actions without input: no body, or an empty object (nothing else). Never documented as a request body. */
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
 
 export const RecordEventSchema = Type.Object(
@@ -144,9 +152,24 @@ export const RecordEventSchema = Type.Object(
     data: JsonObject(),
     occurredAt: Type.String(),
   },
-  { $id: 'RecordEvent' },
+  { $id: 'RecordEvent', description: 'One entry of a work order’s history: an action applied to it.' },
 );
 export type RecordHistoryEntry = Static<typeof RecordEventSchema>;
 /** A work order's history, oldest first, paged like every list (a long-lived work order reopened many times keeps growing). */
 export const RecordEventListQuery = ListQuery({});
-export const RecordEventList = listEnvelope('events', Type.Ref('RecordEvent'));
+export const RecordEventList = listEnvelope('events', Type.Ref('RecordEvent'), { $id: 'RecordEventList', description: 'A page of a work order’s history, oldest first.' });
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const recordComponents = [
+  RecordSchema,
+  RecordEventSchema,
+  CreateRecordBody,
+  UpdateRecordBody,
+  AssignBody,
+  CompleteBody,
+  HoldBody,
+  CancelBody,
+  ReopenBody,
+  RecordList,
+  RecordEventList,
+];

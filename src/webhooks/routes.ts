@@ -4,7 +4,7 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
-import { CreatedHeaders, ETagHeader, problems } from '../http/openapi.js';
+import { CreatedHeaders, ETagHeader, problems, componentRef } from '../http/openapi.js';
 import type { WebhookService } from './service.js';
 import {
   CreateWebhookBody,
@@ -41,7 +41,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           summary: 'Subscribe to events',
           description:
             'Answers the subscription with its signing `secret`, shown this once. The URL must be absolute http(s) and resolve to public addresses; unknown event names are refused with 422.',
-          body: CreateWebhookBody,
+          body: componentRef(CreateWebhookBody),
           response: { 201: { ...WebhookWithSecretRef, headers: CreatedHeaders }, ...problems(400, 415, 422) },
         },
       },
@@ -56,7 +56,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
       '/webhooks',
       {
         config: { scope },
-        schema: { tags, operationId: 'listWebhooks', summary: 'List subscriptions, newest first (never their secrets)', querystring: WebhookListQuery, response: { 200: WebhookList, ...problems(400) } },
+        schema: { tags, operationId: 'listWebhooks', summary: 'List subscriptions, newest first (never their secrets)', description: 'Paged with `limit` and `offset`. Secrets are never answered again after create and rotate-secret.', querystring: WebhookListQuery, response: { 200: componentRef(WebhookList), ...problems(400) } },
       },
       async (request) => {
         const { limit, offset } = request.query;
@@ -69,7 +69,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
       '/webhooks/:id',
       {
         config: { scope },
-        schema: { tags, operationId: 'getWebhook', summary: 'Get a subscription (never its secret)', params: IdParams, response: { 200: { ...WebhookRef, headers: ETagHeader }, ...problems(404) } },
+        schema: { tags, operationId: 'getWebhook', summary: 'Get a subscription (never its secret)', description: 'The `ETag` answers the version, for `If-Match` on a later change.', params: IdParams, response: { 200: { ...WebhookRef, headers: ETagHeader }, ...problems(404) } },
       },
       async (request, reply) => {
         const webhook = await webhooks.get(principalOf(request).orgId, request.params.id);
@@ -88,7 +88,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           summary: 'Change name, URL, events or active',
           description: 'Send `If-Match` with the ETag you read to avoid overwriting a concurrent change (412 otherwise).',
           params: IdParams,
-          body: UpdateWebhookBody,
+          body: componentRef(UpdateWebhookBody),
           response: { 200: { ...WebhookRef, headers: ETagHeader }, ...problems(400, 404, 409, 412, 415, 422) },
         },
       },
@@ -135,7 +135,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           description:
             'Answers the new secret, shown this once. Deliveries are signed with it at once; during `overlapSeconds` (default 24 h) they also carry `X-Webhook-Signature-Previous`, made with the old secret, so receivers switch without losing deliveries. See docs/webhooks.md.',
           params: IdParams,
-          body: RotateSecretBody,
+          body: componentRef(RotateSecretBody),
           response: { 200: { ...WebhookWithSecretRef, headers: ETagHeader }, ...problems(400, 404, 415) },
         },
       },
@@ -171,9 +171,10 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
           tags,
           operationId: 'listWebhookDeliveries',
           summary: 'The delivery log, newest first, with every attempt',
+          description: 'Filter by `status` (`pending`, `delivering`, `succeeded`, `failed`). Paged with `limit` and `offset`.',
           params: IdParams,
           querystring: DeliveryListQuery,
-          response: { 200: DeliveryList, ...problems(400, 404) },
+          response: { 200: componentRef(DeliveryList), ...problems(400, 404) },
         },
       },
       async (request) => {
@@ -187,7 +188,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
       '/webhooks/:id/deliveries/:deliveryId',
       {
         config: { scope },
-        schema: { tags, operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt', params: DeliveryParams, response: { 200: DeliveryRef, ...problems(404) } },
+        schema: { tags, operationId: 'getWebhookDelivery', summary: 'One delivery with every attempt', description: 'The event, its state and every attempt with its answer status, error and duration.', params: DeliveryParams, response: { 200: DeliveryRef, ...problems(404) } },
       },
       async (request) => webhooks.getDelivery(principalOf(request).orgId, request.params.id, request.params.deliveryId),
     );

@@ -49,11 +49,11 @@ export type WebhookWithSecret = Static<typeof WebhookWithSecretSchema>;
 
 export const CreateWebhookBody = Type.Object(
   { name: Text(200), url: Url, events: EventNames, active: Type.Optional(Type.Boolean({ default: true })) },
-  { additionalProperties: false },
+  { $id: 'CreateWebhookRequest', additionalProperties: false, description: 'A new subscription; its secret is answered once.' },
 );
 export const UpdateWebhookBody = Type.Object(
   { name: Type.Optional(Text(200)), url: Type.Optional(Url), events: Type.Optional(EventNames), active: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false, minProperties: 1 },
+  { $id: 'UpdateWebhookRequest', additionalProperties: false, minProperties: 1, description: 'Fields to change.' },
 );
 export const RotateSecretBody = Type.Object(
   {
@@ -66,13 +66,13 @@ export const RotateSecretBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { $id: 'RotateWebhookSecretRequest', additionalProperties: false, description: 'How the old secret is retired; the body may be omitted.' },
 );
 export type CreateWebhookInput = Static<typeof CreateWebhookBody>;
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 
 export const WebhookListQuery = ListQuery({});
-export const WebhookList = listEnvelope('webhooks', Type.Ref('Webhook'));
+export const WebhookList = listEnvelope('webhooks', Type.Ref('Webhook'), { $id: 'WebhookList', description: 'A page of subscriptions, newest first (never their secrets).' });
 
 export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'] as const;
 
@@ -108,6 +108,9 @@ export type Delivery = Static<typeof DeliverySchema>;
 export const DeliveryListQuery = ListQuery({
   status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
 });
-export const DeliveryList = listEnvelope('deliveries', Type.Ref('WebhookDelivery'));
+export const DeliveryList = listEnvelope('deliveries', Type.Ref('WebhookDelivery'), { $id: 'WebhookDeliveryList', description: 'A page of a subscription’s deliveries, newest first.' });
+
+/** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
+export const webhookComponents = [WebhookSchema, WebhookWithSecretSchema, DeliverySchema, CreateWebhookBody, UpdateWebhookBody, RotateSecretBody, WebhookList, DeliveryList];
 
 export const DeliveryParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), deliveryId: Type.String({ minLength: 1, maxLength: 64 }) });
