@@ -15,14 +15,17 @@ describe('examples/receiver against a real server', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const secrets: string[] = [];
+    let failing = false;
     const receiver = await startReceiver({
       secrets,
       inboxPath: path.join(dir, 'inbox.db'),
       process: async (delivery) => {
         await held; // processing is slow; the service must not wait for it
+        if (failing) throw new Error('the ERP is down');
         processed.push(delivery);
       },
     });
+    let restarted: Awaited<ReturnType<typeof startReceiver>> | undefined;
     try {
       const webhook = await client.createWebhook({ body: { name: 'receiver example', url: receiver.url, events: ['record.created'] } });
       secrets.push(webhook.secret);
@@ -47,9 +50,21 @@ describe('examples/receiver against a real server', () => {
 
       const forged = await fetch(receiver.url, { method: 'POST', headers: { 'x-webhook-id': 'evt_forged', 'x-webhook-signature': `sha256=${'0'.repeat(64)}` }, body: '{}' });
       assert.equal(forged.status, 401);
+
+      // Accepted but not processed (processing failed): processed when the receiver starts again.
+      failing = true;
+      const second = await client.createRecord({ body: workOrderBody(category.id) });
+      await waitFor(async () => (await client.listWebhookDeliveries({ path: { id: webhook.id }, query: { status: 'succeeded' } })).total === 3, 10_000, 'the second delivery');
+      await receiver.idle();
+      assert.equal(processed.length, 1);
+      await receiver.close();
+      restarted = await startReceiver({ secrets, inboxPath: path.join(dir, 'inbox.db'), process: async (delivery) => void processed.push(delivery) });
+      await restarted.idle();
+      assert.deepEqual(processed.map((delivery) => delivery.event === 'record.created' && delivery.payload.recordId), [record.id, second.id]);
     } finally {
       release();
-      await receiver.close();
+      await receiver.close().catch(() => undefined);
+      await restarted?.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

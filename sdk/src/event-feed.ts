@@ -8,7 +8,7 @@ export interface FollowOptions {
   /** Start after this `sequence` (the last one you processed); from the oldest event kept when left out. */
   after?: number;
   /** Only these events. */
-  types?: WebhookEventName[];
+  types?: Array<Exclude<WebhookEventName, 'webhook.ping'>>;
   /** Seconds each request waits for a new event before answering an empty page (1–30, default 30). */
   wait?: number;
   /** Events per page (1–100, default 100). */
