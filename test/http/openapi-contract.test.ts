@@ -1,22 +1,32 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { recordBody, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { sampleFiles } from '../helpers/files.js';
+import { ERROR_CODES } from '../../src/errors.js';
 
+interface Answer {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: unknown }>;
+}
 interface Operation {
   operationId?: string;
-  parameters?: { in: string; name: string }[];
-  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+  parameters?: { in: string; name: string; required?: boolean }[];
+  requestBody?: { required?: boolean; content: Record<string, { schema?: { $ref?: string } }> };
+  security?: unknown[];
+  responses: Record<string, Answer>;
 }
-type Document = { paths: Record<string, Record<string, Operation>> };
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }> };
+}
 
-/**
- * The operationIds clients are generated with (the SDK names its methods after them): renaming one
- * breaks every integrator, so the whole table is pinned here.
- */
 const OPERATION_IDS: Record<string, string> = {
   'GET /healthz': 'getHealth',
   'GET /readyz': 'getReadiness',
@@ -77,44 +87,105 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/events': 'listEvents',
 };
 
-/** Response headers a client acts on: each must be documented where the service sends it. */
-const CONTRACT_HEADERS = ['etag', 'location', 'x-idempotent-replay', 'retry-after', 'ratelimit', 'ratelimit-policy'];
+/** Response headers the service sends (item by item in docs/api.md): each must be declared where it is sent. */
+const CONTRACT_HEADERS = ['etag', 'location', 'www-authenticate', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'x-idempotent-replay'];
+
+/** Media types whose bodies are JSON, validated against the documented schema. */
+const JSON_MEDIA_TYPE = /^application\/(?:[a-z.+-]+\+)?json$/;
+
+/**
+ * Checks real answers against the document: the status is documented for the operation, the body
+ * validates against the schema documented for that status and media type (Ajv, JSON Schema 2020-12
+ * as OpenAPI 3.1 uses, with the document's components), and every contract header sent is declared.
+ */
+class ContractChecker {
+  readonly problems: string[] = [];
+  readonly calledOperations = new Set<string>();
+  private readonly ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(readonly document: Document) {
+    // The components under one id; a response schema's `#/components/...` references point there.
+    this.ajv.addSchema({ $id: 'https://wo.test/openapi.json', components: document.components });
+  }
+
+  operationOf(method: string, url: string): { template: string; operation: Operation } | undefined {
+    const path = url.split('?')[0]!;
+    for (const [template, item] of Object.entries(this.document.paths)) {
+      const pattern = new RegExp(`^${template.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      if (pattern.test(path) && item[method.toLowerCase()]) return { template, operation: item[method.toLowerCase()]! };
+    }
+    return undefined;
+  }
+
+  check(method: string, url: string, response: LightMyRequestResponse): void {
+    const found = this.operationOf(method, url);
+    if (!found) {
+      this.problems.push(`${method} ${url}: no such operation in the document`);
+      return;
+    }
+    this.calledOperations.add(found.operation.operationId ?? `${method} ${found.template}`);
+    const where = `${method} ${found.template} → ${response.statusCode}`;
+    const status = String(response.statusCode);
+    const answer = found.operation.responses[status] ?? found.operation.responses[`${status[0]}XX`] ?? found.operation.responses.default;
+    if (!answer) {
+      this.problems.push(`${where}: status not documented (${response.body.slice(0, 120)})`);
+      return;
+    }
+    for (const header of CONTRACT_HEADERS) {
+      if (response.headers[header] !== undefined && !answer.headers?.[header]) this.problems.push(`${where}: sends ${header}, not declared`);
+    }
+    if (response.statusCode === 204 || response.statusCode === 304 || response.body.length === 0) return;
+    const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const documented = answer.content?.[mediaType];
+    if (!documented) {
+      this.problems.push(`${where}: sent ${mediaType}, documented ${Object.keys(answer.content ?? {}).join(', ') || 'no body'}`);
+      return;
+    }
+    const body = JSON_MEDIA_TYPE.test(mediaType) ? response.json() : mediaType.startsWith('text/') ? response.body : undefined;
+    if (body === undefined || !documented.schema) return;
+    const validate = this.validatorFor(documented.schema);
+    if (!validate(body)) this.problems.push(`${where}: body does not match the schema: ${this.ajv.errorsText(validate.errors)}`);
+  }
+
+  private validatorFor(schema: unknown): ValidateFunction {
+    const text = JSON.stringify(schema).replaceAll('"#/components/', '"https://wo.test/openapi.json#/components/');
+    let validate = this.validators.get(text);
+    if (!validate) {
+      validate = this.ajv.compile(JSON.parse(text) as object);
+      this.validators.set(text, validate);
+    }
+    return validate;
+  }
+}
 
 /**
  * Checks the OpenAPI document against what the service really answers: a tour calls every
  * documented operation (the test fails when one is left out) with successes and the usual
- * failures, and every answer's status, media type and contract headers must be documented for its
- * operation. So the document cannot drift from the behaviour, not only from the schemas.
+ * failures, and every answer must be documented for its operation: status, media type, body and
+ * headers. So the document cannot drift from the behaviour, not only from the schemas.
  */
 describe('the OpenAPI document describes the answers the service gives', () => {
   let t: TestApp;
   let document: Document;
+  let checker: ContractChecker;
   let hook: WebhookReceiver;
-  const seen: { method: string; url: string; response: LightMyRequestResponse }[] = [];
 
   before(async () => {
     t = await startTestApp('sqlite', { env: { WO_WEBHOOK_IDLE_POLL_MS: '10' } });
     for (const job of t.context.backgroundJobs) job.start();
     hook = await startReceiver();
     document = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    checker = new ContractChecker(document);
   });
   after(async () => {
     await t.close();
     await hook.close();
   });
 
-  const operationOf = (method: string, url: string): { template: string; operation: Operation } | undefined => {
-    const path = url.split('?')[0]!;
-    for (const [template, item] of Object.entries(document.paths)) {
-      const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-      if (pattern.test(path) && item[method.toLowerCase()]) return { template, operation: item[method.toLowerCase()]! };
-    }
-    return undefined;
-  };
-
   async function call(tenant: Tenant | undefined, options: InjectOptions & { method: string; url: string }): Promise<LightMyRequestResponse> {
     const response = tenant ? await tenant.request(options) : await t.app.inject(options);
-    seen.push({ method: options.method, url: options.url, response });
+    checker.check(options.method, options.url, response);
     return response;
   }
 
@@ -166,8 +237,9 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'GET', url: '/api/v1/webhooks' });
     await call(tenant, { method: 'GET', url: `/api/v1/webhooks/${webhook.id}` });
     await call(tenant, { method: 'PATCH', url: `/api/v1/webhooks/${webhook.id}`, payload: { name: 'ERP sync' } });
-    await post(`/api/v1/webhooks/${webhook.id}/rotate-secret`, {});
-    await post(`/api/v1/webhooks/${webhook.id}/ping`, {});
+    assert.equal((await call(tenant, { method: 'POST', url: `/api/v1/webhooks/${webhook.id}/rotate-secret` })).statusCode, 200);
+    assert.equal((await post(`/api/v1/webhooks/${webhook.id}/rotate-secret`, { overlapSeconds: 60 })).statusCode, 200);
+    assert.equal((await call(tenant, { method: 'POST', url: `/api/v1/webhooks/${webhook.id}/ping` })).statusCode, 202);
 
     // A work order through its lifecycle, to its proof.
     const record = json(await post('/api/v1/records', recordBody(category.id, { assetId: asset.id })));
@@ -199,7 +271,9 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await post(`/api/v1/records/${record.id}/assign`, { assignee: 'Technician 3' }, { 'idempotency-key': actionKey });
     await post(`/api/v1/records/${record.id}/assign`, { assignee: 'Technician 3' }, { 'idempotency-key': actionKey });
     assert.equal((await post(`/api/v1/records/${record.id}/close`, {})).statusCode, 409);
-    for (const action of ['start', 'hold', 'resume']) assert.equal((await post(`/api/v1/records/${record.id}/${action}`, action === 'hold' ? { reason: 'Parts' } : {})).statusCode, 200);
+    // Actions whose body is absent or optional in the document really take no body and no Content-Type.
+    const bare = (url: string) => call(tenant, { method: 'POST', url });
+    for (const action of ['start', 'hold', 'resume']) assert.equal((await bare(`/api/v1/records/${record.id}/${action}`)).statusCode, 200);
     await post(`/api/v1/records/${record.id}/complete`, { resolutionNotes: 'Replaced the washer.', evidence: [{ attachmentId: photo.id }] });
     assert.equal((await call(tenant, { method: 'DELETE', url: attachmentUrl })).statusCode, 409);
     await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/proof` });
@@ -208,15 +282,17 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     const proofPath = `/api/v1/proofs/${(JSON.parse(announced.body) as { payload: { proofId: string } }).payload.proofId}`;
     await call(tenant, { method: 'GET', url: proofPath });
     await call(tenant, { method: 'GET', url: '/api/v1/proofs/prf_missing' });
-    await post(`/api/v1/records/${record.id}/close`, {});
-    await post(`/api/v1/records/${record.id}/reopen`, { reason: 'Leaks again' });
-    await post(`/api/v1/records/${record.id}/cancel`, { reason: 'Duplicate' });
-    await post(`/api/v1/assets/${asset.id}/retire`, {});
+    assert.equal((await bare(`/api/v1/records/${record.id}/reopen`)).statusCode, 200);
+    assert.equal((await post(`/api/v1/records/${record.id}/complete`, { resolutionNotes: 'Replaced the tap.' })).statusCode, 200);
+    assert.equal((await bare(`/api/v1/records/${record.id}/close`)).statusCode, 200);
+    const duplicate = json(await post('/api/v1/records', recordBody(category.id)));
+    assert.equal((await bare(`/api/v1/records/${duplicate.id}/cancel`)).statusCode, 200);
+    assert.equal((await bare(`/api/v1/assets/${asset.id}/retire`)).statusCode, 200);
     await call(tenant, { method: 'DELETE', url: `/api/v1/assets/${asset.id}` });
     await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${room.id}` });
 
     // The event feed.
-    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 1, 10_000, 'the work order in the feed');
+    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 2, 10_000, 'both work orders in the feed');
     await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.exploded' });
     await call(reader, { method: 'GET', url: '/api/v1/events' });
 
@@ -234,35 +310,13 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       return list.deliveries[0];
     }, 10_000, 'a succeeded delivery');
     await call(tenant, { method: 'GET', url: `/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}` });
-    await post(`/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}/redeliver`, {});
+    assert.equal((await call(tenant, { method: 'POST', url: `/api/v1/webhooks/${webhook.id}/deliveries/${delivery.id}/redeliver` })).statusCode, 202);
     await call(tenant, { method: 'DELETE', url: `/api/v1/webhooks/${webhook.id}` });
 
-    // Every documented operation was called, and every answer is documented.
-    const called = new Set(seen.map(({ method, url }) => `${method} ${operationOf(method, url)?.template}`));
-    const documented = Object.entries(document.paths).flatMap(([template, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${template}`));
-    assert.deepEqual(documented.filter((operation) => !called.has(operation)), [], 'operations the tour does not call');
-    const problems: string[] = [];
-    for (const { method, url, response } of seen) {
-      const found = operationOf(method, url);
-      if (!found) {
-        problems.push(`${method} ${url}: no such operation in the document`);
-        continue;
-      }
-      const where = `${method} ${found.template} → ${response.statusCode}`;
-      const answer = found.operation.responses[String(response.statusCode)] ?? found.operation.responses[`${String(response.statusCode)[0]}XX`] ?? found.operation.responses.default;
-      if (!answer) {
-        problems.push(`${where}: status not documented (${response.body.slice(0, 120)})`);
-        continue;
-      }
-      const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
-      if (response.statusCode !== 204 && response.body.length > 0 && !answer.content?.[mediaType]) {
-        problems.push(`${where}: sent ${mediaType}, documented ${Object.keys(answer.content ?? {}).join(', ') || 'no body'}`);
-      }
-      for (const header of CONTRACT_HEADERS) {
-        if (response.headers[header] !== undefined && !answer.headers?.[header]) problems.push(`${where}: sends ${header}, not documented`);
-      }
-    }
-    assert.deepEqual([...new Set(problems)], []);
+    // Every operation of the document was called, and every answer is documented.
+    const operationIds = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId!));
+    assert.deepEqual(operationIds.filter((id) => !checker.calledOperations.has(id)), [], 'operations the tour does not call');
+    assert.deepEqual([...new Set(checker.problems)], []);
   });
 
   it('every operation has its stable camelCase operationId', () => {
@@ -272,6 +326,53 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       ),
     );
     assert.deepEqual(operationIds, OPERATION_IDS);
+  });
+
+  it('names every JSON request and response body as a component schema', () => {
+    const unnamed: string[] = [];
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const bodies = [
+          ['request', operation.requestBody?.content ?? {}],
+          ...Object.entries(operation.responses).map(([status, answer]) => [status, answer.content ?? {}]),
+        ] as [string, Record<string, { schema?: { $ref?: string } }>][];
+        for (const [which, content] of bodies) {
+          for (const [mediaType, { schema }] of Object.entries(content)) {
+            // Raw file bytes (attachments, any text/plain among them) have no structure to name; the log's text answers are named too, though.
+            if (JSON_MEDIA_TYPE.test(mediaType) && !schema?.$ref?.startsWith('#/components/schemas/')) {
+              unnamed.push(`${method.toUpperCase()} ${template} ${which} ${mediaType}`);
+            }
+          }
+        }
+      }
+    }
+    assert.deepEqual(unnamed, []);
+  });
+
+  it('documents Problem.code as the enum of the error catalogue', () => {
+    assert.deepEqual(document.components.schemas.Problem!.properties!.code!.enum, Object.keys(ERROR_CODES));
+  });
+
+  it('leaves out of the required what a client may leave out', () => {
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.name === 'limit' || parameter.name === 'offset') assert.equal(parameter.required, false, `${method} ${template} ${parameter.name}`);
+        }
+      }
+    }
+    const action = (name: string) => document.paths[`/api/v1/records/{id}/${name}`]!.post!;
+    for (const name of ['start', 'resume', 'close']) assert.equal(action(name).requestBody, undefined, name);
+    for (const name of ['hold', 'cancel', 'reopen']) assert.equal(action(name).requestBody?.required, false, name);
+    assert.equal(action('assign').requestBody?.required, true);
+  });
+
+  it('declares public operations and webhooks with no security requirement', () => {
+    for (const path of ['/healthz', '/readyz', '/.well-known/jwks.json', '/api/v1/transparency/checkpoint']) {
+      assert.deepEqual(document.paths[path]!.get!.security, [], path);
+    }
+    for (const [event, item] of Object.entries(document.webhooks)) assert.deepEqual(item.post!.security, [], event);
+    assert.deepEqual(document.paths['/api/v1/records']!.get!.security, [{ bearerAuth: ['records:read'] }]);
   });
 
   it('every operation that documents If-Match refuses a stale one with 412', async () => {
@@ -316,5 +417,30 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       }
     }
     assert.ok(checked.length >= 15, checked.join(', '));
+  });
+});
+
+describe('the OpenAPI document describes the answers of a rate-limited service', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await startTestApp('sqlite', { env: { WO_RATE_LIMIT_PER_MINUTE: '3' } });
+  });
+  after(async () => t.close());
+
+  it('documents the 429 answers, with Retry-After and the RateLimit fields, of keyed and public operations', async () => {
+    const checker = new ContractChecker((await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json());
+    const tenant = await t.newTenant();
+    const limited = async (send: () => Promise<LightMyRequestResponse>, method: string, url: string) =>
+      waitFor(async () => {
+        const response = await send();
+        checker.check(method, url, response);
+        return response.statusCode === 429 ? response : undefined;
+      }, 10_000, `a 429 from ${method} ${url}`);
+    const keyed = await limited(() => tenant.request({ method: 'GET', url: '/api/v1/categories' }), 'GET', '/api/v1/categories');
+    assert.ok(keyed.headers['retry-after']);
+    const anonymous = await limited(() => t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' }), 'GET', '/.well-known/jwks.json');
+    assert.equal(anonymous.json().code, 'rate_limited');
+    assert.deepEqual(checker.problems, []);
   });
 });
