@@ -96,7 +96,10 @@ const malformedRequest = {
  * - the problem responses the cross-cutting hooks give: 401/403 (auth), 400 (path, query and
  *   headers are validated; bodies may be malformed), 413/415 (bodies), 400/409/422 (idempotency),
  *   412 (`If-Match`), 500;
- * - `application/problem+json` as the media type of every problem response, however declared.
+ * - `application/problem+json` as the media type of every problem response, however declared;
+ * - `security: []` on public operations, 503 with `Retry-After` everywhere, a 4XX where nothing
+ *   else is, and the response headers: `WWW-Authenticate` (401/403), `X-Request-Id` (every answer),
+ *   the RateLimit fields and 429 (see documentRateLimits).
  */
 export function documentStandardContract(route: RouteOptions): void {
   if (!route.schema || route.schema.hide) return;
@@ -143,9 +146,9 @@ export function documentStandardContract(route: RouteOptions): void {
   if (!authenticated && route.schema.querystring) response[400] ??= problemResponse(400);
   // Explicitly public: no security requirement (tools would otherwise assume a global one).
   if (!authenticated) route.schema.security = [];
-  if (!UNLIMITED_PATHS.has(route.url)) documentRateLimits(response);
   // The database out of reach or the process draining: any operation, with a hint when to retry.
   response[503] = withHeaders(response[503] ?? problemResponse(503), { 'retry-after': UnavailableRetryAfterHeader });
+  if (!UNLIMITED_PATHS.has(route.url)) documentRateLimits(response);
   if (!Object.keys(response).some((status) => status.startsWith('4'))) response['4xx'] = malformedRequest;
   // The request id goes out with every answer (installRequestIdHeader).
   for (const [status, answer] of Object.entries(response)) response[status] = withHeaders(answer, { 'x-request-id': RequestIdHeader });
