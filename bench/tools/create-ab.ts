@@ -4,13 +4,32 @@
 // compare runtime settings on one build: `create-ab.ts . .::--max-semi-space-size=32 .::LOG_LEVEL=info`.
 // Runs `node <checkout>/dist/main.js serve` on a fresh data dir, creates with a fresh Idempotency-Key
 // at 50 connections (ROUNDS rounds, PROBE_S seconds each, alternating) and prints server CPU per create.
+// AB_POSTGRES=postgres://user@host:port runs each round on a fresh PostgreSQL database there instead;
+// AB_SCENARIO=lifecycle runs the lifecycle mix (create → assign → start → complete → close) instead.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { RequestSpec } from 'autocannon';
 import { runLoad } from '../lib/load.js';
+import pg from 'pg';
 import { ManagedProcess, freePort, waitFor } from '../lib/processes.js';
+import { lifecycleRequests } from '../parts/lifecycle.js';
+
+/** An empty database on the PostgreSQL server at `serverUrl`, and how to drop it. */
+async function freshPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `wo_ab_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: `${serverUrl}/postgres` });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  return {
+    url: `${serverUrl}/${name}`,
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
 const roots = process.argv.slice(2);
 const rounds = Number(process.env.ROUNDS ?? 3);
 const seconds = Number(process.env.PROBE_S ?? 8);
@@ -24,6 +43,8 @@ async function once(spec: string) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-ab-'));
   const env = { ...process.env, WO_DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOST: '127.0.0.1' } as NodeJS.ProcessEnv;
   delete env.DATABASE_URL;
+  const database = process.env.AB_POSTGRES ? await freshPostgresDatabase(process.env.AB_POSTGRES) : undefined;
+  if (database) env.DATABASE_URL = database.url;
   const cli = (args: string[]) => JSON.parse(spawnSync(process.execPath, [path.join(root, 'dist/main.js'), ...args], { env, encoding: 'utf8' }).stdout);
   const org = cli(['orgs', 'create', 'ab', '--json']);
   const key = cli(['keys', 'create', '--org', org.id, '--scopes', 'records:write,records:read,categories:write', '--name', 'ab', '--json']).key;
@@ -36,11 +57,15 @@ async function once(spec: string) {
   const cat = await (await fetch(`${url}/api/v1/categories`, { method: 'POST', headers, body: JSON.stringify({ name: 'P' }) })).json() as { id: string };
   const body = JSON.stringify({ categoryId: cat.id, address: '1 Load Street', requesterName: 'Bench Requester', description: 'The radiator in room 4 is cold; please send someone this week.' });
   let n = 0;
-  const requests = [{ method: 'POST', path: '/api/v1/records', setupRequest: (r: RequestSpec) => ({ ...r, body, headers: { ...headers, 'idempotency-key': `ab-${process.pid}-${++n}` } }) }] as RequestSpec[];
+  const requests =
+    process.env.AB_SCENARIO === 'lifecycle'
+      ? lifecycleRequests({ orgId: org.id, key, headers, readHeaders: { authorization: headers.authorization } }, cat.id)
+      : ([{ method: 'POST', path: '/api/v1/records', setupRequest: (r: RequestSpec) => ({ ...r, body, headers: { ...headers, 'idempotency-key': `ab-${process.pid}-${++n}` } }) }] as RequestSpec[]);
   await runLoad({ url, connections: 10, durationS: 2, requests });
   const f = await runLoad({ url, connections: 50, durationS: seconds, requests, server });
   const peakRssMb = server.peakRssMb();
   await server.stop();
+  await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
   return { ...f, peakRssMb };
 }

@@ -3,11 +3,13 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { withNamedStatements } from './pg-named-statements.js';
+import { ExplicitColumnsPlugin } from './explicit-columns.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { LogThrottle } from '../log-throttle.js';
 import { unavailableCause } from './errors.js';
 import type { Tables } from './tables.js';
+import type { AppendConditions } from './row-appends.js';
 import { UnplannedLimitPlugin } from './unplanned-limit.js';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
@@ -23,7 +25,17 @@ export type Executor = Db | Tx;
  * the transaction produced, so that it commits (or rolls back) with it. The idempotent answer of an
  * HTTP request is the one use (`answerInTransaction` in src/http/idempotent-answers.ts).
  */
-export type InTransaction<T> = (tx: Tx, result: T) => Promise<void>;
+export type InTransaction<T> = ((tx: Tx, result: T) => Promise<void>) & {
+  /**
+   * For a service that writes in one statement instead (RowAppends.writeIf, PostgreSQL): the row that
+   * stores the answer and claims its Idempotency-Key in that statement, and the error to throw when the
+   * statement found the key taken by another request. Absent where the answer must run in a transaction.
+   */
+  readonly claim?: {
+    row(result: T): NonNullable<AppendConditions['claim']>;
+    taken(): Promise<Error>;
+  };
+};
 
 export interface Database {
   readonly db: Db;
@@ -89,7 +101,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       ...(options.schema ? { options: `-c search_path=${quoteIdentifier(options.schema)}` } : {}),
     });
     reportLostConnections(pool, options.logger);
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins: [new ExplicitColumnsPlugin()] });
     return { db, dialect: 'postgres', ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
   }
 

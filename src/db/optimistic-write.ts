@@ -1,4 +1,8 @@
 import type { Db, InTransaction, Tx } from './database.js';
+import type { RowAppends } from './row-appends.js';
+import type { Tables } from './tables.js';
+
+type TableName = keyof Tables;
 import { isTransientConflict } from './errors.js';
 import { assertVersion } from './versioned-rows.js';
 import { errors } from '../errors.js';
@@ -69,4 +73,70 @@ export async function writeOptimistically<Row extends { version: number }, Resul
     if (result !== LOST_RACE) return result;
     if (attempt >= MAX_WRITE_ATTEMPTS) throw errors.conflict(`The ${noun.toLowerCase()} is being changed by other requests; retry shortly.`);
   }
+}
+
+/** What an attempt of a one-statement write decided: the row to write and what is written with it. */
+export interface AppendedChange<Row> {
+  /** The row to write; the row read, unchanged, when there is nothing to write. */
+  next: Row;
+  /** Rows written in the same statement when `next` is (history, events). */
+  appends: RowAppends;
+}
+
+export interface OneStatementWrite<Row extends { id: string; org_id: string; version: number }, Result> {
+  noun: string;
+  table: TableName;
+  id: string;
+  acceptedVersions: number[] | undefined;
+  /** The current row, read outside any transaction, or undefined when there is none (404). */
+  read: (db: Db) => Promise<Row | undefined>;
+  /** Computes the change from the current row; writes nothing (it may refuse with an error). */
+  decide: (current: Row) => Promise<AppendedChange<Row>>;
+  present: (row: Row) => Result;
+  /** The idempotent answer: stored by its `claim` row in the same statement. */
+  within?: InTransaction<Result> | undefined;
+}
+
+/**
+ * PostgreSQL: the optimistic write of writeOptimistically with each attempt as one statement that
+ * commits by itself (RowAppends.writeIf): the row is read outside any transaction, then its changed
+ * columns are written only if it is still at the version read, with the appended rows and the
+ * idempotent answer. A lifecycle action is two round trips instead of a transaction's eight or more;
+ * the same retry policy applies. `within` must have a `claim` (a deferred Idempotency-Key).
+ */
+export async function writeOptimisticallyInOneStatement<Row extends { id: string; org_id: string; version: number }, Result>(
+  db: Db,
+  change: OneStatementWrite<Row, Result>,
+): Promise<Result> {
+  const { noun, table, id, acceptedVersions, read, decide, present, within } = change;
+  if (within && !within.claim) throw new Error('writeOptimisticallyInOneStatement needs a claim row for its answer');
+  for (let attempt = 1; ; attempt++) {
+    const current = await read(db);
+    if (!current) throw errors.notFound(`${noun} "${id}"`);
+    assertVersion(acceptedVersions, current.version, `The ${noun.toLowerCase()}`);
+    const { next, appends } = await decide(current);
+    const answer = present(next);
+    const set = changedColumns(current, next);
+    const claim = within?.claim?.row(answer);
+    if (!set && !claim && appends.isEmpty) return answer;
+    const outcome = await appends
+      .writeIf(db, { ...(set ? { update: { table, id: current.id, orgId: current.org_id, version: current.version, set } } : {}), ...(claim ? { claim } : {}) })
+      .catch((error: unknown): 'stale' => {
+        if (isTransientConflict(error)) return 'stale';
+        throw error;
+      });
+    if (outcome === 'written') return answer;
+    if (outcome === 'claim_taken') throw await within!.claim!.taken();
+    if (attempt >= MAX_WRITE_ATTEMPTS) throw errors.conflict(`The ${noun.toLowerCase()} is being changed by other requests; retry shortly.`);
+  }
+}
+
+/** The columns in which `next` differs from `current`, or undefined when none does. */
+function changedColumns<Row extends object>(current: Row, next: Row): Record<string, unknown> | undefined {
+  if (next === current) return undefined;
+  const set: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(next)) {
+    if (column !== 'id' && column !== 'org_id' && value !== (current as Record<string, unknown>)[column]) set[column] = value;
+  }
+  return Object.keys(set).length > 0 ? set : undefined;
 }

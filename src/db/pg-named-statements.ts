@@ -9,7 +9,8 @@ import type pg from 'pg';
  * Statements whose result columns come from `*` (SELECT *, RETURNING *) stay unnamed: after a
  * migration adds a column, PostgreSQL refuses to run a prepared statement whose result type changed
  * ("cached plan must not change result type"), and inside a transaction that error cannot be retried.
- * Every other kind of schema change is re-planned by PostgreSQL itself.
+ * Every other kind of schema change is re-planned by PostgreSQL itself. `selectAll()` of one table is
+ * sent with its columns by name (ExplicitColumnsPlugin), so most whole-row reads are named too.
  */
 export function withNamedStatements(pool: pg.Pool): pg.Pool {
   const names = new Map<string, string | null>();

@@ -66,3 +66,66 @@ for (const dialect of POSTGRES_URL ? (['sqlite', 'postgres'] as const) : (['sqli
     });
   });
 }
+
+if (POSTGRES_URL) {
+  describe('RowAppends.writeIf (postgres)', () => {
+    let database: Database;
+    let admin: Database;
+    const schema = `wo_appends_${Math.random().toString(36).slice(2, 10)}`;
+    before(async () => {
+      admin = openDatabase({ url: POSTGRES_URL });
+      await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
+      database = openDatabase({ url: POSTGRES_URL, schema });
+      await sql`CREATE TABLE categories (id text PRIMARY KEY, org_id text NOT NULL)`.execute(database.db);
+      await sql`CREATE TABLE records (id text PRIMARY KEY, category_id text NOT NULL REFERENCES categories (id), version integer NOT NULL)`.execute(database.db);
+      await sql`CREATE TABLE outbox_events (seq bigserial PRIMARY KEY, id text NOT NULL)`.execute(database.db);
+      await sql`CREATE TABLE idempotency_keys (org_id text, key text, response_status integer, PRIMARY KEY (org_id, key))`.execute(database.db);
+      await sql`INSERT INTO categories (id, org_id) VALUES ('c1', 'o1')`.execute(database.db);
+    });
+    after(async () => {
+      await database?.close();
+      await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(admin.db);
+      await admin?.close();
+    });
+
+    const db = () => database.db as never as Parameters<RowAppends['writeIf']>[0];
+    const appendsFor = (id: string) =>
+      new RowAppends()
+        .add('records' as never, { id, category_id: 'c1', version: 1 } as never)
+        .add('outbox_events' as never, { id: `${id}-created` } as never, { id: `${id}-assigned` } as never, { id: `${id}-third` } as never);
+    const claim = (key: string) => ({ table: 'idempotency_keys' as never, row: { org_id: 'o1', key, response_status: 201 } });
+    const count = async (table: string, where: string) =>
+      Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.id(table)} WHERE ${sql.raw(where)}`.execute(database.db)).rows[0]!.n);
+
+    it('writes every row, in the order added within a table, when the references exist and the claim is new', async () => {
+      const outcome = await appendsFor('r1').writeIf(db(), { existing: [{ table: 'categories' as never, id: 'c1', orgId: 'o1', lockForShare: true }], claim: claim('k1') });
+      assert.equal(outcome, 'written');
+      const events = await sql<{ id: string }>`SELECT id FROM outbox_events WHERE id LIKE 'r1-%' ORDER BY seq`.execute(database.db);
+      assert.deepEqual(events.rows.map((row) => row.id), ['r1-created', 'r1-assigned', 'r1-third']);
+      assert.equal(await count('idempotency_keys', "key = 'k1'"), 1);
+    });
+
+    it('writes nothing, the claim included, when a reference is missing or belongs to another organization', async () => {
+      for (const reference of [{ id: 'nope', orgId: 'o1' }, { id: 'c1', orgId: 'o2' }]) {
+        const outcome = await appendsFor('r2').writeIf(db(), { existing: [{ table: 'categories' as never, ...reference }], claim: claim('k2') });
+        assert.equal(outcome, 'missing');
+      }
+      assert.equal(await count('records', "id = 'r2'"), 0);
+      assert.equal(await count('outbox_events', "id LIKE 'r2-%'"), 0);
+      assert.equal(await count('idempotency_keys', "key = 'k2'"), 0);
+    });
+
+    it('writes nothing when another request holds the claim', async () => {
+      assert.equal(await appendsFor('r3').writeIf(db(), { claim: claim('k3') }), 'written');
+      assert.equal(await appendsFor('r4').writeIf(db(), { claim: claim('k3') }), 'claim_taken');
+      assert.equal(await count('records', "id = 'r4'"), 0);
+      assert.equal(await count('outbox_events', "id LIKE 'r4-%'"), 0);
+    });
+
+    it('writes without a claim when none is asked for', async () => {
+      assert.equal(await appendsFor('r5').writeIf(db(), {}), 'written');
+      assert.equal(await count('records', "id = 'r5'"), 1);
+    });
+  });
+}
+

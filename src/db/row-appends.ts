@@ -1,6 +1,7 @@
 import { CompiledQuery, type Insertable } from 'kysely';
 import type { Executor } from './database.js';
 import { isSqlite } from './dialect.js';
+import { isUniqueViolation } from './errors.js';
 import { preparedQuery } from './prepared.js';
 import type { Tables } from './tables.js';
 
@@ -26,6 +27,10 @@ export class RowAppends {
     return this;
   }
 
+  get isEmpty(): boolean {
+    return [...this.tables.values()].every((rows) => rows.length === 0);
+  }
+
   async write(executor: Executor): Promise<void> {
     const inserts = [...this.tables].filter(([, rows]) => rows.length > 0);
     this.tables.clear();
@@ -44,7 +49,95 @@ export class RowAppends {
     const text = statements.length ? `WITH ${statements.map((statement, i) => `appended_${i} AS (${statement})`).join(', ')} ${last}` : last;
     await executor.executeQuery(CompiledQuery.raw(text, parameters));
   }
+
+  /**
+   * PostgreSQL only: writes the rows as ONE statement, outside any transaction (a single statement
+   * commits or fails as a whole), and only if `conditions` hold: every row of `existing` is there, and
+   * the `claim` row (an Idempotency-Key's answer) was inserted rather than found taken. A whole idempotent
+   * create is then one round trip, where BEGIN, the reference checks, the rows, the answer and COMMIT
+   * were five. Nothing is written when a condition fails; the outcome says which.
+   */
+  async writeIf(executor: Executor, conditions: AppendConditions): Promise<ConditionalOutcome> {
+    if (isSqlite(executor)) throw new Error('RowAppends.writeIf runs on PostgreSQL only');
+    const parameters: unknown[] = [];
+    const bind = (value: unknown) => `$${parameters.push(value)}`;
+    const ctes: string[] = [];
+    const required = (conditions.existing ?? []).map((reference, i) => {
+      const lookup = `SELECT 1 FROM ${quote(reference.table)} WHERE "id" = ${bind(reference.id)} AND "org_id" = ${bind(reference.orgId)}`;
+      if (!reference.lockForShare) return `EXISTS (${lookup})`;
+      ctes.push(`locked_${i} AS (${lookup} FOR SHARE)`);
+      return `EXISTS (SELECT 1 FROM locked_${i})`;
+    });
+    ctes.push(`gate AS (SELECT 1 AS ok${required.length ? ` WHERE ${required.join(' AND ')}` : ''})`);
+    const insertFrom = (table: string, row: Row, source: string) => {
+      const columns = Object.keys(row);
+      return `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) SELECT ${columns.map((column) => bind(row[column])).join(', ')} FROM ${source}`;
+    };
+    let source = 'gate';
+    if (conditions.update) {
+      const { table, id, orgId, version, set } = conditions.update;
+      const assignments = Object.entries(set).map(([column, value]) => `${quote(column)} = ${bind(value)}`);
+      const guarded = required.length ? ' AND EXISTS (SELECT 1 FROM gate)' : '';
+      ctes.push(
+        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${bind(id)} AND "org_id" = ${bind(orgId)} AND "version" = ${bind(version)}${guarded} RETURNING 1 AS ok)`,
+      );
+      source = 'updated';
+    }
+    if (conditions.claim) {
+      const { table, row } = conditions.claim;
+      ctes.push(`claimed AS (${insertFrom(table, row, source)} RETURNING 1 AS ok)`);
+      source = 'claimed';
+    }
+    let n = 0;
+    for (const [table, rows] of this.tables) {
+      // Sub-statements run in no given order; a table's rows must take their sequence numbers (events
+      // in the outbox) in the order added, so each of its inserts reads the row of the one before.
+      let previous = source;
+      for (const row of rows) {
+        const name = `appended_${n++}`;
+        ctes.push(`${name} AS (${insertFrom(table, row, previous)}${rows.length > 1 ? ' RETURNING 1 AS ok' : ''})`);
+        previous = name;
+      }
+    }
+    this.tables.clear();
+    const updated = conditions.update ? '(SELECT count(*) FROM updated)' : '1';
+    const text = `WITH ${ctes.join(', ')} SELECT (SELECT count(*) FROM gate) AS allowed, ${updated} AS updated, (SELECT count(*) FROM ${source}) AS written`;
+    let rows: { allowed: number; updated: number; written: number }[];
+    try {
+      ({ rows } = await executor.executeQuery<{ allowed: number; updated: number; written: number }>(CompiledQuery.raw(text, parameters)));
+    } catch (error) {
+      // The claim's row was there (or committed by another request while this one waited on it): the
+      // whole statement failed with it, so nothing of it was written.
+      if (conditions.claim && isUniqueViolation(error) && (error as { table?: string }).table === conditions.claim.table) return 'claim_taken';
+      throw error;
+    }
+    const [outcome] = rows;
+    if (Number(outcome?.written) > 0) return 'written';
+    if (Number(outcome?.allowed) === 0) return 'missing';
+    return Number(outcome?.updated) === 0 ? 'stale' : 'claim_taken';
+  }
 }
+
+/** What must hold for RowAppends.writeIf to write its rows. */
+export interface AppendConditions {
+  /**
+   * Rows of an organization that must exist. `lockForShare` keeps one from being deleted until the
+   * statement commits: for references no foreign key protects.
+   */
+  existing?: { table: TableName; id: string; orgId: string; lockForShare?: boolean }[];
+  /**
+   * A versioned row to change, only if it is still at `version` (an optimistic write): nothing is
+   * written when another write changed it meanwhile ('stale').
+   */
+  update?: { table: TableName; id: string; orgId: string; version: number; set: Row };
+  /**
+   * A row that must be inserted (an Idempotency-Key's answer), not found already there, for anything to
+   * be written: the statement fails as a whole on its unique key ('claim_taken').
+   */
+  claim?: { table: TableName; row: Row };
+}
+
+export type ConditionalOutcome = 'written' | 'missing' | 'stale' | 'claim_taken';
 
 /** One compiled insert per table and column list (see preparedQuery). */
 const preparedInserts = new Map<string, (executor: Executor, row: Row) => Promise<unknown>>();

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { InTransaction } from '../db/database.js';
+import type { InTransaction, Tx } from '../db/database.js';
 import { etagFor } from '../db/versioned-rows.js';
 import type { StoredResponse } from '../idempotency/store.js';
 import type { HeldClaim } from './idempotency-hooks.js';
@@ -58,16 +58,31 @@ export function answerInTransaction<T>(request: FastifyRequest, reply: FastifyRe
   const held: HeldClaim | undefined = request.idempotency;
   if (!held) return { within: undefined, send: sendFresh };
   let stored: StoredResponse | undefined;
+  /** The answer as stored and replayed, its body written by the route's own serializer for its status. */
+  const storedResponse = (result: T): StoredResponse => {
+    const answer = respond(result);
+    // The route's response serializer for this status: a JSON serializer, whose output is a string.
+    const body = String(reply.serializeInput(answer.body as Record<string, unknown>, String(answer.status)));
+    // The content type Fastify sets when it serializes a payload itself: stored with the answer and replayed.
+    return { status: answer.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...answer.headers }, body };
+  };
+  const runInTransaction = async (tx: Tx, result: T) => {
+    const response = storedResponse(result);
+    await held.store.complete(held.claim, response, tx);
+    stored = response;
+  };
+  // A deferred claim can also be the answer's row in a service's one-statement write.
+  const claim: InTransaction<T>['claim'] = held.claim.deferred
+    ? {
+        row: (result) => {
+          stored = storedResponse(result);
+          return held.store.claimRow(held.claim, stored);
+        },
+        taken: () => held.store.answeredMeanwhile(held.claim),
+      }
+    : undefined;
   return {
-    within: async (tx, result) => {
-      const answer = respond(result);
-      // The route's response serializer for this status: a JSON serializer, whose output is a string.
-      const body = String(reply.serializeInput(answer.body as Record<string, unknown>, String(answer.status)));
-      // The content type Fastify sets when it serializes a payload itself: stored with the answer and replayed.
-      const response = { status: answer.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...answer.headers }, body };
-      await held.store.complete(held.claim, response, tx);
-      stored = response;
-    },
+    within: Object.assign(runInTransaction, claim ? { claim } : {}),
     send: (result) => {
       // A service that returned without running `within` stored nothing: fall back to onSend's path.
       if (!stored) return sendFresh(result);

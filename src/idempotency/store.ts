@@ -3,6 +3,7 @@ import { isSqlite } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../clock.js';
 import type { IdempotencyKeysTable } from '../db/tables.js';
+import type { AppendConditions } from '../db/row-appends.js';
 import { isSameRequest, type RequestFingerprint } from './fingerprint.js';
 import { completeClaim, deleteClaim, deleteKeyCreatedAt, deleteKeysCreatedBefore, findKey, insertClaim, insertCompleted, takeOverClaim } from './repository.js';
 
@@ -148,6 +149,32 @@ export class IdempotencyStore {
       const winner = await findKey(executor, claim.orgId, claim.key);
       throw new KeyAnsweredMeanwhile(winner ? answeredOutcome(winner, claim.fingerprint) : { kind: 'in_flight' });
     }
+  }
+
+  /**
+   * A deferred claim as a row to insert in the work's own statement (RowAppends.writeIf): the stored
+   * answer, inserted only if no other request holds the key, as `complete` would.
+   */
+  claimRow(claim: IdempotencyClaim, response: StoredResponse): NonNullable<AppendConditions['claim']> {
+    const row: IdempotencyKeysTable = {
+      org_id: claim.orgId,
+      key: claim.key,
+      fingerprint: claim.fingerprint.raw,
+      value_fingerprint: claim.fingerprint.value,
+      state: 'completed',
+      response_status: response.status,
+      response_headers: JSON.stringify(response.headers),
+      response_body: response.body,
+      created_at: claim.createdAt,
+      locked_until: claim.lease,
+    };
+    return { table: 'idempotency_keys', row: row as unknown as Record<string, unknown> };
+  }
+
+  /** What a request answers when the statement that was to claim its key found it taken: the winner's answer. */
+  async answeredMeanwhile(claim: IdempotencyClaim): Promise<KeyAnsweredMeanwhile> {
+    const winner = await findKey(this.db, claim.orgId, claim.key);
+    return new KeyAnsweredMeanwhile(winner ? answeredOutcome(winner, claim.fingerprint) : { kind: 'in_flight' });
   }
 
   /** Forgets a claim whose request failed on our side, so the client's retry runs again. */

@@ -16,8 +16,8 @@ export interface RecordCounts {
    * appended row (PostgreSQL), it joins `appends` when given, to be written with the work order.
    */
   countCreated(tx: Executor, orgId: string, status: string, appends?: RowAppends): Promise<void>;
-  /** Moves a work order's count from one status to another, in the changing transaction. */
-  countMoved(tx: Executor, orgId: string, from: string, to: string): Promise<void>;
+  /** Moves a work order's count from one status to another, in the changing transaction (joining `appends` as countCreated does). */
+  countMoved(tx: Executor, orgId: string, from: string, to: string, appends?: RowAppends): Promise<void>;
   /** How many work orders the organization holds. */
   organizationTotal(db: Executor, orgId: string): Promise<number>;
   /** How many work orders hold `status`, and how often one entered or left it (the list's generation). */
@@ -77,8 +77,9 @@ const appendedDeltas: RecordCounts = {
     if (appends) appends.add('record_count_deltas', { org_id: orgId, status, count_delta: 1, moves_delta: 0 });
     else await appendDeltaQuery(tx, { orgId, status, delta: 1 });
   },
-  async countMoved(tx, orgId, from, to) {
-    await appendMoveQuery(tx, { orgId, from, to });
+  async countMoved(tx, orgId, from, to, appends) {
+    if (!appends) return void (await appendMoveQuery(tx, { orgId, from, to }));
+    appends.add('record_count_deltas', { org_id: orgId, status: from, count_delta: -1, moves_delta: 0 }, { org_id: orgId, status: to, count_delta: 1, moves_delta: 0 });
   },
   async organizationTotal(db, orgId) {
     return Number((await deltaOrganizationTotal(db, { orgId })).rows[0]?.n ?? 0);

@@ -161,6 +161,6 @@ export async function countCreated(db: Executor, orgId: string, status: string, 
 }
 
 /** Moves a work order's count from one status to another (see RecordCounts). */
-export async function countMoved(db: Executor, orgId: string, from: string, to: string): Promise<void> {
-  await recordCounts(db).countMoved(db, orgId, from, to);
+export async function countMoved(db: Executor, orgId: string, from: string, to: string, appends?: RowAppends): Promise<void> {
+  await recordCounts(db).countMoved(db, orgId, from, to, appends);
 }

@@ -1,12 +1,13 @@
-import type { Db, InTransaction, Tx } from '../db/database.js';
+import type { Db, Executor, InTransaction, Tx } from '../db/database.js';
+import { isSqlite } from '../db/dialect.js';
 import { isForeignKeyViolation } from '../db/errors.js';
-import { writeOptimistically, type Change } from '../db/optimistic-write.js';
+import { writeOptimistically, writeOptimisticallyInOneStatement, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../errors.js';
 import { assertMetadataSize } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { emitEvent, outboxRow } from '../events/outbox.js';
-import { RowAppends } from '../db/row-appends.js';
+import { RowAppends, type AppendConditions } from '../db/row-appends.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';
 import { newId } from '../ids.js';
@@ -96,51 +97,83 @@ export class RecordService {
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
   async create(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
     assertMetadataSize(input.metadata);
+    if (!isSqlite(this.db)) {
+      const created = await this.createInOneStatement(principal, input, within);
+      if (created) return created;
+    }
     return this.db.transaction().execute(async (tx) => {
       const problems = await this.checkReferences(tx, principal.orgId, input);
       if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
-
-      const now = isoNow(this.clock);
-      const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
-      const row: RecordsTable = {
-        id: newId('record'),
-        org_id: principal.orgId,
-        category_id: input.categoryId,
-        status,
-        address: input.address,
-        requester_name: input.requesterName,
-        description: input.description,
-        priority: input.priority ?? 'MEDIUM',
-        due_at: input.dueAt ? canonicalInstant(input.dueAt, 'body.dueAt') : null,
-        assignee: input.assignee ?? null,
-        asset_id: input.assetId ?? null,
-        location_id: input.locationId ?? null,
-        external_ref: input.externalRef ?? null,
-        metadata: JSON.stringify(input.metadata ?? {}),
-        resolution_notes: null,
-        completed_at: null,
-        closed_at: null,
-        cancelled_at: null,
-        created_at: now,
-        updated_at: now,
-        version: 1,
-      };
-      // The work order, its count, its history entry and its events are written as one step (RowAppends).
-      const appends = new RowAppends().add('records', row);
-      await countCreated(tx, principal.orgId, status, appends);
-      appends.add('record_events', historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now));
-      const record = toWorkOrder(row);
-      appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
-      if (input.assignee) {
-        const assigned = { recordId: row.id, assignee: input.assignee, previousAssignee: null, record };
-        appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload: assigned, occurredAt: now }));
-      }
+      const { record, appends } = await this.newRecord(tx, principal, input);
       await appends.write(tx);
       await within?.(tx, record);
       return record;
     }).catch((error: unknown) => {
       throw translateReferenceError(error);
     });
+  }
+
+  /**
+   * PostgreSQL: the create, its references' checks and its idempotent answer as one statement that
+   * commits by itself (RowAppends.writeIf). Undefined when a reference is missing: the transactional
+   * path then names which one.
+   */
+  private async createInOneStatement(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder | undefined> {
+    if (within && !within.claim) return undefined;
+    const { record, appends } = await this.newRecord(this.db, principal, input);
+    const orgId = principal.orgId;
+    // The category's foreign key keeps it from being deleted meanwhile; assets and locations have none.
+    const existing: NonNullable<AppendConditions['existing']> = [{ table: 'categories', id: input.categoryId, orgId }];
+    if (input.assetId) existing.push({ table: 'assets', id: input.assetId, orgId, lockForShare: true });
+    if (input.locationId) existing.push({ table: 'locations', id: input.locationId, orgId, lockForShare: true });
+    const outcome = await appends
+      .writeIf(this.db, { existing, ...(within?.claim ? { claim: within.claim.row(record) } : {}) })
+      .catch((error: unknown) => {
+        throw translateReferenceError(error);
+      });
+    if (outcome === 'written') return record;
+    if (outcome === 'claim_taken') throw await within!.claim!.taken();
+    return undefined;
+  }
+
+  /** A new work order's row and everything written with it: its count, its history entry and its events. */
+  private async newRecord(executor: Executor, principal: Principal, input: CreateRecordInput): Promise<{ record: WorkOrder; appends: RowAppends }> {
+    const now = isoNow(this.clock);
+    const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
+    const row: RecordsTable = {
+      id: newId('record'),
+      org_id: principal.orgId,
+      category_id: input.categoryId,
+      status,
+      address: input.address,
+      requester_name: input.requesterName,
+      description: input.description,
+      priority: input.priority ?? 'MEDIUM',
+      due_at: input.dueAt ? canonicalInstant(input.dueAt, 'body.dueAt') : null,
+      assignee: input.assignee ?? null,
+      asset_id: input.assetId ?? null,
+      location_id: input.locationId ?? null,
+      external_ref: input.externalRef ?? null,
+      metadata: JSON.stringify(input.metadata ?? {}),
+      resolution_notes: null,
+      completed_at: null,
+      closed_at: null,
+      cancelled_at: null,
+      created_at: now,
+      updated_at: now,
+      version: 1,
+    };
+    // The work order, its count, its history entry and its events are written as one step (RowAppends).
+    const appends = new RowAppends().add('records', row);
+    await countCreated(executor, principal.orgId, status, appends);
+    appends.add('record_events', historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now));
+    const record = toWorkOrder(row);
+    appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
+    if (input.assignee) {
+      const assigned = { recordId: row.id, assignee: input.assignee, previousAssignee: null, record };
+      appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload: assigned, occurredAt: now }));
+    }
+    return { record, appends };
   }
 
   async get(orgId: string, id: string): Promise<WorkOrder> {
@@ -200,60 +233,46 @@ export class RecordService {
     });
   }
 
-  /** Applies one lifecycle action: state machine, history row and events, in one transaction. */
+  /** Applies one lifecycle action: state machine, history row and events, written together. */
   /** `within` runs as the last step of the transaction that applies the action (see `InTransaction`). */
   async act(principal: Principal, id: string, action: LifecycleAction, input: ActionInput, acceptedVersions?: number[], within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
+    // A completion resolves its evidence and queues its proof in its transaction; the other actions
+    // are one statement on PostgreSQL.
+    if (!isSqlite(this.db) && action !== 'complete' && (!within || within.claim)) {
+      return writeOptimisticallyInOneStatement(this.db, {
+        noun: 'Work order',
+        table: 'records',
+        id,
+        acceptedVersions,
+        read: (db) => findRecord(db, principal.orgId, id),
+        decide: async (current) => {
+          const { next, data } = applyAction(current, action, input, isoNow(this.clock));
+          const appends = actionAppends(principal, current, next, action, data);
+          if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
+          return { next, appends };
+        },
+        present: toWorkOrder,
+        within,
+      });
+    }
     return this.writeWithRetry(principal.orgId, id, acceptedVersions, within, async (tx, current) => {
-      const from = current.status as RecordStatus;
-      const to = nextStatus(from, action);
-      const now = isoNow(this.clock);
-      const next: RecordsTable = { ...current, status: to, updated_at: now, version: current.version + 1 };
-      const data: Record<string, unknown> = {};
-      if (input.reason) data.reason = input.reason;
-
-      switch (action) {
-        case 'assign':
-          next.assignee = input.assignee ?? null;
-          data.assignee = input.assignee;
-          data.previousAssignee = current.assignee;
-          break;
-        case 'complete':
-          next.resolution_notes = input.resolutionNotes ?? null;
-          next.completed_at = now;
-          data.resolutionNotes = input.resolutionNotes;
-          break;
-        case 'reopen':
-          next.completed_at = null;
-          break;
-        case 'close':
-          next.closed_at = now;
-          break;
-        case 'cancel':
-          next.cancelled_at = now;
-          break;
-      }
-
+      const { next, data } = applyAction(current, action, input, isoNow(this.clock));
       return {
         next,
         afterWrite: async () => {
+          const now = next.updated_at;
           // Resolved once the write is certain to stand: it marks attachments as evidence.
           const evidence = action === 'complete' && input.evidence?.length ? await this.resolveEvidence(tx, next.org_id, next.id, input.evidence, now) : [];
           if (evidence.length > 0) data.evidence = evidence;
-          await insertHistory(tx, historyRow(next, principal, action, from, to, data, now));
-          if (from !== to) await countMoved(tx, next.org_id, from, to);
-          const record = toWorkOrder(next);
-          if (action === 'assign') {
-            await this.emit(tx, next.org_id, 'record.assigned', { recordId: next.id, assignee: next.assignee, previousAssignee: current.assignee, record }, now);
-          }
-          if (from !== to) await this.emit(tx, next.org_id, 'record.status_changed', { recordId: next.id, from, to, action }, now);
+          const appends = actionAppends(principal, current, next, action, data);
+          if (current.status !== next.status) await countMoved(tx, next.org_id, current.status, next.status, appends);
+          await appends.write(tx);
           if (action === 'complete') {
-            await this.emit(tx, next.org_id, 'record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record }, now);
             const history = (await listHistory(tx, next.org_id, next.id)).map(toHistoryEntry);
             for (const hook of this.completionHooks) {
-              await hook(tx, { orgId: next.org_id, record, history, evidence, actorKeyId: principal.keyId });
+              await hook(tx, { orgId: next.org_id, record: toWorkOrder(next), history, evidence, actorKeyId: principal.keyId });
             }
           }
-          if (action === 'close') await this.emit(tx, next.org_id, 'record.closed', { recordId: next.id, closedAt: now, record }, now);
         },
       };
     });
@@ -330,3 +349,50 @@ function historyRow(
     created_at: now,
   };
 }
+
+/** What a lifecycle action does to the row, and the data its history entry records. */
+function applyAction(current: RecordsTable, action: LifecycleAction, input: ActionInput, now: string): { next: RecordsTable; data: Record<string, unknown> } {
+  const to = nextStatus(current.status as RecordStatus, action);
+  const next: RecordsTable = { ...current, status: to, updated_at: now, version: current.version + 1 };
+  const data: Record<string, unknown> = {};
+  if (input.reason) data.reason = input.reason;
+  switch (action) {
+    case 'assign':
+      next.assignee = input.assignee ?? null;
+      data.assignee = input.assignee;
+      data.previousAssignee = current.assignee;
+      break;
+    case 'complete':
+      next.resolution_notes = input.resolutionNotes ?? null;
+      next.completed_at = now;
+      data.resolutionNotes = input.resolutionNotes;
+      break;
+    case 'reopen':
+      next.completed_at = null;
+      break;
+    case 'close':
+      next.closed_at = now;
+      break;
+    case 'cancel':
+      next.cancelled_at = now;
+      break;
+  }
+  return { next, data };
+}
+
+/** The rows a lifecycle action appends: its history entry and its events, in the order receivers see them. */
+function actionAppends(principal: Principal, current: RecordsTable, next: RecordsTable, action: LifecycleAction, data: Record<string, unknown>): RowAppends {
+  const from = current.status as RecordStatus;
+  const to = next.status as RecordStatus;
+  const now = next.updated_at;
+  const orgId = next.org_id;
+  const appends = new RowAppends().add('record_events', historyRow(next, principal, action, from, to, data, now));
+  const record = toWorkOrder(next);
+  const event = (type: EventType, payload: Record<string, unknown>) => appends.add('outbox_events', outboxRow({ orgId, type, payload, occurredAt: now }));
+  if (action === 'assign') event('record.assigned', { recordId: next.id, assignee: next.assignee, previousAssignee: current.assignee, record });
+  if (from !== to) event('record.status_changed', { recordId: next.id, from, to, action });
+  if (action === 'complete') event('record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record });
+  if (action === 'close') event('record.closed', { recordId: next.id, closedAt: now, record });
+  return appends;
+}
+
