@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/', 'bench/results/', 'coverage/', 'src/admin/public/'] },
+  { ignores: ['dist/', 'sdk/dist/', 'sdk/src/generated/', 'data/', 'node_modules/', 'bench/results/', 'coverage/', 'src/admin/public/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
@@ -19,7 +19,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**', '**/*.test.ts', 'eslint.config.js'],
+    // Examples and the SDK's tests are programs of their own, not the service: they read their environment.
+    files: ['src/config.ts', 'scripts/**', 'test/**', 'bench/**', 'examples/**', 'sdk/test/**', '**/*.test.ts', 'eslint.config.js'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
+import { sdkSnapshotStaleness } from './sdk-snapshot.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-openapi-'));
@@ -30,6 +31,7 @@ try {
     console.log(`OpenAPI ${document.openapi} document is valid: ${Object.keys(document.paths).length} paths, ${Object.keys(document.webhooks ?? {}).length} webhooks`);
   }
   writeFileSync(documentFile, JSON.stringify(document, null, 2));
+  checkSdkSnapshot(document);
 } finally {
   await app.close();
   await context.close();
@@ -62,4 +64,12 @@ function run(tool: string, args: string[], env: NodeJS.ProcessEnv) {
 function conclude(check: string, passed: boolean, findings: number): void {
   console.log(`${check}: ${passed ? 'no finding' : `${findings} finding(s)`}`);
   if (!passed) process.exitCode = 1;
+}
+
+/** The SDK is generated from a checked-in copy of the document: it must be the served one. */
+function checkSdkSnapshot(document: unknown): void {
+  const staleness = sdkSnapshotStaleness(document);
+  if (staleness === undefined) return;
+  console.error(`${staleness}: run \`npm run openapi:write\` and commit it`);
+  process.exitCode = 1;
 }

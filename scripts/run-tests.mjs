@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with Node's own test runner (Node 20 does not expand globs).
 // Pass file paths or substrings to run a subset: `npm test -- records`.
+// The SDK's and the examples' tests use the built SDK (sdk/dist): it is built first when they run.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,7 @@ function collect(dir) {
   let out = [];
   for (const entry of readdirSync(dir)) {
     const full = path.join(dir, entry);
-    if (entry === 'node_modules') continue;
+    if (entry === 'node_modules' || entry === 'dist') continue;
     if (statSync(full).isDirectory()) out = out.concat(collect(full));
     else if (entry.endsWith('.test.ts')) out.push(full);
   }
@@ -17,11 +18,16 @@ function collect(dir) {
 }
 
 const filters = process.argv.slice(2);
-let files = ['src', 'test'].flatMap((d) => collect(d)).sort();
+let files = ['src', 'test', 'sdk/test', 'examples'].flatMap((d) => collect(d)).sort();
 if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
+}
+
+if (files.some((f) => f.startsWith('sdk/') || f.startsWith('examples/'))) {
+  const build = spawnSync('npm', ['run', '--silent', 'build', '--workspace', 'sdk'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
 if (!process.env.WO_TEST_DATABASE_URL) {

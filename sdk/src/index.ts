@@ -1,0 +1,23 @@
+export { createClient, type ApiResponse, type ClientOptions, type OperationMethod, type WorkOrderClient } from './client.js';
+export type {
+  BinaryBody,
+  CallOptions,
+  ListItem,
+  ListOperationId,
+  OperationArgs,
+  OperationId,
+  OperationInput,
+  OperationResult,
+  ProblemCode,
+  Schemas,
+  WebhookEnvelope,
+  WebhookEventName,
+} from './operation-types.js';
+export { ProblemError, UnexpectedResponseError, isProblem, isProblemCode, type Problem } from './problem-error.js';
+export type { RetryOptions } from './retry-policy.js';
+export type { EventFeed, FeedEvent, FollowOptions } from './event-feed.js';
+export type { ProofBundle, ProofWaiter, WaitForProofOptions } from './proof-waiter.js';
+export { verifyWebhook, WebhookVerificationError, type VerifiedWebhook, type VerifyWebhookOptions, type WebhookHeaders, type WebhookVerificationReason } from './verify-webhook.js';
+export { verifyProof, type EvidenceFile, type FileVerdict, type VerifyProofOptions, type VerifyProofResult } from './verify-proof.js';
+export type { CompletionStatement, EvidenceDigest, ProofFailureReason, StatementHistoryEntry } from './proof-types.js';
+export { PROBLEM_CODES } from './generated/operations.js';

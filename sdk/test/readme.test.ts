@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { itAgainstLiveService } from './live-service.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const readme = readFileSync(path.join(root, 'sdk/README.md'), 'utf8');
+// In the clone, as the README says, so that the package resolves as it does for a reader.
+const workDir = path.join(root, '.tmp', `sdk-readme-${process.pid}`);
+after(() => rmSync(workDir, { recursive: true, force: true }));
+
+const quickstart = readme.split('## Quickstart')[1]!.match(/```js\n([\s\S]*?)```/)![1]!;
+
+describe('sdk/README.md', () => {
+  it('has a five-line quickstart and never sends the reader into the service source', () => {
+    assert.equal(quickstart.trim().split('\n').length, 5);
+    assert.doesNotMatch(readme, /(^|[^\w.-])src\//m);
+  });
+
+  itAgainstLiveService(
+    'runs the quickstart as written with a key made as the root README makes it',
+    async ({ baseUrl, tenant }) => {
+      mkdirSync(workDir, { recursive: true });
+      writeFileSync(path.join(workDir, 'quickstart.mjs'), quickstart);
+      const { stdout } = await promisify(execFile)(process.execPath, ['quickstart.mjs'], { cwd: workDir, env: { ...process.env, WO_URL: baseUrl, WO_KEY: tenant.key } });
+      assert.match(stdout.trim(), /^rec_[0-9A-Z]{26} OPEN$/);
+    },
+    { scopes: ['records:read', 'records:write', 'categories:read', 'categories:write'] },
+  );
+});
