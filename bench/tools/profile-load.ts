@@ -7,6 +7,7 @@
 //           as the bench does, and then also reports the server CPU of the whole pipeline per
 //           completion: from the first completion until the last announcement was received.
 // get:      GET /api/v1/categories/{id}, 50 connections, 6 s: the fixed cost every authenticated route pays.
+// list:     GET /api/v1/records?limit=50 over 200 work orders, 10 connections, 6 s (the bench's list page).
 // --profile starts the built service with bench/lib/cpu-profile-window.mjs and writes
 // window-<pid>.cpuprofile (BENCH_PROFILE_DIR, default the OS temp dir) covering only the measured load;
 // summarize it with `node bench/tools/summarize-profile.mjs <file>`. Uses dist/: run `npm run build` first.
@@ -19,8 +20,8 @@ import { createCategory, createTenant, recordBody } from '../lib/tenant.js';
 import { subscribe, WEBHOOK_ENV } from '../parts/webhooks.js';
 
 const scenario = process.argv[2];
-if (scenario !== 'create' && scenario !== 'complete' && scenario !== 'get') {
-  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get> [--profile] [--subscribe] [--no-worker]');
+if (scenario !== 'create' && scenario !== 'complete' && scenario !== 'get' && scenario !== 'list') {
+  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|list> [--profile] [--subscribe] [--no-worker]');
   process.exit(2);
 }
 const profile = process.argv.includes('--profile');
@@ -47,6 +48,9 @@ try {
       setupRequest: (r) => ({ ...r, body: recordBody(categoryId, 1), headers: withKey ? { ...tenant.headers, 'idempotency-key': `p-${process.pid}-${++n}` } : tenant.headers }),
     };
     options = { url: service.baseUrl, connections: 50, durationS: 8, requests: [spec] };
+  } else if (scenario === 'list') {
+    await runLoad({ url: service.baseUrl, connections: 10, amount: 200, requests: [{ method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 5) }] });
+    options = { url: service.baseUrl, connections: 10, durationS: 6, path: '/api/v1/records?limit=50', headers: tenant.readHeaders };
   } else if (scenario === 'get') {
     options = { url: service.baseUrl, connections: 50, durationS: 6, path: `/api/v1/categories/${categoryId}`, headers: tenant.readHeaders };
   } else {
