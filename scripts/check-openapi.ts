@@ -7,36 +7,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { pino } from 'pino';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
 import { sdkSnapshotStaleness } from './sdk-snapshot.js';
+import { servedOpenApiDocument } from './served-openapi.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const document = await servedOpenApiDocument();
+const result = await new Validator().validate(document);
+if (!result.valid) {
+  console.error(JSON.stringify(result.errors, null, 2));
+  process.exitCode = 1;
+} else {
+  console.log(`OpenAPI ${document.openapi} document is valid: ${Object.keys(document.paths).length} paths, ${Object.keys(document.webhooks ?? {}).length} webhooks`);
+}
+checkSdkSnapshot(document);
+
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-openapi-'));
 const documentFile = path.join(dataDir, 'openapi.json');
-const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-const context = await createContext(config, { logger: pino({ level: 'silent' }) });
-const app = await buildApp(context);
-try {
-  const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
-  if (response.statusCode !== 200) throw new Error(`GET /api/v1/openapi.json answered ${response.statusCode}`);
-  const document = response.json();
-  const result = await new Validator().validate(document);
-  if (!result.valid) {
-    console.error(JSON.stringify(result.errors, null, 2));
-    process.exitCode = 1;
-  } else {
-    console.log(`OpenAPI ${document.openapi} document is valid: ${Object.keys(document.paths).length} paths, ${Object.keys(document.webhooks ?? {}).length} webhooks`);
-  }
-  writeFileSync(documentFile, JSON.stringify(document, null, 2));
-  checkSdkSnapshot(document);
-} finally {
-  await app.close();
-  await context.close();
-}
-
+writeFileSync(documentFile, JSON.stringify(document, null, 2));
 try {
   // Both linters run offline: no telemetry, no update check (the machine reaches no such host).
   // Any finding fails, warnings too: the rules accepted are turned off, with a reason, in the configs.
