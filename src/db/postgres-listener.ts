@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { quoteIdentifier, type Executor } from './database.js';
+import { LogThrottle } from '../log-throttle.js';
 
 const RECONNECT_FIRST_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
@@ -24,7 +25,7 @@ export interface PostgresListenerOptions {
   applicationName: string;
   /** What the logs call it ("event feed: …"). */
   purpose: string;
-  logger: Pick<Logger, 'warn' | 'error'>;
+  logger: Pick<Logger, 'warn'>;
   /** A message sent on the channel for our schema (notifyListeners). */
   onMessage(message: string): void;
   /** Listening again after the connection was down: whatever was sent meanwhile was missed. */
@@ -49,6 +50,8 @@ export class PostgresListener {
   private reconnectDelayMs = RECONNECT_FIRST_MS;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** A database out of reach fails every attempt alike: one line per interval says so. */
+  private readonly logThrottle = new LogThrottle();
 
   constructor(private readonly options: PostgresListenerOptions) {}
 
@@ -56,9 +59,12 @@ export class PostgresListener {
     return this.listeningNow;
   }
 
-  /** Opens the LISTEN connection; never rejects (a failure is logged, and retried). */
+  /**
+   * Opens the LISTEN connection; never rejects (a failure is logged, and retried). While a retry is
+   * scheduled it waits for it: an outage is not tried once per caller.
+   */
   connect(): Promise<void> {
-    if (this.listeningNow || this.closed) return Promise.resolve();
+    if (this.listeningNow || this.closed || this.reconnectTimer) return Promise.resolve();
     this.connecting ??= this.open().finally(() => {
       this.connecting = undefined;
     });
@@ -95,7 +101,8 @@ export class PostgresListener {
     } catch (error) {
       client.removeAllListeners('end');
       await client.end().catch(() => {});
-      this.options.logger.error({ err: error }, `${this.options.purpose}: could not listen on PostgreSQL; retrying`);
+      const admitted = this.logThrottle.admit('connect');
+      if (admitted) this.options.logger.warn({ err: error, suppressed: admitted.suppressed }, `${this.options.purpose}: could not listen on PostgreSQL; retrying`);
       this.scheduleReconnect();
       return;
     }
@@ -125,7 +132,8 @@ export class PostgresListener {
     client.removeAllListeners('end');
     void client.end().catch(() => {});
     if (this.closed) return;
-    this.options.logger.warn({ err: error }, `${this.options.purpose}: the LISTEN connection was lost; reconnecting`);
+    const admitted = this.logThrottle.admit('lost');
+    if (admitted) this.options.logger.warn({ err: error, suppressed: admitted.suppressed }, `${this.options.purpose}: the LISTEN connection was lost; reconnecting`);
     this.options.onLost?.();
     this.scheduleReconnect();
   }
