@@ -177,7 +177,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
   const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
   const proofs = new ProofService(db, clock, proofKeys, transparencyLog);
-  records.onCompleted((tx, completion) => proofs.recordCompletion(tx, completion));
+  records.onCompleted((executor, completion, appends) => proofs.recordCompletion(executor, completion, appends));
 
   const sequencerMetrics = new SequencerMetrics(metrics);
   const backgroundJobs: BackgroundJob[] = [

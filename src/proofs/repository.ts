@@ -12,7 +12,8 @@ const PENDING = sql.lit('pending' as const);
 // Rows per multi-row INSERT: far below SQLite's and PostgreSQL's bound-parameter limits.
 const INSERT_CHUNK = 500;
 
-// Every completion writes one statement and reads the one it supersedes: both compiled once.
+// A completion appends its statement with its other rows (ProofService.recordCompletion); this
+// inserts one on its own (the log's tests seed statements with it).
 const insertStatementQuery = preparedQuery((db, row: ProofStatementsTable) => db.insertInto('proof_statements').values(row));
 
 export async function insertStatement(db: Executor, row: ProofStatementsTable): Promise<void> {

@@ -1,4 +1,5 @@
-import type { Db, Tx } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
+import type { RowAppends } from '../db/row-appends.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
@@ -9,7 +10,7 @@ import type { ProofKeys } from './keys.js';
 import { buildCompletionStatement } from './statement.js';
 import type { TransparencyLog } from './transparency-log.js';
 import { BUNDLE_MEDIA_TYPE, BUNDLE_VERSION, type Jwks, type ProofBundle } from './verify.js';
-import { findStatement, latestStatementIdOfRecord, latestStatementOfRecord, insertStatement } from './repository.js';
+import { findStatement, latestStatementIdOfRecord, latestStatementOfRecord } from './repository.js';
 import type { ProofStatementsTable } from '../db/tables.js';
 import { toHex } from './encoding.js';
 
@@ -35,12 +36,13 @@ export class ProofService {
    * The RecordService completion hook: builds the statement inside the completing transaction and
    * stores it for the sequencer, which signs and seals it (the request waits for neither).
    */
-  async recordCompletion(tx: Tx, completion: CompletionContext): Promise<void> {
+  /** Adds the completion's statement, unsigned, to what the completion writes (`appends`); `executor` reads. */
+  async recordCompletion(executor: Executor, completion: CompletionContext, appends: RowAppends): Promise<void> {
     const { orgId, record } = completion;
     // The history holds every action, this completion included: only a work order completed before
     // (and reopened since) has a statement to supersede, so most completions skip the lookup.
     const completedBefore = completion.history.filter((entry) => entry.action === 'complete').length > 1;
-    const previousId = completedBefore ? ((await latestStatementIdOfRecord(tx, orgId, record.id)) ?? null) : null;
+    const previousId = completedBefore ? ((await latestStatementIdOfRecord(executor, orgId, record.id)) ?? null) : null;
     const proofId = newId('proof');
     const statement = buildCompletionStatement({
       proofId,
@@ -61,7 +63,7 @@ export class ProofService {
       }
       throw error;
     }
-    await insertStatement(tx, {
+    appends.add('proof_statements', {
       id: proofId,
       org_id: orgId,
       record_id: record.id,

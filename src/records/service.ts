@@ -62,8 +62,12 @@ export interface CompletionContext {
   actorKeyId: string;
 }
 
-/** Runs inside the completing transaction; the proof feature uses it to queue the statement. */
-export type CompletionHook = (tx: Tx, completion: CompletionContext) => Promise<void>;
+/**
+ * Runs as a completion is written; the proof feature uses it to queue the statement. It may read
+ * through `executor` (the completing transaction, or the database when the completion is one
+ * statement) and adds what it writes to `appends`, which are written with the completion.
+ */
+export type CompletionHook = (executor: Executor, completion: CompletionContext, appends: RowAppends) => Promise<void>;
 
 const EDITABLE_FIELDS = {
   categoryId: 'category_id',
@@ -236,9 +240,10 @@ export class RecordService {
   /** Applies one lifecycle action: state machine, history row and events, written together. */
   /** `within` runs as the last step of the transaction that applies the action (see `InTransaction`). */
   async act(principal: Principal, id: string, action: LifecycleAction, input: ActionInput, acceptedVersions?: number[], within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
-    // A completion resolves its evidence and queues its proof in its transaction; the other actions
-    // are one statement on PostgreSQL.
-    if (!isSqlite(this.db) && action !== 'complete' && (!within || within.claim)) {
+    // A completion with evidence resolves it (marking attachments) in its transaction; every other
+    // action, completions without evidence included, is one statement on PostgreSQL.
+    const evidenceToResolve = action === 'complete' && Boolean(input.evidence?.length);
+    if (!isSqlite(this.db) && !evidenceToResolve && (!within || within.claim)) {
       return writeOptimisticallyInOneStatement(this.db, {
         noun: 'Work order',
         table: 'records',
@@ -247,8 +252,14 @@ export class RecordService {
         read: (db) => findRecord(db, principal.orgId, id),
         decide: async (current) => {
           const { next, data } = applyAction(current, action, input, isoNow(this.clock));
-          const appends = actionAppends(principal, current, next, action, data);
+          const { appends, entry } = actionAppends(principal, current, next, action, data);
           if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
+          if (action === 'complete') {
+            // Read outside the write, the history is still the one the write stands on: every entry
+            // comes with a new version of the work order, and the write needs the version read.
+            const history = [...(await listHistory(this.db, next.org_id, next.id)), entry].map(toHistoryEntry);
+            await this.runCompletionHooks(this.db, principal, next, history, [], appends);
+          }
           return { next, appends };
         },
         present: toWorkOrder,
@@ -264,18 +275,30 @@ export class RecordService {
           // Resolved once the write is certain to stand: it marks attachments as evidence.
           const evidence = action === 'complete' && input.evidence?.length ? await this.resolveEvidence(tx, next.org_id, next.id, input.evidence, now) : [];
           if (evidence.length > 0) data.evidence = evidence;
-          const appends = actionAppends(principal, current, next, action, data);
+          const { appends } = actionAppends(principal, current, next, action, data);
           if (current.status !== next.status) await countMoved(tx, next.org_id, current.status, next.status, appends);
           await appends.write(tx);
           if (action === 'complete') {
             const history = (await listHistory(tx, next.org_id, next.id)).map(toHistoryEntry);
-            for (const hook of this.completionHooks) {
-              await hook(tx, { orgId: next.org_id, record: toWorkOrder(next), history, evidence, actorKeyId: principal.keyId });
-            }
+            const completionAppends = new RowAppends();
+            await this.runCompletionHooks(tx, principal, next, history, evidence, completionAppends);
+            await completionAppends.write(tx);
           }
         },
       };
     });
+  }
+
+  private async runCompletionHooks(
+    executor: Executor,
+    principal: Principal,
+    completed: RecordsTable,
+    history: RecordHistoryEntry[],
+    evidence: CompletionEvidence[],
+    appends: RowAppends,
+  ): Promise<void> {
+    const completion = { orgId: completed.org_id, record: toWorkOrder(completed), history, evidence, actorKeyId: principal.keyId };
+    for (const hook of this.completionHooks) await hook(executor, completion, appends);
   }
 
   /** Applies `change` to the work order as an optimistic write (see writeOptimistically). */
@@ -380,19 +403,26 @@ function applyAction(current: RecordsTable, action: LifecycleAction, input: Acti
   return { next, data };
 }
 
-/** The rows a lifecycle action appends: its history entry and its events, in the order receivers see them. */
-function actionAppends(principal: Principal, current: RecordsTable, next: RecordsTable, action: LifecycleAction, data: Record<string, unknown>): RowAppends {
+/** The rows a lifecycle action appends: its history entry (also returned) and its events, in the order receivers see them. */
+function actionAppends(
+  principal: Principal,
+  current: RecordsTable,
+  next: RecordsTable,
+  action: LifecycleAction,
+  data: Record<string, unknown>,
+): { appends: RowAppends; entry: RecordEventsTable } {
   const from = current.status as RecordStatus;
   const to = next.status as RecordStatus;
   const now = next.updated_at;
   const orgId = next.org_id;
-  const appends = new RowAppends().add('record_events', historyRow(next, principal, action, from, to, data, now));
+  const entry = historyRow(next, principal, action, from, to, data, now);
+  const appends = new RowAppends().add('record_events', entry);
   const record = toWorkOrder(next);
   const event = (type: EventType, payload: Record<string, unknown>) => appends.add('outbox_events', outboxRow({ orgId, type, payload, occurredAt: now }));
   if (action === 'assign') event('record.assigned', { recordId: next.id, assignee: next.assignee, previousAssignee: current.assignee, record });
   if (from !== to) event('record.status_changed', { recordId: next.id, from, to, action });
   if (action === 'complete') event('record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record });
   if (action === 'close') event('record.closed', { recordId: next.id, closedAt: now, record });
-  return appends;
+  return { appends, entry };
 }
 
