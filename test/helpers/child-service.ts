@@ -54,8 +54,10 @@ export async function startChildService(args: string[], env: Record<string, stri
   try {
     await waitFor(async () => {
       if (!running) throw new Error(`wo ${args.join(' ')} exited while starting:\n${output}`);
-      if (port === undefined) return output.includes('"msg":"work-order service running"');
-      return (await fetch(`${base}/healthz`).catch(() => undefined))?.ok;
+      // Its own word first: until it says it runs, whatever answers on `port` may be another
+      // process that took the port after freePort() let it go.
+      if (!output.includes('"msg":"work-order service running"')) return false;
+      return port === undefined || (await fetch(`${base}/healthz`).catch(() => undefined))?.ok;
     }, 60_000, `wo ${args.join(' ')} to answer /healthz`);
   } catch (error) {
     await service.kill();
