@@ -77,7 +77,7 @@ if (POSTGRES_URL) {
       await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
       database = openDatabase({ url: POSTGRES_URL, schema });
       await sql`CREATE TABLE categories (id text PRIMARY KEY, org_id text NOT NULL)`.execute(database.db);
-      await sql`CREATE TABLE records (id text PRIMARY KEY, category_id text NOT NULL REFERENCES categories (id), version integer NOT NULL)`.execute(database.db);
+      await sql`CREATE TABLE records (id text PRIMARY KEY, org_id text NOT NULL DEFAULT 'o1', category_id text NOT NULL REFERENCES categories (id), version integer NOT NULL)`.execute(database.db);
       await sql`CREATE TABLE outbox_events (seq bigserial PRIMARY KEY, id text NOT NULL)`.execute(database.db);
       await sql`CREATE TABLE idempotency_keys (org_id text, key text, response_status integer, PRIMARY KEY (org_id, key))`.execute(database.db);
       await sql`INSERT INTO categories (id, org_id) VALUES ('c1', 'o1')`.execute(database.db);
@@ -120,6 +120,16 @@ if (POSTGRES_URL) {
       assert.equal(await appendsFor('r4').writeIf(db(), { claim: claim('k3') }), 'claim_taken');
       assert.equal(await count('records', "id = 'r4'"), 0);
       assert.equal(await count('outbox_events', "id LIKE 'r4-%'"), 0);
+    });
+
+    it('changes a row only at the version read, and writes nothing with a stale one', async () => {
+      await appendsFor('r6').writeIf(db(), {});
+      const update = (version: number) => ({ table: 'records' as never, id: 'r6', orgId: 'o1', version, set: { version: version + 1 } });
+      assert.equal(await new RowAppends().add('outbox_events' as never, { id: 'r6-changed' } as never).writeIf(db(), { update: update(1) }), 'written');
+      assert.equal(await new RowAppends().add('outbox_events' as never, { id: 'r6-stale' } as never).writeIf(db(), { update: update(1), claim: claim('k6') }), 'stale');
+      assert.equal(await count('records', "id = 'r6' AND version = 2"), 1);
+      assert.equal(await count('outbox_events', "id = 'r6-stale'"), 0);
+      assert.equal(await count('idempotency_keys', "key = 'k6'"), 0);
     });
 
     it('writes without a claim when none is asked for', async () => {

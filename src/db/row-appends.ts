@@ -100,11 +100,10 @@ export class RowAppends {
       }
     }
     this.tables.clear();
-    const updated = conditions.update ? '(SELECT count(*) FROM updated)' : '1';
-    const text = `WITH ${ctes.join(', ')} SELECT (SELECT count(*) FROM gate) AS allowed, ${updated} AS updated, (SELECT count(*) FROM ${source}) AS written`;
-    let rows: { allowed: number; updated: number; written: number }[];
+    const text = `WITH ${ctes.join(', ')} SELECT (SELECT count(*) FROM gate) AS allowed, (SELECT count(*) FROM ${source}) AS written`;
+    let rows: { allowed: number; written: number }[];
     try {
-      ({ rows } = await executor.executeQuery<{ allowed: number; updated: number; written: number }>(CompiledQuery.raw(text, parameters)));
+      ({ rows } = await executor.executeQuery<{ allowed: number; written: number }>(CompiledQuery.raw(text, parameters)));
     } catch (error) {
       // The claim's row was there (or committed by another request while this one waited on it): the
       // whole statement failed with it, so nothing of it was written.
@@ -114,7 +113,8 @@ export class RowAppends {
     const [outcome] = rows;
     if (Number(outcome?.written) > 0) return 'written';
     if (Number(outcome?.allowed) === 0) return 'missing';
-    return Number(outcome?.updated) === 0 ? 'stale' : 'claim_taken';
+    // With the gate open, only the version check can leave nothing written (a lost claim fails the statement).
+    return 'stale';
   }
 }
 
