@@ -4,6 +4,7 @@ import type { AssetsTable } from '../db/tables.js';
 import { containsText } from '../db/text-search.js';
 import type { Page } from '../db/page.js';
 import type { Asset, AssetListQuery, AssetStatus } from './schemas.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export type AssetFilter = Omit<AssetListQuery, 'limit' | 'offset'>;
 
@@ -41,7 +42,7 @@ export async function countAssetRecords(db: Executor, orgId: string, id: string)
     .selectFrom('records')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('asset_id', '=', id)
-    .where('org_id', '=', orgId)
+    .where('org_id', IN_ORGANIZATION, orgId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

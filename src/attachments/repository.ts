@@ -2,6 +2,7 @@ import type { Executor } from '../db/database.js';
 import type { AttachmentsTable } from '../db/tables.js';
 import type { Page } from '../db/page.js';
 import type { Attachment } from './schemas.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 /** A stored attachment's row: every column filled in. */
 export type StoredAttachmentRow = AttachmentsTable & { state: 'stored'; sha256: string };
@@ -48,7 +49,7 @@ export async function findStored(db: Executor, orgId: string, recordId: string, 
     .selectFrom('attachments')
     .selectAll()
     .where('id', '=', id)
-    .where('org_id', '=', orgId)
+    .where('org_id', IN_ORGANIZATION, orgId)
     .where('record_id', '=', recordId)
     .where('state', '=', 'stored')
     .executeTakeFirst();
@@ -82,7 +83,7 @@ export async function markEvidence(db: Executor, orgId: string, recordId: string
     .updateTable('attachments')
     .set((eb) => ({ evidence_at: eb.fn.coalesce('evidence_at', eb.val(now)) }))
     .where('id', '=', id)
-    .where('org_id', '=', orgId)
+    .where('org_id', IN_ORGANIZATION, orgId)
     .where('record_id', '=', recordId)
     .where('state', '=', 'stored')
     .returningAll()

@@ -5,6 +5,7 @@ import { takesRowLocks } from '../db/row-locks.js';
 import type { CategoriesTable } from '../db/tables.js';
 import type { Page } from '../db/page.js';
 import type { Category } from './schemas.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export function toCategory(row: CategoriesTable): Category {
   return { id: row.id, name: row.name, description: row.description, createdAt: row.created_at, updatedAt: row.updated_at, version: row.version };
@@ -16,7 +17,7 @@ export async function findCategory(db: Executor, orgId: string, id: string, lock
 }
 
 const findCategoryQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
-  db.selectFrom('categories').selectAll().where('id', '=', p.id).where('org_id', '=', p.orgId),
+  db.selectFrom('categories').selectAll().where('id', '=', p.id).where('org_id', IN_ORGANIZATION, p.orgId),
 );
 
 // Every work-order create checks its category: compiled once per database (the lock depends only on the dialect).
@@ -25,7 +26,7 @@ const findCategoryForShareQuery = preparedQuery((db, p: { orgId: string; id: str
     .selectFrom('categories')
     .selectAll()
     .where('id', '=', p.id)
-    .where('org_id', '=', p.orgId)
+    .where('org_id', IN_ORGANIZATION, p.orgId)
     .$if(takesRowLocks(db), (q) => q.forShare()),
 );
 

@@ -10,6 +10,7 @@ import { isoNow, type Clock } from '../clock.js';
 import { emitEvent } from '../events/outbox.js';
 import type { Category, CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
 import { findCategory, isCategoryUsed, listCategories, toCategory } from './repository.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export class CategoryService {
   constructor(
@@ -83,7 +84,7 @@ export class CategoryService {
       if (!current) throw errors.notFound(`Category "${id}"`);
       assertVersion(acceptedVersions, current.version, 'The category');
       if (await isCategoryUsed(tx, id)) throw errors.inUse(`Category "${id}" still has work orders; move them to another category first.`);
-      await tx.deleteFrom('categories').where('id', '=', id).where('org_id', '=', orgId).execute();
+      await tx.deleteFrom('categories').where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).execute();
       // Lists show what exists; a syncing client learns of the deletion from the event feed.
       const occurredAt = isoNow(this.clock);
       await emitEvent(tx, { orgId, type: 'category.deleted', payload: { categoryId: id, category: toCategory(current) }, occurredAt });

@@ -2,6 +2,7 @@ import type { Executor } from '../db/database.js';
 import type { RecordCommentsTable } from '../db/tables.js';
 import type { Page } from '../db/page.js';
 import type { Comment } from './schemas.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export function toComment(row: RecordCommentsTable): Comment {
   return {
@@ -27,6 +28,6 @@ export async function listComments(db: Executor, orgId: string, recordId: string
 
 /** The name of the API key a comment is written with, as it is now (it becomes the author's name). */
 export async function apiKeyName(db: Executor, orgId: string, keyId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('api_keys').select('name').where('id', '=', keyId).where('org_id', '=', orgId).executeTakeFirst();
+  const row = await db.selectFrom('api_keys').select('name').where('id', '=', keyId).where('org_id', IN_ORGANIZATION, orgId).executeTakeFirst();
   return row?.name;
 }

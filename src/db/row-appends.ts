@@ -3,6 +3,7 @@ import type { Executor } from './database.js';
 import { isSqlite } from './dialect.js';
 import { isUniqueViolation } from './errors.js';
 import { preparedQuery } from './prepared.js';
+import { inOrganizationSql } from './organization-check.js';
 import type { Tables } from './tables.js';
 
 type TableName = keyof Tables;
@@ -63,7 +64,7 @@ export class RowAppends {
     const bind = (value: unknown) => `$${parameters.push(value)}`;
     const ctes: string[] = [];
     const required = (conditions.existing ?? []).map((reference, i) => {
-      const lookup = `SELECT 1 FROM ${quote(reference.table)} WHERE "id" = ${bind(reference.id)} AND "org_id" = ${bind(reference.orgId)}`;
+      const lookup = `SELECT 1 FROM ${quote(reference.table)} WHERE "id" = ${bind(reference.id)} AND ${inOrganizationSql(bind(reference.orgId))}`;
       if (!reference.lockForShare) return `EXISTS (${lookup})`;
       ctes.push(`locked_${i} AS (${lookup} FOR SHARE)`);
       return `EXISTS (SELECT 1 FROM locked_${i})`;
@@ -79,7 +80,7 @@ export class RowAppends {
       const assignments = Object.entries(set).map(([column, value]) => `${quote(column)} = ${bind(value)}`);
       const guarded = required.length ? ' AND EXISTS (SELECT 1 FROM gate)' : '';
       ctes.push(
-        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${bind(id)} AND "org_id" = ${bind(orgId)} AND "version" = ${bind(version)}${guarded} RETURNING 1 AS ok)`,
+        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${bind(id)} AND ${inOrganizationSql(bind(orgId))} AND "version" = ${bind(version)}${guarded} RETURNING 1 AS ok)`,
       );
       source = 'updated';
     }

@@ -3,6 +3,7 @@ import { takesRowLocks } from './row-locks.js';
 import type { Executor } from './database.js';
 import type { Tables } from './tables.js';
 import { errors } from '../errors.js';
+import { IN_ORGANIZATION } from './organization-check.js';
 
 /** Tables whose rows carry `org_id` and a `version` counter (the ETag), changed optimistically. */
 export type VersionedTable = 'records' | 'assets' | 'locations' | 'categories';
@@ -23,7 +24,7 @@ export async function updateIfVersion<T extends VersionedTable>(
     .updateTable(table as VersionedTable)
     .set(changes as unknown as { version: number })
     .where('id', '=', id)
-    .where('org_id', '=', orgId)
+    .where('org_id', IN_ORGANIZATION, orgId)
     .where('version', '=', expectedVersion)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
@@ -34,7 +35,7 @@ export async function deleteIfVersion(db: Executor, table: VersionedTable, orgId
   const result = await untyped(db)
     .deleteFrom(table)
     .where('id', '=', id)
-    .where('org_id', '=', orgId)
+    .where('org_id', IN_ORGANIZATION, orgId)
     .where('version', '=', expectedVersion)
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
@@ -55,7 +56,7 @@ export async function findInOrganization<T extends VersionedTable>(
     .selectFrom(table as VersionedTable)
     .selectAll()
     .where('id', '=', id)
-    .where('org_id', '=', orgId)
+    .where('org_id', IN_ORGANIZATION, orgId)
     .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
     .executeTakeFirst();
   return row as Selectable<Tables[T]> | undefined;

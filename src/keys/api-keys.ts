@@ -8,6 +8,7 @@ import { ALL_SCOPES, isScope, type Scope } from './scopes.js';
 import { digestsEqual, generateApiKey, hashApiKey, isWellFormedApiKey, visiblePrefix } from './api-key-secret.js';
 import { announceRevocation, type AuthenticatedKeys } from './authenticated-keys.js';
 import { isSqlite } from '../db/dialect.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export interface ApiKey {
   id: string;
@@ -89,7 +90,7 @@ export class ApiKeyService {
 
   async get(id: string, orgId?: string): Promise<ApiKey> {
     let query = this.db.selectFrom('api_keys').selectAll().where('id', '=', id);
-    if (orgId) query = query.where('org_id', '=', orgId);
+    if (orgId) query = query.where('org_id', IN_ORGANIZATION, orgId);
     const row = await query.executeTakeFirst();
     if (!row) throw errors.notFound(`API key "${id}"`);
     return this.toApiKey(row);

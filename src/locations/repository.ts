@@ -5,6 +5,7 @@ import type { LocationsTable } from '../db/tables.js';
 import { containsText } from '../db/text-search.js';
 import type { Page } from '../db/page.js';
 import { TOP_LEVEL, type Location, type LocationListQuery } from './schemas.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 
 export type LocationFilter = Omit<LocationListQuery, 'limit' | 'offset'>;
@@ -36,7 +37,7 @@ export async function insertLocation(db: Executor, row: LocationsTable): Promise
 
 /** The parent of a location, or null at the top; one step of an ancestor walk. */
 export async function parentOf(db: Executor, orgId: string, id: string): Promise<string | null | undefined> {
-  const row = await db.selectFrom('locations').select('parent_id').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  const row = await db.selectFrom('locations').select('parent_id').where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).executeTakeFirst();
   return row?.parent_id;
 }
 
@@ -54,7 +55,7 @@ export async function locationDependents(db: Executor, orgId: string, id: string
       .selectFrom('records')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('location_id', '=', id)
-      .where('org_id', '=', orgId)
+      .where('org_id', IN_ORGANIZATION, orgId)
       .where('status', 'not in', FINAL_STATUSES)
       .executeTakeFirstOrThrow(),
   ]);

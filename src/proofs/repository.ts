@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from '../db/tables.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 // The statuses the sequencer's scans filter on, written into the SQL: each has a partial index, which
 // SQLite can only match to a bound value by reading it while planning, and a statement planned on a
@@ -21,7 +22,7 @@ export async function insertStatement(db: Executor, row: ProofStatementsTable): 
 }
 
 export async function findStatement(db: Executor, orgId: string, id: string): Promise<ProofStatementsTable | undefined> {
-  return db.selectFrom('proof_statements').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return db.selectFrom('proof_statements').selectAll().where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).executeTakeFirst();
 }
 
 export async function latestStatementOfRecord(db: Executor, orgId: string, recordId: string): Promise<ProofStatementsTable | undefined> {

@@ -6,6 +6,7 @@ import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
 import type { Page } from '../db/page.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 /**
  * Each field of a work order's JSON, in the response schema's order, and the column it comes from.
@@ -78,7 +79,7 @@ export function toHistoryEntry(row: RecordEventsTable): RecordHistoryEntry {
 
 // Every read and every lifecycle action starts here: compiled once (see preparedQuery).
 const findRecordQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
-  db.selectFrom('records').selectAll().where('id', '=', p.id).where('org_id', '=', p.orgId),
+  db.selectFrom('records').selectAll().where('id', '=', p.id).where('org_id', IN_ORGANIZATION, p.orgId),
 );
 
 export async function findRecord(db: Executor, orgId: string, id: string): Promise<RecordsTable | undefined> {
@@ -104,7 +105,7 @@ function updateQueryFor(columns: RecordColumn[]) {
         .updateTable('records')
         .set(Object.fromEntries(columns.map((column) => [column, p[column]])))
         .where('id', '=', p.id)
-        .where('org_id', '=', p.org_id)
+        .where('org_id', IN_ORGANIZATION, p.org_id)
         .where('version', '=', p.expectedVersion),
     );
     if (updateQueriesByColumns.size < MAX_UPDATE_SHAPES) updateQueriesByColumns.set(shape, query);

@@ -5,6 +5,7 @@ import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatu
 import { newId } from '../ids.js';
 import type { Page } from '../db/page.js';
 import type { Delivery, Webhook } from './schemas.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export function toWebhook(row: WebhookSubscriptionsTable, now: string): Webhook {
   const overlapping = row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
@@ -47,7 +48,7 @@ export function toDelivery(row: WebhookDeliveriesTable, attempts: WebhookAttempt
 }
 
 export async function findSubscription(db: Executor, orgId: string, id: string): Promise<WebhookSubscriptionsTable | undefined> {
-  return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).executeTakeFirst();
 }
 
 export function listSubscriptions(db: Executor, orgId: string, page: Page): Promise<{ rows: WebhookSubscriptionsTable[]; total: number }> {
@@ -61,7 +62,7 @@ export async function deleteSubscription(db: Executor, orgId: string, id: string
     .where('delivery_id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', id))
     .execute();
   await db.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
-  await db.deleteFrom('webhook_subscriptions').where('id', '=', id).where('org_id', '=', orgId).execute();
+  await db.deleteFrom('webhook_subscriptions').where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).execute();
 }
 
 export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable): Promise<void> {

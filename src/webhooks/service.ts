@@ -30,6 +30,7 @@ import {
 } from './schemas.js';
 import { generateWebhookSecret, type SecretBox } from './secret-box.js';
 import { checkWebhookUrl, type UrlGuardOptions } from './url-guard.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 const SEALED_SECRET_PREFIX = 'wo-sealed-secret:';
 
@@ -103,7 +104,7 @@ export class WebhookService {
         .updateTable('webhook_subscriptions')
         .set({ name: next.name, url: next.url, events: next.events, active: next.active, updated_at: now, version: next.version })
         .where('id', '=', id)
-        .where('org_id', '=', orgId)
+        .where('org_id', IN_ORGANIZATION, orgId)
         .where('version', '=', current.version)
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) !== 1) throw errors.conflict('The webhook subscription was changed concurrently; fetch it again and retry.');
@@ -149,7 +150,7 @@ export class WebhookService {
           version: next.version,
         })
         .where('id', '=', id)
-        .where('org_id', '=', orgId)
+        .where('org_id', IN_ORGANIZATION, orgId)
         .execute();
       return { ...toWebhook(next, next.updated_at), secret };
     });

@@ -46,6 +46,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** The service's logger (silent by default). */
   logger?: Logger;
+  /** PostgreSQL: a database of the test's own (createPostgresDatabase) instead of a schema in the shared one. */
+  databaseUrl?: string;
 }
 
 let tenantCounter = 0;
@@ -53,14 +55,14 @@ let tenantCounter = 0;
 /** A real app on a fresh database: a new SQLite file, or a new PostgreSQL schema. */
 export async function startTestApp(dialect: TestDialect, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-test-'));
-  const pgSchema = dialect === 'postgres' ? await createPostgresSchema() : undefined;
+  const pgSchema = dialect === 'postgres' && !options.databaseUrl ? await createPostgresSchema() : undefined;
   const config = loadConfig({
     WO_DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     WO_WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WO_WEBHOOK_RETRY_BASE_MS: '50',
     WO_PROOF_BATCH_INTERVAL_MS: '50',
-    ...(dialect === 'postgres' ? { DATABASE_URL: POSTGRES_URL! } : {}),
+    ...(dialect === 'postgres' ? { DATABASE_URL: options.databaseUrl ?? POSTGRES_URL! } : {}),
     ...options.env,
   });
   const openContext = () =>
