@@ -1,7 +1,7 @@
 // Server CPU per request under one load, optionally with a CPU profile of just that load:
 //   npx tsx bench/tools/profile-load.ts <create|complete|get> [--profile] [--subscribe] [--no-worker]
 // BENCH_DATABASE_URL=postgres://… runs the service on that (empty or migrated) PostgreSQL database instead of SQLite.
-// create:   POST /api/v1/records with a fresh Idempotency-Key (NO_IDEMPOTENCY_KEY=1: without), 50 connections, 8 s.
+// create:   POST /api/v1/records with a fresh Idempotency-Key (NO_IDEMPOTENCY_KEY=1: without), CONNS (default 50) connections, 8 s.
 // complete: COMPLETIONS (default 3,000) work orders created and started first, then completed at CONNS
 //           (default 20) connections. --subscribe adds a receiver subscribed to record.proof_delivered,
 //           as the bench does, and then also reports the server CPU of the whole pipeline per
@@ -47,7 +47,7 @@ try {
       path: '/api/v1/records',
       setupRequest: (r) => ({ ...r, body: recordBody(categoryId, 1), headers: withKey ? { ...tenant.headers, 'idempotency-key': `p-${process.pid}-${++n}` } : tenant.headers }),
     };
-    options = { url: service.baseUrl, connections: 50, durationS: 8, requests: [spec] };
+    options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 50), durationS: 8, requests: [spec] };
   } else if (scenario === 'list') {
     await runLoad({ url: service.baseUrl, connections: 10, amount: 200, requests: [{ method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 5) }] });
     options = { url: service.baseUrl, connections: 10, durationS: 6, path: '/api/v1/records?limit=50', headers: tenant.readHeaders };

@@ -1,4 +1,4 @@
-import { sql, type Compilable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type QueryResult, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -105,6 +105,10 @@ async function listByStatus(
 /** A page read the plain way: OFFSET from the nearer end of the list. */
 async function plainPage(db: Executor, scope: ListScope, walk: PageWalk, form: RowForm): Promise<unknown[]> {
   const { orgId, status } = scope;
+  if (walk.offset === 0 && !isSqlite(db)) {
+    const query = firstPageQuery(form, walk.order, status !== undefined, walk.limit);
+    return inListOrder((await query(db, status ? { orgId, status } : { orgId })).rows, walk);
+  }
   const result = status
     ? await statusPageQueries[form][walk.order](db, { orgId, status, limit: walk.limit, offset: walk.offset })
     : await organizationPageQueries[form][walk.order](db, { orgId, limit: walk.limit, offset: walk.offset });
@@ -204,6 +208,30 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
   window: p,
 }));
 
+/**
+ * PostgreSQL: the pages at either end of a list (offset 0), with their LIMIT written into the
+ * statement, one statement per limit a client asks for. With LIMIT and OFFSET as parameters the
+ * generic plan assumes they cover a tenth of the organization (a hash join over the whole table), so
+ * PostgreSQL chose to plan the page afresh on every request: ~190 µs of its CPU per first page of a
+ * 100k list, more than running it (pg_stat_statements). With the limit known and no offset, the
+ * generic plan is the index walk a fresh plan would be, and each connection keeps it.
+ */
+const firstPageQueries = new Map<string, (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>>();
+
+function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limit: number) {
+  const key = `${form} ${order} ${byStatus ? 'status' : 'all'} ${limit}`;
+  let query = firstPageQueries.get(key);
+  if (!query) {
+    query = preparedQuery((db, p: { orgId: string; status?: string }) => {
+      let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
+      if (byStatus) matching = matching.where('status', '=', p.status!);
+      return pageQuery(db, matching, { order, limit, offset: 0 }, form, { limitInText: true });
+    });
+    firstPageQueries.set(key, query);
+  }
+  return query;
+}
+
 type AfterKey = { orgId: string; afterCreatedAt: string; afterId: string; limit: number; offset: number };
 
 /** Pages of the whole list, and of one status's, read upwards from a checkpoint's key (oldest first). */
@@ -251,13 +279,14 @@ function pageQueriesByShape<P extends { limit: number; offset: number }>(
  * - PostgreSQL must not visit the heap for skipped entries, so it walks the index for ids only and
  *   joins the page's rows afterwards (deferred join).
  */
-function pageQuery(db: Executor, matching: MatchingRecords, walk: PageWalk, form: RowForm): Compilable<unknown> {
+function pageQuery(db: Executor, matching: MatchingRecords, walk: PageWalk, form: RowForm, options: { limitInText?: boolean } = {}): Compilable<unknown> {
   const direction = walk.order === 'newest-first' ? 'desc' : 'asc';
   if (isSqlite(db)) {
     const paged = matching.orderBy('created_at', direction).orderBy('id', direction).limit(walk.limit).offset(walk.offset);
     return form === 'json' ? paged.select(workOrderJsonOnSqlite.as('json')) : paged.selectAll();
   }
-  const ids = matching.select('id').orderBy('created_at', direction).orderBy('id', direction).limit(walk.limit).offset(walk.offset);
+  const ordered = matching.select('id').orderBy('created_at', direction).orderBy('id', direction);
+  const ids = options.limitInText ? ordered.limit(sql.lit(walk.limit)) : ordered.limit(walk.limit).offset(walk.offset);
   const rows = db.selectFrom('records').innerJoin(ids.as('page'), 'page.id', 'records.id').orderBy('records.created_at', direction).orderBy('records.id', direction);
   if (form === 'rows') return rows.selectAll('records');
   return rows.crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order')).select(sql<string>`to_json(work_order)::text`.as('json'));
