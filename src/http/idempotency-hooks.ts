@@ -73,16 +73,17 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     }
     const fingerprint = requestFingerprint(request);
     if (store.defersClaims && request.routeOptions.config.answersInTransaction) {
-      const outcome = await store.lookUp(request.principal.orgId, key, fingerprint);
-      if (outcome.kind !== 'claimed') return answerWithoutWork(reply, outcome);
-      request.idempotency = { claim: outcome.claim, store, answeredInTransaction: false, errorCode: undefined };
+      request.idempotency = { claim: store.claimAtWrite(request.principal.orgId, key, fingerprint), store, answeredInTransaction: false, errorCode: undefined };
       return;
     }
     await claimKey(request, reply, toClaim, fingerprint);
   });
 
-  // A deferred claim that lost the race to another request with its key rolled its work back; the
-  // request is answered as if it had arrived after the winner.
+  // A key claimed by the work's own write (claimAtWrite) was not looked at before the work. If the write
+  // found it taken, the work rolled back; if the work failed before writing, its error may not be the
+  // answer. Either way the request answers from the key's stored answer when there is one, as if it had
+  // arrived after it. A key that holds nothing to replay (past the replay window, a claim in flight) is
+  // claimed the ordinary way, and the work runs once more under that claim.
   app.addHook('onRoute', (route) => {
     if (!route.config?.answersInTransaction) return;
     const handler = route.handler as (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -90,9 +91,16 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       try {
         return await handler.call(this, request, reply);
       } catch (error) {
-        if (!(error instanceof KeyAnsweredMeanwhile)) throw error;
+        const held = request.idempotency;
+        if (!held?.claim.deferred) throw error;
+        const taken = error instanceof KeyAnsweredMeanwhile ? error : await keyTakenBeforeFailure(held, error);
+        if (!taken) throw error;
         request.idempotency = undefined;
-        return answerWithoutWork(reply, error.outcome);
+        if (taken.outcome.kind !== 'unanswered') return answerWithoutWork(reply, taken.outcome);
+        const { orgId, key, fingerprint } = held.claim;
+        await claimKey(request, reply, { orgId, key, store }, fingerprint);
+        if (reply.sent) return reply;
+        return await handler.call(this, request, reply);
       }
     } as RouteHandlerMethod;
   });
@@ -125,6 +133,17 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     }
     await store.complete(held.claim, { status: reply.statusCode, headers: replayedHeaders(reply), body: payload });
   }
+}
+
+/**
+ * For a request whose work failed before its write claimed its key: how the key is held, or undefined
+ * when it is free (the error is then the answer, stored by onSend). A transient failure is answered
+ * as it is (it is never stored), and so is any failure when the key cannot be read either.
+ */
+async function keyTakenBeforeFailure(held: HeldClaim, error: unknown): Promise<KeyAnsweredMeanwhile | undefined> {
+  const failure = toAppError(error);
+  if (!failure || isTransientAnswer(failure.status, failure.code)) return undefined;
+  return held.store.keyHolder(held.claim).catch(() => undefined);
 }
 
 /** Claims `key` for this request: held (request.idempotency), replayed (the answer is sent), or refused. */

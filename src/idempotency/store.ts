@@ -35,13 +35,21 @@ export type ClaimOutcome =
   | { kind: 'in_flight' };
 
 /**
+ * What a request answers when its write found its key taken: the stored answer (replay or mismatch),
+ * or, when the key holds nothing to replay (an answer past the replay window, a claim still in flight
+ * or abandoned by a crashed process, a row gone meanwhile), `unanswered`: the key is then claimed the
+ * ordinary way (`claim`), which sorts those cases out, before the work runs again.
+ */
+export type TakenKeyOutcome = Exclude<ClaimOutcome, { kind: 'claimed' }> | { kind: 'unanswered' };
+
+/**
  * Thrown inside the work's transaction when a deferred claim finds that another request with the
  * same key committed first: the transaction rolls back (the work is not done twice) and the request
  * is answered with `outcome` instead (a replay of the winner's answer, or a mismatch).
  */
 export class KeyAnsweredMeanwhile extends Error {
   override name = 'KeyAnsweredMeanwhile';
-  constructor(readonly outcome: Exclude<ClaimOutcome, { kind: 'claimed' }>) {
+  constructor(readonly outcome: TakenKeyOutcome) {
     super('another request with this Idempotency-Key committed first');
   }
 }
@@ -71,19 +79,17 @@ export class IdempotencyStore {
   }
 
   /**
-   * What a request may do with its key before its work runs, without writing anything: replay,
-   * refuse, or run the work and claim the key at its end (`deferred`). A key held in flight by a
-   * request that claims up front (another route, a previous release) takes the usual claim path.
+   * PostgreSQL, for a request whose answer is stored by its work's own write (`defersClaims`): the key,
+   * claimed by that write, with nothing read or written now. The answer's insert is strict: a key
+   * already present fails the write, which rolls back, and the request answers from the stored row
+   * instead (`answeredMeanwhile`). A fresh key, the common case, thus costs no round trip before the
+   * work; a retry pays a failed write and one read. Reading the key first cost ~100 µs of API CPU per
+   * idempotent create, a third of the whole (docs/benchmarks.md, session 15).
    */
-  async lookUp(orgId: string, key: string, fingerprint: RequestFingerprint): Promise<ClaimOutcome> {
+  claimAtWrite(orgId: string, key: string, fingerprint: RequestFingerprint): IdempotencyClaim {
     const now = this.clock.now();
-    const existing = await findKey(this.db, orgId, key);
-    if (!existing || Date.parse(existing.created_at) + this.ttlMs <= now.getTime() || existing.state !== 'completed') {
-      if (existing) return this.claim(orgId, key, fingerprint);
-      const lease = new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
-      return { kind: 'claimed', claim: { orgId, key, fingerprint, createdAt: now.toISOString(), lease, deferred: true } };
-    }
-    return answeredOutcome(existing, fingerprint);
+    const lease = new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
+    return { orgId, key, fingerprint, createdAt: now.toISOString(), lease, deferred: true };
   }
 
   async claim(orgId: string, key: string, fingerprint: RequestFingerprint): Promise<ClaimOutcome> {
@@ -144,10 +150,10 @@ export class IdempotencyStore {
       ...answer,
     });
     if (claim.deferred && executor.isTransaction && Number(inserted.numAffectedRows ?? 0) === 0) {
-      // Another request with this key committed while our work ran (this insert waited for it).
-      // Under READ COMMITTED this statement sees its row; throwing rolls our work back.
-      const winner = await findKey(executor, claim.orgId, claim.key);
-      throw new KeyAnsweredMeanwhile(winner ? answeredOutcome(winner, claim.fingerprint) : { kind: 'in_flight' });
+      // The key was there before our work, or another request with it committed while our work ran
+      // (this insert waited for it). Under READ COMMITTED this statement sees its row; throwing rolls
+      // our work back.
+      throw new KeyAnsweredMeanwhile(this.takenKeyOutcome(await findKey(executor, claim.orgId, claim.key), claim.fingerprint));
     }
   }
 
@@ -171,10 +177,21 @@ export class IdempotencyStore {
     return { table: 'idempotency_keys', row: row as unknown as Record<string, unknown> };
   }
 
-  /** What a request answers when the statement that was to claim its key found it taken: the winner's answer. */
+  /** What a request answers when the statement that was to claim its key found it taken (see TakenKeyOutcome). */
   async answeredMeanwhile(claim: IdempotencyClaim): Promise<KeyAnsweredMeanwhile> {
-    const winner = await findKey(this.db, claim.orgId, claim.key);
-    return new KeyAnsweredMeanwhile(winner ? answeredOutcome(winner, claim.fingerprint) : { kind: 'in_flight' });
+    return new KeyAnsweredMeanwhile(this.takenKeyOutcome(await findKey(this.db, claim.orgId, claim.key), claim.fingerprint));
+  }
+
+  /** How the claim's key is held now (see TakenKeyOutcome), or undefined when nothing holds it. */
+  async keyHolder(claim: IdempotencyClaim): Promise<KeyAnsweredMeanwhile | undefined> {
+    const existing = await findKey(this.db, claim.orgId, claim.key);
+    return existing && new KeyAnsweredMeanwhile(this.takenKeyOutcome(existing, claim.fingerprint));
+  }
+
+  private takenKeyOutcome(existing: IdempotencyKeysTable | undefined, fingerprint: RequestFingerprint): TakenKeyOutcome {
+    const expired = existing !== undefined && Date.parse(existing.created_at) + this.ttlMs <= this.clock.now().getTime();
+    if (!existing || expired || existing.state !== 'completed') return { kind: 'unanswered' };
+    return answeredOutcome(existing, fingerprint);
   }
 
   /** Forgets a claim whose request failed on our side, so the client's retry runs again. */
