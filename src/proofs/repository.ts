@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
+import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from '../db/tables.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
@@ -113,9 +114,22 @@ const markSealedQuery = preparedQuery((db, p: SealedStatement & { treeSize: numb
 
 /** Marks statements sealed under the checkpoint of `treeSize`, with their signatures and leaf indexes. */
 export async function markSealed(db: Executor, statements: SealedStatement[], treeSize: number, sealedAt: string): Promise<void> {
-  // One prepared statement per row: each row gets its own JWS and leaf index, and on SQLite a
-  // prepared UPDATE by primary key is cheaper than any multi-row form that carries per-row values.
-  for (const statement of statements) await markSealedQuery(db, { ...statement, treeSize, sealedAt });
+  if (isSqlite(db)) {
+    // One prepared statement per row: each row gets its own JWS and leaf index, and on SQLite a
+    // prepared UPDATE by primary key is cheaper than any multi-row form that carries per-row values.
+    for (const statement of statements) await markSealedQuery(db, { ...statement, treeSize, sealedAt });
+    return;
+  }
+  // PostgreSQL: the batch in one statement, its per-row values as arrays; a statement per row was a
+  // round trip each, up to MAX_BATCH of them inside the sequencer's transaction.
+  const column = <K extends keyof SealedStatement>(key: K) => statements.map((statement) => statement[key]);
+  await sql`
+    UPDATE proof_statements AS s
+    SET status = 'sealed', jws = v.jws, statement_digest = v.digest, statement_json = NULL,
+        leaf_index = v.leaf_index, tree_size = ${treeSize}, sealed_at = ${sealedAt}
+    FROM unnest(${column('id')}::text[], ${column('was')}::text[], ${column('jws')}::text[], ${column('digest')}::text[], ${column('leafIndex')}::bigint[])
+      AS v (id, was, jws, digest, leaf_index)
+    WHERE s.id = v.id AND s.status = v.was`.execute(db);
 }
 
 export async function latestCheckpoint(db: Executor): Promise<TlogCheckpointsTable | undefined> {
