@@ -1,9 +1,9 @@
-import { sql, type Compilable, type QueryResult, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type QueryResult, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
-import { recordCounts } from './record-counts.js';
+import { postgresTotal, recordCounts } from './record-counts.js';
 import type { Page } from '../db/page.js';
 import { BEFORE_OLDEST, type ListCheckpoints, type ListScope } from './list-checkpoints.js';
 import { WORK_ORDER_FIELDS } from './repository.js';
@@ -93,6 +93,7 @@ async function listByStatus(
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
+  if (page.offset === 0 && form === 'json' && !isSqlite(db)) return firstPageWithTotal(db, { orgId, status }, page.limit);
   const { total } = await listSize(db, { orgId, status });
   const walk = pageWalk(page, total);
   if (!walk) return { rows: [], total };
@@ -209,6 +210,18 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
 }));
 
 /**
+ * PostgreSQL, GET /records: a list's first page and its total from one statement (one snapshot, one
+ * round trip instead of two). Each row carries the total; no row means the list is empty, so its total
+ * is 0. Any first page reads newest first: when the list is shorter than the page, it is all of it.
+ */
+async function firstPageWithTotal(db: Executor, scope: ListScope, limit: number): Promise<{ rows: unknown[]; total: number }> {
+  const query = firstPageQuery('json', 'newest-first', scope.status !== undefined, limit, { withTotal: true });
+  const { rows } = await query(db, scope.status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status: scope.status });
+  const page = rows as { json: string; total: string | number }[];
+  return { rows: page, total: page.length === 0 ? 0 : Number(page[0]!.total) };
+}
+
+/**
  * PostgreSQL: the pages at either end of a list (offset 0), with their LIMIT written into the
  * statement, one statement per limit a client asks for. With LIMIT and OFFSET as parameters the
  * generic plan assumes they cover a tenth of the organization (a hash join over the whole table), so
@@ -218,14 +231,15 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
  */
 const firstPageQueries = new Map<string, (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>>();
 
-function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limit: number) {
-  const key = `${form} ${order} ${byStatus ? 'status' : 'all'} ${limit}`;
+function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limit: number, options: { withTotal?: boolean } = {}) {
+  const key = `${form} ${order} ${byStatus ? 'status' : 'all'} ${limit}${options.withTotal ? ' total' : ''}`;
   let query = firstPageQueries.get(key);
   if (!query) {
     query = preparedQuery((db, p: { orgId: string; status?: string }) => {
       let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
       if (byStatus) matching = matching.where('status', '=', p.status!);
-      return pageQuery(db, matching, { order, limit, offset: 0 }, form, { limitInText: true });
+      const total = options.withTotal ? postgresTotal(p.orgId, byStatus ? p.status : undefined) : undefined;
+      return pageQuery(db, matching, { order, limit, offset: 0 }, form, { limitInText: true, ...(total ? { total } : {}) });
     });
     firstPageQueries.set(key, query);
   }
@@ -279,7 +293,13 @@ function pageQueriesByShape<P extends { limit: number; offset: number }>(
  * - PostgreSQL must not visit the heap for skipped entries, so it walks the index for ids only and
  *   joins the page's rows afterwards (deferred join).
  */
-function pageQuery(db: Executor, matching: MatchingRecords, walk: PageWalk, form: RowForm, options: { limitInText?: boolean } = {}): Compilable<unknown> {
+function pageQuery(
+  db: Executor,
+  matching: MatchingRecords,
+  walk: PageWalk,
+  form: RowForm,
+  options: { limitInText?: boolean; total?: RawBuilder<string> } = {},
+): Compilable<unknown> {
   const direction = walk.order === 'newest-first' ? 'desc' : 'asc';
   if (isSqlite(db)) {
     const paged = matching.orderBy('created_at', direction).orderBy('id', direction).limit(walk.limit).offset(walk.offset);
@@ -289,7 +309,8 @@ function pageQuery(db: Executor, matching: MatchingRecords, walk: PageWalk, form
   const ids = options.limitInText ? ordered.limit(sql.lit(walk.limit)) : ordered.limit(walk.limit).offset(walk.offset);
   const rows = db.selectFrom('records').innerJoin(ids.as('page'), 'page.id', 'records.id').orderBy('records.created_at', direction).orderBy('records.id', direction);
   if (form === 'rows') return rows.selectAll('records');
-  return rows.crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order')).select(sql<string>`to_json(work_order)::text`.as('json'));
+  const json = rows.crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order')).select(sql<string>`to_json(work_order)::text`.as('json'));
+  return options.total ? json.select(options.total.as('total')) : json;
 }
 
 // A work order's JSON is written by the database in exactly the bytes the response serializer

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -101,13 +101,18 @@ const appendMoveQuery = preparedQuery((db, p: { orgId: string; from: string; to:
   ]),
 );
 
-const deltaOrganizationTotal = preparedQuery((db, p: { orgId: string }) =>
-  db.selectNoFrom(
-    sql<string>`(SELECT coalesce(sum(n), 0) FROM (
-      SELECT count AS n FROM record_counters WHERE org_id = ${p.orgId}
-      UNION ALL SELECT count_delta FROM record_count_deltas WHERE org_id = ${p.orgId}) AS counted)`.as('n'),
-  ),
-);
+const deltaOrganizationTotal = preparedQuery((db, p: { orgId: string }) => db.selectNoFrom(postgresTotal(p.orgId).as('n')));
+
+/**
+ * PostgreSQL: how many work orders the organization holds (in `status`, when given), as an expression
+ * of a statement that reads something else in the same snapshot (a list's first page).
+ */
+export function postgresTotal(orgId: string, status?: string): RawBuilder<string> {
+  const inStatus = status === undefined ? sql`` : sql` AND status = ${status}`;
+  return sql<string>`(SELECT coalesce(sum(n), 0) FROM (
+      SELECT count AS n FROM record_counters WHERE org_id = ${orgId}${inStatus}
+      UNION ALL SELECT count_delta FROM record_count_deltas WHERE org_id = ${orgId}${inStatus}) AS counted)`;
+}
 
 const deltaStatusTotal = preparedQuery((db, p: { orgId: string; status: string }) =>
   db
