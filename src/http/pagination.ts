@@ -71,10 +71,12 @@ export function listEnvelope<K extends string, T extends TSchema>(key: K, item: 
 }
 
 /**
- * The list envelope written around items that are already JSON text: the same bytes the response
+ * The list envelope written around items that are already JSON text (each, or all of them joined by
+ * commas): the same bytes the response
  * serializer writes for listEnvelope(key, …) from objects, for lists whose items the database
  * serializes itself (GET /records).
  */
-export function serializedListEnvelope(key: string, itemsJson: string[], total: number, page: Page): string {
-  return `{${JSON.stringify(key)}:[${itemsJson.join(',')}],"total":${total},"limit":${page.limit},"offset":${page.offset}}`;
+export function serializedListEnvelope(key: string, itemsJson: string[] | string, total: number, page: Page): string {
+  const items = typeof itemsJson === 'string' ? itemsJson : itemsJson.join(',');
+  return `{${JSON.stringify(key)}:[${items}],"total":${total},"limit":${page.limit},"offset":${page.offset}}`;
 }

@@ -1,4 +1,4 @@
-import { sql, type Compilable, type QueryResult, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type QueryResult, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -33,7 +33,8 @@ export async function listRecords(
 }
 
 /**
- * The same page as listRecords, each work order already as its JSON text: what GET /records sends.
+ * The same page as listRecords, its work orders already as JSON text, comma-separated (the inside of
+ * the page's array): what GET /records sends.
  * The database writes the JSON (workOrderJsonOnSqlite, workOrderFieldsOnPostgres) instead of handing over 21 columns per row for
  * JavaScript to turn into objects and the serializer back into text; on SQLite that was most of
  * the CPU of a 50-row page.
@@ -44,9 +45,10 @@ export async function listRecordsAsJson(
   filter: RecordFilter,
   page: Page,
   checkpoints: ListCheckpoints,
-): Promise<{ recordsJson: string[]; total: number }> {
+): Promise<{ recordsJson: string; total: number }> {
+  if (page.offset === 0 && filtersByStatusOnly(filter) && !isSqlite(db)) return firstPageWithTotal(db, { orgId, status: filter.status }, page.limit);
   const { rows, total } = await readList(db, orgId, filter, page, 'json', checkpoints);
-  return { recordsJson: (rows as { json: string }[]).map((row) => row.json), total };
+  return { recordsJson: (rows as { json: string }[]).map((row) => row.json).join(','), total };
 }
 
 /** What a page query returns per work order: the table row, or the work order's JSON text. */
@@ -60,8 +62,7 @@ async function readList(
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
-  const byStatusOnly = Object.entries(filter).every(([key, value]) => key === 'status' || value === undefined);
-  if (byStatusOnly) return listByStatus(db, orgId, filter.status, page, form, checkpoints);
+  if (filtersByStatusOnly(filter)) return listByStatus(db, orgId, filter.status, page, form, checkpoints);
 
   const matching = narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
   const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -70,6 +71,11 @@ async function readList(
   if (!walk) return { rows: [], total };
   const result = await db.executeQuery(pageQuery(db, matching, walk, form).compile());
   return { rows: inListOrder(result.rows, walk), total };
+}
+
+/** Whether at most `status` narrows the list: its total then comes from the maintained counts. */
+function filtersByStatusOnly(filter: RecordFilter): boolean {
+  return Object.entries(filter).every(([key, value]) => key === 'status' || value === undefined);
 }
 
 function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRecords {
@@ -93,7 +99,6 @@ async function listByStatus(
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
-  if (page.offset === 0 && form === 'json' && !isSqlite(db)) return firstPageWithTotal(db, { orgId, status }, page.limit);
   const { total } = await listSize(db, { orgId, status });
   const walk = pageWalk(page, total);
   if (!walk) return { rows: [], total };
@@ -211,15 +216,37 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
 
 /**
  * PostgreSQL, GET /records: a list's first page and its total from one statement (one snapshot, one
- * round trip instead of two). Each row carries the total; no row means the list is empty, so its total
- * is 0. Any first page reads newest first: when the list is shorter than the page, it is all of it.
+ * round trip instead of two), the page as one text: its work orders' JSON, newest first, joined by
+ * commas in the database rather than sent as 50 rows to be parsed and joined here. An empty page
+ * means an empty list. Any first page reads newest first: when the list is shorter than the page,
+ * it is all of it.
  */
-async function firstPageWithTotal(db: Executor, scope: ListScope, limit: number): Promise<{ rows: unknown[]; total: number }> {
-  const query = firstPageQuery('json', 'newest-first', scope.status !== undefined, limit, { withTotal: true });
-  const { rows } = await query(db, scope.status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status: scope.status });
-  const page = rows as { json: string; total: string | number }[];
-  return { rows: page, total: page.length === 0 ? 0 : Number(page[0]!.total) };
+async function firstPageWithTotal(db: Executor, scope: ListScope, limit: number): Promise<{ recordsJson: string; total: number }> {
+  const byStatus = scope.status !== undefined;
+  const key = `${byStatus ? 'status' : 'all'} ${limit}`;
+  let query = firstPagesWithTotal.get(key);
+  if (!query) {
+    query = preparedQuery((db, p: { orgId: string; status?: string }) => {
+      let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
+      if (byStatus) matching = matching.where('status', '=', p.status!);
+      const ids = matching.select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(sql.lit(limit));
+      return db
+        .selectFrom('records')
+        .innerJoin(ids.as('page'), 'page.id', 'records.id')
+        .crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order'))
+        .select([
+          sql<string | null>`string_agg(to_json(work_order)::text, ',' ORDER BY records.created_at DESC, records.id DESC)`.as('data'),
+          postgresTotal(p.orgId, byStatus ? p.status : undefined).as('total'),
+        ]);
+    });
+    firstPagesWithTotal.set(key, query);
+  }
+  const { rows } = await query(db, byStatus ? { orgId: scope.orgId, status: scope.status } : { orgId: scope.orgId });
+  const [row] = rows as { data: string | null; total: string | number }[];
+  return { recordsJson: row?.data ?? '', total: Number(row?.total ?? 0) };
 }
+
+const firstPagesWithTotal = new Map<string, (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>>();
 
 /**
  * PostgreSQL: the pages at either end of a list (offset 0), with their LIMIT written into the
@@ -231,15 +258,14 @@ async function firstPageWithTotal(db: Executor, scope: ListScope, limit: number)
  */
 const firstPageQueries = new Map<string, (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>>();
 
-function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limit: number, options: { withTotal?: boolean } = {}) {
-  const key = `${form} ${order} ${byStatus ? 'status' : 'all'} ${limit}${options.withTotal ? ' total' : ''}`;
+function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limit: number) {
+  const key = `${form} ${order} ${byStatus ? 'status' : 'all'} ${limit}`;
   let query = firstPageQueries.get(key);
   if (!query) {
     query = preparedQuery((db, p: { orgId: string; status?: string }) => {
       let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
       if (byStatus) matching = matching.where('status', '=', p.status!);
-      const total = options.withTotal ? postgresTotal(p.orgId, byStatus ? p.status : undefined) : undefined;
-      return pageQuery(db, matching, { order, limit, offset: 0 }, form, { limitInText: true, ...(total ? { total } : {}) });
+      return pageQuery(db, matching, { order, limit, offset: 0 }, form, { limitInText: true });
     });
     firstPageQueries.set(key, query);
   }
@@ -298,7 +324,7 @@ function pageQuery(
   matching: MatchingRecords,
   walk: PageWalk,
   form: RowForm,
-  options: { limitInText?: boolean; total?: RawBuilder<string> } = {},
+  options: { limitInText?: boolean } = {},
 ): Compilable<unknown> {
   const direction = walk.order === 'newest-first' ? 'desc' : 'asc';
   if (isSqlite(db)) {
@@ -309,8 +335,7 @@ function pageQuery(
   const ids = options.limitInText ? ordered.limit(sql.lit(walk.limit)) : ordered.limit(walk.limit).offset(walk.offset);
   const rows = db.selectFrom('records').innerJoin(ids.as('page'), 'page.id', 'records.id').orderBy('records.created_at', direction).orderBy('records.id', direction);
   if (form === 'rows') return rows.selectAll('records');
-  const json = rows.crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order')).select(sql<string>`to_json(work_order)::text`.as('json'));
-  return options.total ? json.select(options.total.as('total')) : json;
+  return rows.crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order')).select(sql<string>`to_json(work_order)::text`.as('json'));
 }
 
 // A work order's JSON is written by the database in exactly the bytes the response serializer

@@ -191,8 +191,8 @@ export class RecordService {
     return { records: rows.map(toWorkOrder), total };
   }
 
-  /** The same page as `list`, each work order already serialized as its JSON text (what GET /records sends). */
-  async listAsJson(orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string[]; total: number }> {
+  /** The same page as `list`, its work orders already serialized as JSON text, comma-separated (what GET /records sends). */
+  async listAsJson(orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string; total: number }> {
     return listRecordsAsJson(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
   }
 

@@ -77,7 +77,7 @@ for (const dialect of TEST_DIALECTS) {
 
     async function pageIds(checkpoints: ListCheckpoints, limit: number, offset: number, status?: string): Promise<{ ids: string[]; total: number }> {
       const { recordsJson, total } = await listRecordsAsJson(db, tenant.orgId, status ? { status: status as RecordStatus } : {}, { limit, offset }, checkpoints);
-      return { ids: recordsJson.map((json) => (JSON.parse(json) as { id: string }).id), total };
+      return { ids: (JSON.parse(`[${recordsJson}]`) as { id: string }[]).map((record) => record.id), total };
     }
 
     async function assertEveryPage(checkpoints: ListCheckpoints, limits: number[], label: string, status?: string): Promise<void> {
@@ -251,7 +251,7 @@ for (const dialect of TEST_DIALECTS) {
           await changeStatusByHand(block[2]!, 'CANCELLED', tx);
           for (let i = 0; i < 3; i++) {
             const { recordsJson } = await listRecordsAsJson(tx, tenant.orgId, { status: 'IN_PROGRESS' }, { limit: 3, offset: middle }, checkpoints);
-            assert.equal(recordsJson.length, 3);
+            assert.equal((JSON.parse(`[${recordsJson}]`) as unknown[]).length, 3);
           }
           throw rolledBack;
         }),
