@@ -229,10 +229,11 @@ async function firstPageWithTotal(db: Executor, scope: ListScope, limit: number)
     query = preparedQuery((db, p: { orgId: string; status?: string }) => {
       let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
       if (byStatus) matching = matching.where('status', '=', p.status!);
-      const ids = matching.select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(sql.lit(limit));
+      // Straight off the index: a first page skips no entry, so the deferred join of deeper pages
+      // (ids first, then rows by primary key) would only add a lookup per row.
+      const page = matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(sql.lit(limit));
       return db
-        .selectFrom('records')
-        .innerJoin(ids.as('page'), 'page.id', 'records.id')
+        .selectFrom(page.as('records'))
         .crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order'))
         .select([
           sql<string | null>`string_agg(to_json(work_order)::text, ',' ORDER BY records.created_at DESC, records.id DESC)`.as('data'),
