@@ -51,6 +51,25 @@ describe('Idempotency-Key on POST', () => {
     assert.match(String(again.headers['content-type']), /^application\/problem\+json/);
   });
 
+  itOnEachDatabase('replays a stored success even when the work would now fail: the key is checked before an error is answered', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const key = randomUUID();
+    const created = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'idempotency-key': key }, payload: recordBody(categoryId, { assignee: 'Tech' }) });
+    assert.equal(created.statusCode, 201);
+    // A lifecycle action that succeeded, retried once the work order has moved on: run again, it would be a 409.
+    const id = created.json().id as string;
+    const startKey = randomUUID();
+    const started = await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start`, headers: { 'idempotency-key': startKey }, payload: {} });
+    assert.equal(started.statusCode, 200, started.body);
+    const completed = await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'Fixed.' } });
+    assert.equal(completed.statusCode, 200, completed.body);
+    const retried = await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start`, headers: { 'idempotency-key': startKey }, payload: {} });
+    assert.equal(retried.statusCode, 200);
+    assert.equal(retried.headers['x-idempotent-replay'], 'true');
+    assert.equal(retried.body, started.body);
+  });
+
   itOnEachDatabase('answers 422 when the key is reused with another body or another path', async ({ newTenant }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
