@@ -43,14 +43,14 @@ export type ClaimOutcome =
 export type TakenKeyOutcome = Exclude<ClaimOutcome, { kind: 'claimed' }> | { kind: 'unanswered' };
 
 /**
- * Thrown inside the work's transaction when a deferred claim finds that another request with the
- * same key committed first: the transaction rolls back (the work is not done twice) and the request
- * is answered with `outcome` instead (a replay of the winner's answer, or a mismatch).
+ * Thrown when a claim made at the work's write (claimAtWrite) finds its key already taken, before
+ * the work or while it ran: the work rolls back (it is not done twice) and the request is answered
+ * with `outcome` instead (a replay of the stored answer, a mismatch, or a claim the ordinary way).
  */
 export class KeyAnsweredMeanwhile extends Error {
   override name = 'KeyAnsweredMeanwhile';
   constructor(readonly outcome: TakenKeyOutcome) {
-    super('another request with this Idempotency-Key committed first');
+    super('another request with this Idempotency-Key holds it');
   }
 }
 
@@ -179,7 +179,7 @@ export class IdempotencyStore {
 
   /** What a request answers when the statement that was to claim its key found it taken (see TakenKeyOutcome). */
   async answeredMeanwhile(claim: IdempotencyClaim): Promise<KeyAnsweredMeanwhile> {
-    return new KeyAnsweredMeanwhile(this.takenKeyOutcome(await findKey(this.db, claim.orgId, claim.key), claim.fingerprint));
+    return (await this.keyHolder(claim)) ?? new KeyAnsweredMeanwhile({ kind: 'unanswered' });
   }
 
   /** How the claim's key is held now (see TakenKeyOutcome), or undefined when nothing holds it. */
@@ -189,8 +189,7 @@ export class IdempotencyStore {
   }
 
   private takenKeyOutcome(existing: IdempotencyKeysTable | undefined, fingerprint: RequestFingerprint): TakenKeyOutcome {
-    const expired = existing !== undefined && Date.parse(existing.created_at) + this.ttlMs <= this.clock.now().getTime();
-    if (!existing || expired || existing.state !== 'completed') return { kind: 'unanswered' };
+    if (!existing || existing.state !== 'completed' || Date.parse(existing.created_at) + this.ttlMs <= this.clock.now().getTime()) return { kind: 'unanswered' };
     return answeredOutcome(existing, fingerprint);
   }
 

@@ -223,10 +223,8 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
  */
 async function firstPageWithTotal(db: Executor, scope: ListScope, limit: number): Promise<{ recordsJson: string; total: number }> {
   const byStatus = scope.status !== undefined;
-  const key = `${byStatus ? 'status' : 'all'} ${limit}`;
-  let query = firstPagesWithTotal.get(key);
-  if (!query) {
-    query = preparedQuery((db, p: { orgId: string; status?: string }) => {
+  const query = firstPageStatement(`json+total newest-first ${byStatus ? 'status' : 'all'} ${limit}`, () =>
+    preparedQuery((db, p: { orgId: string; status?: string }) => {
       let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
       if (byStatus) matching = matching.where('status', '=', p.status!);
       // Straight off the index: a first page skips no entry, so the deferred join of deeper pages
@@ -239,15 +237,12 @@ async function firstPageWithTotal(db: Executor, scope: ListScope, limit: number)
           sql<string | null>`string_agg(to_json(work_order)::text, ',' ORDER BY records.created_at DESC, records.id DESC)`.as('data'),
           postgresTotal(p.orgId, byStatus ? p.status : undefined).as('total'),
         ]);
-    });
-    firstPagesWithTotal.set(key, query);
-  }
+    }),
+  );
   const { rows } = await query(db, byStatus ? { orgId: scope.orgId, status: scope.status } : { orgId: scope.orgId });
   const [row] = rows as { data: string | null; total: string | number }[];
   return { recordsJson: row?.data ?? '', total: Number(row?.total ?? 0) };
 }
-
-const firstPagesWithTotal = new Map<string, (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>>();
 
 /**
  * PostgreSQL: the pages at either end of a list (offset 0), with their LIMIT written into the
@@ -257,20 +252,24 @@ const firstPagesWithTotal = new Map<string, (executor: Executor, params: { orgId
  * 100k list, more than running it (pg_stat_statements). With the limit known and no offset, the
  * generic plan is the index walk a fresh plan would be, and each connection keeps it.
  */
-const firstPageQueries = new Map<string, (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>>();
+type FirstPageStatement = (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>;
+const firstPageStatements = new Map<string, FirstPageStatement>();
 
-function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limit: number) {
-  const key = `${form} ${order} ${byStatus ? 'status' : 'all'} ${limit}`;
-  let query = firstPageQueries.get(key);
-  if (!query) {
-    query = preparedQuery((db, p: { orgId: string; status?: string }) => {
+/** The first-page statement named by `key` (its form, order, scope and limit), built once. */
+function firstPageStatement(key: string, build: () => FirstPageStatement): FirstPageStatement {
+  let statement = firstPageStatements.get(key);
+  if (!statement) firstPageStatements.set(key, (statement = build()));
+  return statement;
+}
+
+function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limit: number): FirstPageStatement {
+  return firstPageStatement(`${form} ${order} ${byStatus ? 'status' : 'all'} ${limit}`, () =>
+    preparedQuery((db, p: { orgId: string; status?: string }) => {
       let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
       if (byStatus) matching = matching.where('status', '=', p.status!);
       return pageQuery(db, matching, { order, limit, offset: 0 }, form, { limitInText: true });
-    });
-    firstPageQueries.set(key, query);
-  }
-  return query;
+    }),
+  );
 }
 
 type AfterKey = { orgId: string; afterCreatedAt: string; afterId: string; limit: number; offset: number };
