@@ -8,6 +8,7 @@
 //           completion: from the first completion until the last announcement was received.
 // get:      GET /api/v1/categories/{id}, 50 connections, 6 s: the fixed cost every authenticated route pays.
 // list:     GET /api/v1/records?limit=50 over 200 work orders, 10 connections, 6 s (the bench's list page).
+// lifecycle: the bench's lifecycle mix (create → assign → start → complete → close), CONNS (default 50) connections, 8 s.
 // --profile starts the built service with bench/lib/cpu-profile-window.mjs and writes
 // window-<pid>.cpuprofile (BENCH_PROFILE_DIR, default the OS temp dir) covering only the measured load;
 // summarize it with `node bench/tools/summarize-profile.mjs <file>`. Uses dist/: run `npm run build` first.
@@ -17,11 +18,12 @@ import { runLoad, type LoadOptions } from '../lib/load.js';
 import { readCpuSeconds, REPO_ROOT, removeDataDir, startService, temporaryDataDir } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
 import { createCategory, createTenant, recordBody } from '../lib/tenant.js';
+import { lifecycleRequests } from '../parts/lifecycle.js';
 import { subscribe, WEBHOOK_ENV } from '../parts/webhooks.js';
 
 const scenario = process.argv[2];
-if (scenario !== 'create' && scenario !== 'complete' && scenario !== 'get' && scenario !== 'list') {
-  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|list> [--profile] [--subscribe] [--no-worker]');
+if (!['create', 'complete', 'get', 'list', 'lifecycle'].includes(scenario ?? '')) {
+  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|list|lifecycle> [--profile] [--subscribe] [--no-worker]');
   process.exit(2);
 }
 const profile = process.argv.includes('--profile');
@@ -48,6 +50,8 @@ try {
       setupRequest: (r) => ({ ...r, body: recordBody(categoryId, 1), headers: withKey ? { ...tenant.headers, 'idempotency-key': `p-${process.pid}-${++n}` } : tenant.headers }),
     };
     options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 50), durationS: 8, requests: [spec] };
+  } else if (scenario === 'lifecycle') {
+    options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 50), durationS: 8, requests: lifecycleRequests(tenant, categoryId) };
   } else if (scenario === 'list') {
     await runLoad({ url: service.baseUrl, connections: 10, amount: 200, requests: [{ method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 5) }] });
     options = { url: service.baseUrl, connections: 10, durationS: 6, path: '/api/v1/records?limit=50', headers: tenant.readHeaders };

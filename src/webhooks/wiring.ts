@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.js';
-import type { Database } from '../db/database.js';
+import type { Database, DialectName } from '../db/database.js';
 import type { Clock } from '../clock.js';
 import { backgroundLoop, intervalLoop, PollPace, type BackgroundJob } from '../background-loop.js';
 import { purgeExpiredEvents } from '../events/outbox.js';
@@ -11,13 +11,18 @@ import type { SecretBox } from './secret-box.js';
 import { WebhookService } from './service.js';
 
 /**
- * After a batch that drained the outbox, the dispatcher lets events gather this long before the next:
- * under a steady stream of writes it otherwise ran one small transaction per event-loop turn (3,330
- * batches for 53,402 creates, measured), now at most 200 a second. 2–5 % less CPU per create with the embedded
- * worker, within this VM's noise (bench/analysis.md, session 3). Adds at most this much to a delivery's
- * latency; a backlog (full batches) is still read back to back.
+ * After a batch that drained the outbox, the dispatcher lets events gather this long before the next,
+ * per dialect. Either adds at most this much to a delivery's latency; a backlog (full batches) is
+ * still read back to back.
+ * - SQLite: under a steady stream of writes it otherwise ran one small transaction per event-loop turn
+ *   (3,330 batches for 53,402 creates, measured), now at most 200 a second. 2–5 % less CPU per create
+ *   with the embedded worker, within this VM's noise (bench/analysis.md, session 3).
+ * - PostgreSQL: a batch is eight round trips whatever its size, and with 5 ms a `wo worker` under the
+ *   lifecycle mix ran 84 batches a second of 26 events each, costing 200–230 µs of worker CPU and a
+ *   further ~100 µs of PostgreSQL CPU per request: more than a quarter of the whole deployment's CPU.
+ *   With 25 ms: 130–146 µs, and 10–13 % more requests a second (bench/analysis.md, session 16).
  */
-const DISPATCH_SETTLE_MS = 5;
+const DISPATCH_SETTLE_MS = { sqlite: 5, postgres: 25 } as const satisfies Record<DialectName, number>;
 
 /**
  * Builds the webhook feature for the composition root: the API service and its worker loops.
@@ -39,6 +44,7 @@ export function createWebhooks(deps: {
   const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics });
   const dispatcher = new EventDispatcher(database.db, database.dialect, clock, undefined, deps.onEventsDispatched);
   const dispatcherPace = new PollPace(config.webhooks.idlePollMs);
+  const settleMs = DISPATCH_SETTLE_MS[database.dialect];
   // Full batch: more is likely waiting, run again at once. Some events but less than a batch: the
   // outbox is drained, let the next batch gather. None: poll again at the pace's interval.
   const dispatcherJob = backgroundLoop({
@@ -48,7 +54,7 @@ export function createWebhooks(deps: {
       if (deliveries > 0) worker.wake();
       if (events === 0) return dispatcherPace.nextPollMs();
       dispatcherPace.workFound();
-      return full ? 0 : DISPATCH_SETTLE_MS;
+      return full ? 0 : settleMs;
     },
     retryMs: config.webhooks.idlePollMs,
     logger,
