@@ -90,19 +90,32 @@ export interface OneStatementWrite<Row extends { id: string; org_id: string; ver
   acceptedVersions: number[] | undefined;
   /** The current row, read outside any transaction, or undefined when there is none (404). */
   read: (db: Db) => Promise<Row | undefined>;
+  /**
+   * A copy of the row this process saw recently, decided from instead of a read: the write checks its
+   * version like any other, and a copy that turns out stale is answered as it stands by the failed
+   * write itself. Nothing is answered from it alone: an error it leads to (404, 409, 412) is decided
+   * again from a fresh read.
+   */
+  guess?: Row | undefined;
   /** Computes the change from the current row; writes nothing (it may refuse with an error). */
   decide: (current: Row) => Promise<AppendedChange<Row>>;
   present: (row: Row) => Result;
+  /** Hears the row as written, once the write has committed (or the row as read, when nothing changed). */
+  onWritten?: (row: Row) => void;
+  /** The row was found at another version than `guess` said (it is being forgotten). */
+  onStaleGuess?: () => void;
   /** The idempotent answer: stored by its `claim` row in the same statement. */
   within?: InTransaction<Result> | undefined;
 }
 
 /**
  * PostgreSQL: the optimistic write of writeOptimistically with each attempt as one statement that
- * commits by itself (RowAppends.writeIf): the row is read outside any transaction, then its changed
- * columns are written only if it is still at the version read, with the appended rows and the
- * idempotent answer. A lifecycle action is two round trips instead of a transaction's eight or more;
- * the same retry policy applies. `within` must have a `claim` (a deferred Idempotency-Key).
+ * commits by itself (RowAppends.writeIfAtVersion): the row is read outside any transaction (or taken
+ * from `guess`), then its changed columns are written only if it is still at the version read, with
+ * the appended rows and the idempotent answer. A lifecycle action is two round trips instead of a
+ * transaction's eight or more, and one when the guess holds. A lost race answers the row as it stood,
+ * so the next attempt needs no read; the same retry policy applies. `within` must have a `claim` (a
+ * deferred Idempotency-Key).
  */
 export async function writeOptimisticallyInOneStatement<Row extends { id: string; org_id: string; version: number }, Result>(
   db: Db,
@@ -110,24 +123,61 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
 ): Promise<Result> {
   const { noun, table, id, acceptedVersions, read, decide, present, within } = change;
   if (within && !within.claim) throw new Error('writeOptimisticallyInOneStatement needs a claim row for its answer');
-  for (let attempt = 1; ; attempt++) {
-    const current = await read(db);
+  let guessed = change.guess !== undefined;
+  let current = change.guess ?? (await read(db));
+  const readAfresh = async () => {
+    if (guessed) change.onStaleGuess?.();
+    guessed = false;
+    current = await read(db);
+  };
+  for (let attempt = 1; ; ) {
     if (!current) throw errors.notFound(`${noun} "${id}"`);
-    assertVersion(acceptedVersions, current.version, `The ${noun.toLowerCase()}`);
-    const { next, appends } = await decide(current);
+    let decided: { next: Row; appends: RowAppends };
+    try {
+      assertVersion(acceptedVersions, current.version, `The ${noun.toLowerCase()}`);
+      decided = await decide(current);
+    } catch (error) {
+      // Refused on a remembered copy: the row as it stands may be otherwise.
+      if (!guessed) throw error;
+      await readAfresh();
+      continue;
+    }
+    const { next, appends } = decided;
     const answer = present(next);
     const set = changedColumns(current, next);
+    if (!set && guessed) {
+      // Nothing of the row to write, hence no version to check it by: a remembered copy is confirmed first.
+      await readAfresh();
+      continue;
+    }
     const claim = within?.claim?.row(answer);
-    if (!set && !claim && appends.isEmpty) return answer;
-    const outcome = await appends
-      .writeIf(db, { ...(set ? { update: { table, id: current.id, orgId: current.org_id, version: current.version, set } } : {}), ...(claim ? { claim } : {}) })
-      .catch((error: unknown): 'stale' => {
-        if (isTransientConflict(error)) return 'stale';
-        throw error;
-      });
-    if (outcome === 'written') return answer;
+    if (!set && !claim && appends.isEmpty) {
+      change.onWritten?.(next);
+      return answer;
+    }
+    const { outcome, current: stood } = set
+      ? await appends
+          .writeIfAtVersion(db, { update: { table, id: current.id, orgId: current.org_id, version: current.version, set }, ...(claim ? { claim } : {}) })
+          .catch((error: unknown): { outcome: 'stale'; current?: undefined } => {
+            if (isTransientConflict(error)) return { outcome: 'stale' };
+            throw error;
+          })
+      : { outcome: await appends.writeIf(db, claim ? { claim } : {}), current: undefined };
+    if (outcome === 'written') {
+      change.onWritten?.(next);
+      return answer;
+    }
     if (outcome === 'claim_taken') throw await within!.claim!.taken();
-    if (attempt >= MAX_WRITE_ATTEMPTS) throw errors.conflict(`The ${noun.toLowerCase()} is being changed by other requests; retry shortly.`);
+    if (attempt++ >= MAX_WRITE_ATTEMPTS) throw errors.conflict(`The ${noun.toLowerCase()} is being changed by other requests; retry shortly.`);
+    // The row as it stood when the write began, unless the write lost to a change that committed while
+    // it ran (the same version then): that one is read.
+    if (stood && (stood as Row).version !== current.version) {
+      if (guessed) change.onStaleGuess?.();
+      guessed = false;
+      current = stood as Row;
+    } else {
+      await readAfresh();
+    }
   }
 }
 

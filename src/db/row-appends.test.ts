@@ -76,7 +76,7 @@ if (POSTGRES_URL) {
       admin = openDatabase({ url: POSTGRES_URL });
       await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
       database = openDatabase({ url: POSTGRES_URL, schema });
-      await sql`CREATE TABLE categories (id text PRIMARY KEY, org_id text NOT NULL)`.execute(database.db);
+      await sql`CREATE TABLE categories (id text PRIMARY KEY, org_id text NOT NULL, name text, description text, created_at text, updated_at text, version integer NOT NULL DEFAULT 1)`.execute(database.db);
       await sql`CREATE TABLE records (id text PRIMARY KEY, org_id text NOT NULL DEFAULT 'o1', category_id text NOT NULL REFERENCES categories (id), version integer NOT NULL)`.execute(database.db);
       await sql`CREATE TABLE outbox_events (seq bigserial PRIMARY KEY, id text NOT NULL)`.execute(database.db);
       await sql`CREATE TABLE idempotency_keys (org_id text, key text, response_status integer, PRIMARY KEY (org_id, key))`.execute(database.db);
@@ -130,6 +130,21 @@ if (POSTGRES_URL) {
       assert.equal(await count('records', "id = 'r6' AND version = 2"), 1);
       assert.equal(await count('outbox_events', "id = 'r6-stale'"), 0);
       assert.equal(await count('idempotency_keys', "key = 'k6'"), 0);
+    });
+
+    it('answers the row as it stood when its version had moved on, and nothing when it wrote or the row is not there', async () => {
+      const update = (version: number, orgId = 'o1') => ({ table: 'categories' as never, id: 'c1', orgId, version, set: { name: `v${version + 1}`, version: version + 1 } });
+      const written = await new RowAppends().add('outbox_events' as never, { id: 'c1-renamed' } as never).writeIfAtVersion(db(), { update: update(1) });
+      assert.deepEqual(written, { outcome: 'written' });
+
+      const stale = await new RowAppends().add('outbox_events' as never, { id: 'c1-stale' } as never).writeIfAtVersion(db(), { update: update(1) });
+      assert.equal(stale.outcome, 'stale');
+      assert.deepEqual(stale.current, { id: 'c1', org_id: 'o1', name: 'v2', description: null, created_at: null, updated_at: null, version: 2 });
+      assert.equal(await count('outbox_events', "id = 'c1-stale'"), 0);
+
+      assert.deepEqual(await new RowAppends().writeIfAtVersion(db(), { update: update(2, 'o2') }), { outcome: 'stale' }, 'another organization’s row is neither changed nor answered');
+      assert.deepEqual(await new RowAppends().writeIfAtVersion(db(), { update: { ...update(2), id: 'gone' } }), { outcome: 'stale' });
+      assert.equal(await count('categories', "id = 'c1' AND version = 2"), 1);
     });
 
     it('writes without a claim when none is asked for', async () => {

@@ -5,6 +5,7 @@ import { isUniqueViolation } from './errors.js';
 import { preparedQuery } from './prepared.js';
 import { inOrganizationSql } from './organization-check.js';
 import type { Tables } from './tables.js';
+import { TABLE_COLUMNS } from './table-columns.js';
 
 type TableName = keyof Tables;
 type Row = Record<string, unknown>;
@@ -59,6 +60,20 @@ export class RowAppends {
    * were five. Nothing is written when a condition fails; the outcome says which.
    */
   async writeIf(executor: Executor, conditions: AppendConditions): Promise<ConditionalOutcome> {
+    return (await this.writeConditionally(executor, conditions)).outcome;
+  }
+
+  /**
+   * writeIf for an optimistic write (`conditions.update`) that, when the row was found at another
+   * version ('stale'), also answers the row as it stood when the statement began (undefined when it is
+   * gone): the caller decides again from it without a read of its own, so a lost race costs no extra
+   * round trip. The row is as TABLE_COLUMNS lists it, typed as a read of the table would be.
+   */
+  async writeIfAtVersion(executor: Executor, conditions: AppendConditions & { update: NonNullable<AppendConditions['update']> }): Promise<{ outcome: ConditionalOutcome; current?: Row }> {
+    return this.writeConditionally(executor, conditions, true);
+  }
+
+  private async writeConditionally(executor: Executor, conditions: AppendConditions, readBack = false): Promise<{ outcome: ConditionalOutcome; current?: Row }> {
     if (isSqlite(executor)) throw new Error('RowAppends.writeIf runs on PostgreSQL only');
     const parameters: unknown[] = [];
     const bind = (value: unknown) => `$${parameters.push(value)}`;
@@ -75,14 +90,26 @@ export class RowAppends {
       return `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) SELECT ${columns.map((column) => bind(row[column])).join(', ')} FROM ${source}`;
     };
     let source = 'gate';
+    let asItStood = '';
+    let standingColumns = '';
     if (conditions.update) {
       const { table, id, orgId, version, set } = conditions.update;
       const assignments = Object.entries(set).map(([column, value]) => `${quote(column)} = ${bind(value)}`);
       const guarded = required.length ? ' AND EXISTS (SELECT 1 FROM gate)' : '';
+      const idParameter = bind(id);
+      const orgParameter = bind(orgId);
       ctes.push(
-        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${bind(id)} AND ${inOrganizationSql(bind(orgId))} AND "version" = ${bind(version)}${guarded} RETURNING 1 AS ok)`,
+        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND "version" = ${bind(version)}${guarded} RETURNING 1 AS ok)`,
       );
       source = 'updated';
+      // The main query sees the statement's snapshot, not what its UPDATE wrote: the row as it stood.
+      // The uncorrelated NOT EXISTS is checked once, so a write that succeeded reads nothing more.
+      // Columns by name, not `*`: the statement stays a prepared one (see withNamedStatements).
+      if (readBack) {
+        const columns = TABLE_COLUMNS[table].map(quote);
+        standingColumns = columns.map((column) => `stood.${column}`).join(', ');
+        asItStood = ` LEFT JOIN LATERAL (SELECT ${columns.join(', ')} FROM ${quote(table)} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND NOT EXISTS (SELECT 1 FROM updated)) AS stood ON true`;
+      }
     }
     if (conditions.claim) {
       const { table, row } = conditions.claim;
@@ -101,21 +128,22 @@ export class RowAppends {
       }
     }
     this.tables.clear();
-    const text = `WITH ${ctes.join(', ')} SELECT (SELECT count(*) FROM gate) AS allowed, (SELECT count(*) FROM ${source}) AS written`;
-    let rows: { allowed: number; written: number }[];
+    const outcomes = `(SELECT count(*) FROM gate) AS wo_allowed, (SELECT count(*) FROM ${source}) AS wo_written`;
+    const text = `WITH ${ctes.join(', ')} SELECT ${asItStood ? `${outcomes}, ${standingColumns} FROM (SELECT 1) AS one${asItStood}` : outcomes}`;
+    let rows: Row[];
     try {
-      ({ rows } = await executor.executeQuery<{ allowed: number; written: number }>(CompiledQuery.raw(text, parameters)));
+      ({ rows } = await executor.executeQuery<Row>(CompiledQuery.raw(text, parameters)));
     } catch (error) {
       // The claim's row was there (or committed by another request while this one waited on it): the
       // whole statement failed with it, so nothing of it was written.
-      if (conditions.claim && isUniqueViolation(error) && (error as { table?: string }).table === conditions.claim.table) return 'claim_taken';
+      if (conditions.claim && isUniqueViolation(error) && (error as { table?: string }).table === conditions.claim.table) return { outcome: 'claim_taken' };
       throw error;
     }
-    const [outcome] = rows;
-    if (Number(outcome?.written) > 0) return 'written';
-    if (Number(outcome?.allowed) === 0) return 'missing';
+    const { wo_allowed: allowed, wo_written: written, ...current } = rows[0] ?? {};
+    if (Number(written) > 0) return { outcome: 'written' };
+    if (Number(allowed) === 0) return { outcome: 'missing' };
     // With the gate open, only the version check can leave nothing written (a lost claim fails the statement).
-    return 'stale';
+    return { outcome: 'stale', ...(readBack && current.id != null ? { current } : {}) };
   }
 }
 

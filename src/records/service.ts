@@ -26,6 +26,7 @@ import {
   toWorkOrder,
 } from './repository.js';
 import { ListCheckpoints } from './list-checkpoints.js';
+import { RecentRecords } from './recent-records.js';
 import { listRecords, listRecordsAsJson, type RecordFilter } from './list-repository.js';
 
 /** One item of a completion's `evidence`: the digest of a file kept elsewhere, or a file attached to the work order. */
@@ -92,6 +93,8 @@ export class RecordService {
     private readonly resolveEvidence: EvidenceResolver,
     /** Remembered positions in large lists, so deep pages stay cheap; this process's own. */
     private readonly listCheckpoints = new ListCheckpoints(),
+    /** PostgreSQL: work orders this process last saw, from which a change is decided without a read. */
+    private readonly recentRecords = new RecentRecords(),
   ) {}
 
   onCompleted(hook: CompletionHook): void {
@@ -124,7 +127,7 @@ export class RecordService {
    */
   private async createInOneStatement(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder | undefined> {
     if (within && !within.claim) return undefined;
-    const { record, appends } = await this.newRecord(this.db, principal, input);
+    const { row, record, appends } = await this.newRecord(this.db, principal, input);
     const orgId = principal.orgId;
     // The category's foreign key keeps it from being deleted meanwhile; assets and locations have none.
     const existing: NonNullable<AppendConditions['existing']> = [{ table: 'categories', id: input.categoryId, orgId }];
@@ -135,13 +138,16 @@ export class RecordService {
       .catch((error: unknown) => {
         throw translateReferenceError(error);
       });
-    if (outcome === 'written') return record;
+    if (outcome === 'written') {
+      this.recentRecords.remember(row);
+      return record;
+    }
     if (outcome === 'claim_taken') throw await within!.claim!.taken();
     return undefined;
   }
 
   /** A new work order's row and everything written with it: its count, its history entry and its events. */
-  private async newRecord(executor: Executor, principal: Principal, input: CreateRecordInput): Promise<{ record: WorkOrder; appends: RowAppends }> {
+  private async newRecord(executor: Executor, principal: Principal, input: CreateRecordInput): Promise<{ row: RecordsTable; record: WorkOrder; appends: RowAppends }> {
     const now = isoNow(this.clock);
     const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
     const row: RecordsTable = {
@@ -177,12 +183,13 @@ export class RecordService {
       const assigned = { recordId: row.id, assignee: input.assignee, previousAssignee: null, record };
       appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload: assigned, occurredAt: now }));
     }
-    return { record, appends };
+    return { row, record, appends };
   }
 
   async get(orgId: string, id: string): Promise<WorkOrder> {
     const row = await findRecord(this.db, orgId, id);
     if (!row) throw errors.notFound(`Work order "${id}"`);
+    if (!isSqlite(this.db)) this.recentRecords.remember(row);
     return toWorkOrder(row);
   }
 
@@ -250,6 +257,9 @@ export class RecordService {
         id,
         acceptedVersions,
         read: (db) => findRecord(db, principal.orgId, id),
+        guess: this.recentRecords.recall(principal.orgId, id),
+        onWritten: (row) => this.recentRecords.remember(row),
+        onStaleGuess: () => this.recentRecords.forget(id),
         decide: async (current) => {
           const { next, data } = applyAction(current, action, input, isoNow(this.clock));
           const { appends, entry } = actionAppends(principal, current, next, action, data);

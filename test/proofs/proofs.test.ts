@@ -132,7 +132,12 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal((await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { metadata: { big: 2 ** 60 } }) })).statusCode, 400);
       const created = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignee: 'Bob', metadata: { big: 1 } }) });
       const id = created.json().id as string;
-      await t.context.database.db.updateTable('records').set({ metadata: `{"big":${2 ** 60}}` }).where('id', '=', id).execute();
+      // Raising the version, as any writer of a work order must (docs/deployment.md, "Changing rows by hand").
+      await t.context.database.db
+        .updateTable('records')
+        .set((eb) => ({ metadata: `{"big":${2 ** 60}}`, version: eb('version', '+', 1) }))
+        .where('id', '=', id)
+        .execute();
       await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} });
       const response = await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'done' } });
       assert.equal(response.statusCode, 422, response.body);
