@@ -13,6 +13,7 @@ import { recordCountDeltas } from './0012-record-count-deltas.js';
 import { deploymentKeys } from './0013-deployment-keys.js';
 import { eventFeed } from './0014-event-feed.js';
 import { workOrderActivity } from './0015-work-order-activity.js';
+import { historyWithoutForeignKey } from './0016-history-without-foreign-key.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey];
