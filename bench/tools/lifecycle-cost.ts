@@ -2,7 +2,9 @@
 // worker, PostgreSQL (its backends and its own writers) and the load generator (this process).
 //   npx tsx bench/tools/lifecycle-cost.ts          (BENCH_POSTGRES_URL as for the bench; ROUNDS, default 2; PROBE_S, default 8)
 // Runs the bench's lifecycle mix (create → assign → start → complete → close) at 50 connections on a
-// fresh database with 1 API process and 1 worker, as `npm run bench -- lifecycle --database postgres` does.
+// fresh database with 1 API process and 1 worker, as `npm run bench -- lifecycle --database postgres` does
+// (WORKERS=0: none, to see what the API and PostgreSQL cost without the events' dispatch and the proofs).
+// Uses dist/: run `npm run build` first; to compare two builds, run it alternately from each checkout.
 import { runLoad } from '../lib/load.js';
 import { createCategory } from '../lib/tenant.js';
 import { lifecycleRequests } from '../parts/lifecycle.js';
