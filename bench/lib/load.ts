@@ -7,6 +7,18 @@ export function measurementSeconds(): number {
   return Number.isFinite(raw) && raw > 0 ? raw : 10;
 }
 
+/**
+ * Seconds of warm-up, with the load about to be measured, before a measurement on processes started
+ * for it (the PostgreSQL parts start theirs for each API-process count): as long as a measurement,
+ * as the SQLite parts' 50-connection figures already follow 12 s of load. The first seconds of a
+ * process are spent compiling (the JIT) and filling caches: the lifecycle mix on PostgreSQL measured
+ * API 542 / 478 / 373 / 419 µs and worker 168 / 120 / 84 / 97 µs per request in four 10-s rounds back
+ * to back after a 2-s warm-up (bench/tools/lifecycle-cost.ts, session 16).
+ */
+export function warmUpSeconds(): number {
+  return measurementSeconds();
+}
+
 export interface LoadFigures {
   connections: number;
   durationS: number;

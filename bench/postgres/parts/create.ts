@@ -1,4 +1,4 @@
-import { Baseline, runLoad } from '../../lib/load.js';
+import { Baseline, runLoad, warmUpSeconds } from '../../lib/load.js';
 import { startBenchScript } from '../../lib/processes.js';
 import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
 import { createCategory } from '../../lib/tenant.js';
@@ -45,7 +45,7 @@ export async function runPostgresCreatePart(options: PostgresPartOptions): Promi
       try {
         const { api } = deployment;
         const categoryId = await createCategory(api.baseUrl, deployment.tenant);
-        await runLoad({ url: api.urls!, connections: 10, durationS: 2, requests: createRequests(deployment.tenant, categoryId) }); // warm-up
+        await runLoad({ url: api.urls!, connections: CONNECTIONS, durationS: warmUpSeconds(), requests: createRequests(deployment.tenant, categoryId) }); // warm-up
         const m = await measureOnPostgres(observer, baseline, {
           name: `create, ${processesLabel(apiProcesses)}, ${CONNECTIONS} connections`,
           connections: CONNECTIONS,

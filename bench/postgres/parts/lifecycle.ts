@@ -1,4 +1,4 @@
-import { Baseline, round, runLoad } from '../../lib/load.js';
+import { Baseline, round, runLoad, warmUpSeconds } from '../../lib/load.js';
 import { check, isClean, type Measurement, type PartResult } from '../../lib/results.js';
 import { createCategory } from '../../lib/tenant.js';
 import { lifecycleRequests } from '../../parts/lifecycle.js';
@@ -24,7 +24,7 @@ export async function runPostgresLifecyclePart(options: PostgresPartOptions): Pr
         const { api } = deployment;
         // Before any load: autocannon writes a content-length into the tenant's shared headers object.
         const category = (categoryId ??= await createCategory(api.baseUrl, deployment.tenant));
-        await runLoad({ url: api.urls!, connections: 10, durationS: 2, requests: lifecycleRequests(deployment.tenant, category) }); // warm-up
+        await runLoad({ url: api.urls!, connections: CONNECTIONS, durationS: warmUpSeconds(), requests: lifecycleRequests(deployment.tenant, category) }); // warm-up
         const m = await measureOnPostgres(observer, baseline, {
           name: `lifecycle mix (5 steps), ${processesLabel(apiProcesses)}, ${CONNECTIONS} connections`,
           connections: CONNECTIONS,
