@@ -125,11 +125,13 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
   if (within && !within.claim) throw new Error('writeOptimisticallyInOneStatement needs a claim row for its answer');
   let guessed = change.guess !== undefined;
   let current = change.guess ?? (await read(db));
-  const readAfresh = async () => {
+  /** Decides from here on from `row`, the row as it stands; a remembered copy is given up. */
+  const standOn = (row: Row | undefined) => {
     if (guessed) change.onStaleGuess?.();
     guessed = false;
-    current = await read(db);
+    current = row;
   };
+  const readAfresh = async () => standOn(await read(db));
   for (let attempt = 1; ; ) {
     if (!current) throw errors.notFound(`${noun} "${id}"`);
     let decided: { next: Row; appends: RowAppends };
@@ -171,13 +173,8 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
     if (attempt++ >= MAX_WRITE_ATTEMPTS) throw errors.conflict(`The ${noun.toLowerCase()} is being changed by other requests; retry shortly.`);
     // The row as it stood when the write began, unless the write lost to a change that committed while
     // it ran (the same version then): that one is read.
-    if (stood && (stood as Row).version !== current.version) {
-      if (guessed) change.onStaleGuess?.();
-      guessed = false;
-      current = stood as Row;
-    } else {
-      await readAfresh();
-    }
+    if (stood && (stood as Row).version !== current.version) standOn(stood as Row);
+    else await readAfresh();
   }
 }
 
