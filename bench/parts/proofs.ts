@@ -114,7 +114,7 @@ export interface CompletionRuns {
   /** Completions per second until the last record.proof_delivered was received. */
   announcedRate: number;
   pacedP99: number | null;
-  /** The completion load, sealed, announced, and paced latency, in that order. */
+  /** The completion load, sealed, announced, paced latency, and the warm-up's load, in that order. */
   measurements: Measurement[];
 }
 
@@ -138,8 +138,14 @@ export async function measureCompletions(
   // (1 s) to be sealed, and over a short run that wait, not the sealing, decided the rate.
   const saturatedCount = Math.max(500, Math.round(1000 * seconds));
   const pacedCount = Math.round(PACED_COMPLETIONS_PER_S * seconds);
-  const ready = await prepareStartedWorkOrders(api.urls ?? api.baseUrl, tenant, categoryId, saturatedCount + pacedCount);
+  const warmUpCount = Math.round(saturatedCount / 3);
+  const ready = await prepareStartedWorkOrders(api.urls ?? api.baseUrl, tenant, categoryId, warmUpCount + saturatedCount + pacedCount);
   const completeBody = JSON.stringify({ resolutionNotes: 'Replaced the thermostat and tested the circuit.' });
+
+  // Warm-up: the same load on other work orders, until their proofs are announced, so that what is
+  // measured is a running deployment rather than freshly started processes compiling the completion,
+  // sealing and delivery paths (as the create and lifecycle parts warm up with their own load).
+  const warmUp = await completeAndObserve(api, tenant, receiver, ready.splice(0, warmUpCount), completeBody, { connections: 50 });
 
   const saturated = await observe(() => completeAndObserve(api, tenant, receiver, ready.slice(0, saturatedCount), completeBody, { connections: 50 }));
   measurements.push(loadMeasurement(`complete (${saturated.completed} work orders, as fast as possible)`, saturated.load, base));
@@ -178,6 +184,7 @@ export async function measureCompletions(
     p99Ms: pacedP99,
     note: 'latency: completedAt → record.proof_delivered receipt',
   });
+  measurements.push({ ...loadMeasurement(`warm-up before the above: complete (${warmUp.completed} other work orders, as fast as possible; not counted)`, warmUp.load, base), note: 'the first completions after the processes started' });
   return { saturated, paced, sealedRate, announcedRate, pacedP99, measurements };
 }
 
