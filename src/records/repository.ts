@@ -1,4 +1,4 @@
-import type { QueryResult } from 'kysely';
+import { sql, type QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
 import { recordCounts } from './record-counts.js';
 import type { RowAppends } from '../db/row-appends.js';
@@ -84,6 +84,32 @@ const findRecordQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
 
 export async function findRecord(db: Executor, orgId: string, id: string): Promise<RecordsTable | undefined> {
   return (await findRecordQuery(db, { orgId, id })).rows[0];
+}
+
+/**
+ * PostgreSQL: a work order and its whole history in one round trip, for a completion, whose proof
+ * statement carries the history. Read in one snapshot, the two belong together: every history entry
+ * is written by the statement that raises the work order's version, so the history read is the one
+ * of the version read. The entries come as one JSON array of text columns, in `id` order.
+ */
+const findRecordWithHistoryQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
+  db
+    .selectFrom('records')
+    .selectAll('records')
+    .select(
+      sql<RecordEventsTable[]>`(SELECT coalesce(json_agg(entry ORDER BY entry.id), '[]'::json) FROM (
+        SELECT e.id, e.org_id, e.record_id, e.action, e.from_status, e.to_status, e.actor_key_id, e.data, e.created_at
+        FROM record_events AS e WHERE e.record_id = records.id AND e.org_id = records.org_id) AS entry)`.as('history'),
+    )
+    .where('id', '=', p.id)
+    .where('org_id', IN_ORGANIZATION, p.orgId),
+);
+
+export async function findRecordWithHistory(db: Executor, orgId: string, id: string): Promise<{ record: RecordsTable; history: RecordEventsTable[] } | undefined> {
+  const row = (await findRecordWithHistoryQuery(db, { orgId, id })).rows[0];
+  if (!row) return undefined;
+  const { history, ...record } = row;
+  return { record, history };
 }
 
 type RecordColumn = Exclude<keyof RecordsTable, 'id' | 'org_id'>;

@@ -18,6 +18,7 @@ import {
   countCreated,
   countMoved,
   findRecord,
+  findRecordWithHistory,
   insertHistory,
   listHistory,
   listHistoryPage,
@@ -251,12 +252,21 @@ export class RecordService {
     // action, completions without evidence included, is one statement on PostgreSQL.
     const evidenceToResolve = action === 'complete' && Boolean(input.evidence?.length);
     if (!isSqlite(this.db) && !evidenceToResolve && (!within || within.claim)) {
+      // A completion's proof carries the history: read with the work order, it costs no round trip of its own.
+      let historyRead: { version: number; entries: RecordEventsTable[] } | undefined;
       return writeOptimisticallyInOneStatement(this.db, {
         noun: 'Work order',
         table: 'records',
         id,
         acceptedVersions,
-        read: (db) => findRecord(db, principal.orgId, id),
+        read:
+          action === 'complete'
+            ? async (db) => {
+                const found = await findRecordWithHistory(db, principal.orgId, id);
+                historyRead = found && { version: found.record.version, entries: found.history };
+                return found?.record;
+              }
+            : (db) => findRecord(db, principal.orgId, id),
         guess: this.recentRecords.recall(principal.orgId, id),
         onWritten: (row) => this.recentRecords.remember(row),
         onStaleGuess: () => this.recentRecords.forget(id),
@@ -267,7 +277,8 @@ export class RecordService {
           if (action === 'complete') {
             // Read outside the write, the history is still the one the write stands on: every entry
             // comes with a new version of the work order, and the write needs the version read.
-            const history = [...(await listHistory(this.db, next.org_id, next.id)), entry].map(toHistoryEntry);
+            const before = historyRead?.version === current.version ? historyRead.entries : await listHistory(this.db, next.org_id, next.id);
+            const history = [...before, entry].map(toHistoryEntry);
             await this.runCompletionHooks(this.db, principal, next, history, [], appends);
           }
           return { next, appends };

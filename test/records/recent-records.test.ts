@@ -114,6 +114,34 @@ if (POSTGRES_URL) {
       assert.deepEqual([current.json().priority, current.json().version], ['HIGH', 3], 'decided from the row as edited by the other process');
     });
 
+    it('puts the whole history in the proof of a completion by a process that remembers nothing', async () => {
+      const id = await create();
+      for (const [url, payload] of [
+        [`/api/v1/records/${id}`, { priority: 'HIGH' }],
+        [`/api/v1/records/${id}/assign`, { assignee: 'Ann' }],
+        [`/api/v1/records/${id}/start`, {}],
+      ] as const) {
+        const response = await viaFirst.request({ method: url.endsWith(id) ? 'PATCH' : 'POST', url, payload });
+        assert.equal(response.statusCode, 200, response.body);
+      }
+      // The second process reads the work order and its history together (one round trip).
+      const completed = await viaSecond({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'Fixed.' } });
+      assert.equal(completed.statusCode, 200, completed.body);
+
+      const history = (await viaSecond({ method: 'GET', url: `/api/v1/records/${id}/events` })).json().events as Array<Record<string, unknown>>;
+      const { rows } = await admin.query<{ statement_json: string }>('SELECT statement_json FROM proof_statements WHERE record_id = $1', [id]);
+      assert.equal(rows.length, 1);
+      const statement = JSON.parse(rows[0]!.statement_json) as { history: Array<Record<string, unknown>>};
+      assert.deepEqual(
+        statement.history.map((entry) => [entry.action, entry.from, entry.to, entry.at, entry.data]),
+        history.map((entry) => [entry.action, entry.fromStatus, entry.toStatus, entry.occurredAt, entry.data]),
+      );
+      assert.deepEqual(
+        statement.history.map((entry) => entry.action),
+        ['created', 'updated', 'assign', 'start', 'complete'],
+      );
+    });
+
     it('never answers a work order of another organization from its memory', async () => {
       const id = await create();
       const other = await first.newTenant();
