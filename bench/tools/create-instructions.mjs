@@ -1,0 +1,65 @@
+// Instructions per work-order create on SQLite, counted by valgrind (callgrind), for comparing builds
+// on a machine whose timings drift too much to settle a few per cent (the same build read 160 and 293
+// µs per create in create-ab.ts rounds minutes apart). Counts do not depend on the machine's speed,
+// but vary between runs of one build (the JIT and the GC), so compare medians of alternating runs.
+// Uses a checkout's dist/ (run `npm run build` there first):
+//   valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=/tmp/cg.out \
+//     node bench/tools/create-instructions.mjs <checkout> [creates=1000] [warm-up=3000]
+// The whole service is built in this process as `wo serve` builds it (its background jobs, the
+// dispatcher among them, running), and creates go through Fastify with `inject`, 50 at a time, each
+// with a fresh Idempotency-Key (the bench's create). The warm-up is not counted; instrumentation is
+// switched on (callgrind_control -i on) for the measured creates only. Divide "I refs" by the creates.
+// Sockets are left out: inject skips them, so the count is the service's own work.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(process.argv[2] ?? '.');
+const total = Number(process.argv[3] ?? 1000);
+const warm = Number(process.argv[4] ?? 3000);
+const { pino } = await import(path.join(root, 'node_modules/pino/pino.js'));
+const { loadConfig } = await import(path.join(root, 'dist/config.js'));
+const { createContext } = await import(path.join(root, 'dist/context.js'));
+const { buildApp } = await import(path.join(root, 'dist/app.js'));
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cg-create-'));
+const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent', WO_RATE_LIMIT_PER_MINUTE: '0' });
+const context = await createContext(config, { logger: pino({ level: 'silent' }), createKeys: true });
+const app = await buildApp(context);
+await app.ready();
+const org = await context.organizations.create('cg');
+const { key } = await context.apiKeys.create({ orgId: org.id, name: 'cg', scopes: ['records:write', 'records:read', 'categories:write'], createdBy: 'cg' });
+const category = await context.categories.create(org.id, { name: 'HVAC' });
+const body = JSON.stringify({ categoryId: category.id, address: '1 Load Street', requesterName: 'Bench Requester', description: 'The radiator in room 4 is cold; please send someone this week.' });
+let n = 0;
+const create = async () => {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/records',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `cg-${++n}` },
+    payload: body,
+  });
+  if (response.statusCode !== 201) throw new Error(`create answered ${response.statusCode}: ${response.body}`);
+};
+/** `count` creates, 50 in flight at a time (what lets the group commit gather them, as under load). */
+const creates = async (count) => {
+  for (let done = 0; done < count; done += 50) await Promise.all(Array.from({ length: Math.min(50, count - done) }, create));
+};
+const toggle = (on) => {
+  try {
+    execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    /* not under callgrind: runs uncounted */
+  }
+};
+
+for (const job of context.backgroundJobs) job.start();
+await creates(warm);
+toggle(true);
+await creates(total);
+toggle(false);
+console.log(`created ${total} (after ${warm} of warm-up)`);
+await app.close();
+await context.close();
+rmSync(dataDir, { recursive: true, force: true });
