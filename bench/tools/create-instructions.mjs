@@ -12,22 +12,18 @@
 // Keep the warm-up long: after 2,000 creates V8's optimizing compiler was still 29 % of the counted
 // instructions, more for a build with more code, which turned a 10 % saving into an 8 % loss.
 // Sockets are left out: inject skips them, so the count is the service's own work.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { countInstructions, openCheckoutContext } from './callgrind-service.mjs';
 
 const root = path.resolve(process.argv[2] ?? '.');
 const total = Number(process.argv[3] ?? 1000);
 const warm = Number(process.argv[4] ?? 6000);
-const { pino } = await import(path.join(root, 'node_modules/pino/pino.js'));
-const { loadConfig } = await import(path.join(root, 'dist/config.js'));
-const { createContext } = await import(path.join(root, 'dist/context.js'));
 const { buildApp } = await import(path.join(root, 'dist/app.js'));
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cg-create-'));
-const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent', WO_RATE_LIMIT_PER_MINUTE: '0' });
-const context = await createContext(config, { logger: pino({ level: 'silent' }), createKeys: true });
+const context = await openCheckoutContext(root, dataDir, { WO_RATE_LIMIT_PER_MINUTE: '0' });
 const app = await buildApp(context);
 await app.ready();
 const org = await context.organizations.create('cg');
@@ -48,19 +44,12 @@ const create = async () => {
 const creates = async (count) => {
   for (let done = 0; done < count; done += 50) await Promise.all(Array.from({ length: Math.min(50, count - done) }, create));
 };
-const toggle = (on) => {
-  try {
-    execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(process.pid)], { stdio: 'ignore' });
-  } catch {
-    /* not under callgrind: runs uncounted */
-  }
-};
 
 for (const job of context.backgroundJobs) job.start();
 await creates(warm);
-toggle(true);
+countInstructions(true);
 await creates(total);
-toggle(false);
+countInstructions(false);
 console.log(`created ${total} (after ${warm} of warm-up)`);
 await app.close();
 await context.close();

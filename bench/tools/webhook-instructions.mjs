@@ -8,16 +8,14 @@
 // The dispatcher and worker first deliver the warm-up (not counted: the JIT compiles the hot paths);
 // then instrumentation is switched on (callgrind_control -i on) while the measured events are written
 // and delivered to a receiver in a child process (not traced). Divide "I refs" by the deliveries.
-import { fork, execFileSync } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { countInstructions, openCheckoutContext } from './callgrind-service.mjs';
 const root = path.resolve(process.argv[2] ?? '.');
 const total = Number(process.argv[3] ?? 1000);
 const subscriptions = Number(process.argv[4] ?? 1);
-const { pino } = await import(path.join(root, 'node_modules/pino/pino.js'));
-const { loadConfig } = await import(path.join(root, 'dist/config.js'));
-const { createContext } = await import(path.join(root, 'dist/context.js'));
 const { emitEvents } = await import(path.join(root, 'dist/events/outbox.js'));
 const receiverSource = `
 const http = require('node:http');
@@ -32,8 +30,7 @@ writeFileSync(receiverFile, receiverSource);
 const receiver = fork(receiverFile, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const port = await new Promise((resolve) => receiver.once('message', (m) => resolve(m.port)));
 const receivedCount = () => new Promise((resolve) => { receiver.once('message', (m) => resolve(m.count)); receiver.send('count'); });
-const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent', WO_WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-const context = await createContext(config, { logger: pino({ level: 'silent' }), createKeys: true });
+const context = await openCheckoutContext(root, dataDir, { WO_WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 const org = await context.organizations.create('cg');
 for (let i = 0; i < subscriptions; i++) await context.webhooks.create(org.id, { name: `s${i}`, url: `http://127.0.0.1:${port}/hooks/${i}`, events: ['record.created'] });
 const warm = Number(process.argv[5] ?? 3000);
@@ -46,16 +43,15 @@ const emit = async (count, tag) => {
 };
 const waitFor = async (n) => { let received = 0; while (received < n) { await new Promise((r) => setTimeout(r, 20)); received = await receivedCount(); } return received; };
 const jobs = context.backgroundJobs.filter((job) => job.name === 'webhook-dispatcher' || job.name === 'webhook-deliveries');
-const toggle = (on) => { try { execFileSync('callgrind_control', ['-i', on ? 'on' : 'off', String(process.pid)], { stdio: 'ignore' }); } catch { /* not under callgrind: runs uncounted */ } };
 // Warm-up (not counted): the JIT compiles the hot paths.
 await emit(Math.ceil(warm / subscriptions), 'w');
 for (const job of jobs) job.start();
 await waitFor(Math.ceil(warm / subscriptions) * subscriptions);
 const before = await receivedCount();
-toggle(true);
+countInstructions(true);
 await emit(Math.ceil(total / subscriptions), 'm');
 const received = (await waitFor(before + Math.ceil(total / subscriptions) * subscriptions)) - before;
-toggle(false);
+countInstructions(false);
 for (const job of jobs) await job.stop();
 console.log(`received ${received}`);
 await context.close();
