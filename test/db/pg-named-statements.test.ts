@@ -38,5 +38,18 @@ if (POSTGRES_URL) {
       assert.deepEqual(Object.keys((await all())[0] as object).sort(), ['id', 'name', 'note']);
       await database.db.insertInto('items' as never).values({ id: 4, name: 'item 4' } as never).execute();
     });
+
+    // pg closes a pooled connection after 10 s unused by default; the next burst then reconnected
+    // and planned every statement again while requests queued (src/db/database.ts, POOL_IDLE_TIMEOUT_MS).
+    it('keeps its connection, and the statements prepared on it, through a pause longer than 10 s', async () => {
+      const backend = async () => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(database.db)).rows[0]!.pid;
+      const before = await backend();
+      const preparedBefore = await prepared();
+      assert.ok(preparedBefore.length > 0);
+      // Waiting out the pool's former idle timeout is the behaviour under test, not a guess at timing.
+      await new Promise((resolve) => setTimeout(resolve, 10_500));
+      assert.equal(await backend(), before);
+      assert.deepEqual(await prepared(), preparedBefore);
+    });
   });
 }
