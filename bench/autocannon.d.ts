@@ -39,7 +39,12 @@ declare module 'autocannon' {
     non2xx: number;
     '2xx': number;
   }
+  /** A run started with a callback: its events (only `response` is declared: each answer's latency in ms). */
+  interface Instance {
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): Instance;
+  }
   function autocannon(options: Options): Promise<Result>;
+  function autocannon(options: Options, callback: (error: Error | null, result: Result) => void): Instance;
   export default autocannon;
   export type { Options, RequestSpec, Result };
 }

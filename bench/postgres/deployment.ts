@@ -62,6 +62,11 @@ export class PostgresDeployment {
     for (let i = 0; i < count; i++) this.workers.push(await startService({ dataDir: this.dataDir, args: ['worker'], env: this.env }));
   }
 
+  /** The API processes running now, in the order started. */
+  get apiProcessList(): readonly ServiceProcess[] {
+    return this.apis;
+  }
+
   get apiProcesses(): number {
     return this.apis.length;
   }
