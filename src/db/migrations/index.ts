@@ -14,6 +14,7 @@ import { deploymentKeys } from './0013-deployment-keys.js';
 import { eventFeed } from './0014-event-feed.js';
 import { workOrderActivity } from './0015-work-order-activity.js';
 import { historyWithoutForeignKey } from './0016-history-without-foreign-key.js';
+import { leanOutboxIndexes } from './0017-lean-outbox-indexes.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes];
