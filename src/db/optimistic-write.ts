@@ -1,5 +1,5 @@
 import type { Db, InTransaction, Tx } from './database.js';
-import type { RowAppends } from './row-appends.js';
+import type { AppendConditions, RowAppends } from './row-appends.js';
 import type { Tables } from './tables.js';
 
 type TableName = keyof Tables;
@@ -81,6 +81,8 @@ export interface AppendedChange<Row> {
   next: Row;
   /** Rows written in the same statement when `next` is (history, events). */
   appends: RowAppends;
+  /** What else must still hold when the statement runs, beyond the row's version (see AppendConditions). */
+  conditions?: Pick<AppendConditions, 'counted'>;
 }
 
 export interface OneStatementWrite<Row extends { id: string; org_id: string; version: number }, Result> {
@@ -134,7 +136,7 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
   const readAfresh = async () => standOn(await read(db));
   for (let attempt = 1; ; ) {
     if (!current) throw errors.notFound(`${noun} "${id}"`);
-    let decided: { next: Row; appends: RowAppends };
+    let decided: AppendedChange<Row>;
     try {
       assertVersion(acceptedVersions, current.version, `The ${noun.toLowerCase()}`);
       decided = await decide(current);
@@ -144,7 +146,7 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
       await readAfresh();
       continue;
     }
-    const { next, appends } = decided;
+    const { next, appends, conditions } = decided;
     const answer = present(next);
     const set = changedColumns(current, next);
     if (!set && guessed) {
@@ -159,12 +161,12 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
     }
     const { outcome, current: stood } = set
       ? await appends
-          .writeIfAtVersion(db, { update: { table, id: current.id, orgId: current.org_id, version: current.version, set }, ...(claim ? { claim } : {}) })
+          .writeIfAtVersion(db, { ...conditions, update: { table, id: current.id, orgId: current.org_id, version: current.version, set }, ...(claim ? { claim } : {}) })
           .catch((error: unknown): { outcome: 'stale'; current?: undefined } => {
             if (isTransientConflict(error)) return { outcome: 'stale' };
             throw error;
           })
-      : { outcome: await appends.writeIf(db, claim ? { claim } : {}), current: undefined };
+      : { outcome: await appends.writeIf(db, { ...conditions, ...(claim ? { claim } : {}) }), current: undefined };
     if (outcome === 'written') {
       change.onWritten?.(next);
       return answer;
@@ -172,7 +174,7 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
     if (outcome === 'claim_taken') throw await within!.claim!.taken();
     if (attempt++ >= MAX_WRITE_ATTEMPTS) throw errors.conflict(`The ${noun.toLowerCase()} is being changed by other requests; retry shortly.`);
     // The row as it stood when the write began, unless the write lost to a change that committed while
-    // it ran (the same version then): that one is read.
+    // it ran (the same version then) or found its `conditions` no longer true: the row is read again.
     if (stood && (stood as Row).version !== current.version) standOn(stood as Row);
     else await readAfresh();
   }

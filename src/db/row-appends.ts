@@ -84,6 +84,10 @@ export class RowAppends {
       ctes.push(`locked_${i} AS (${lookup} FOR SHARE)`);
       return `EXISTS (SELECT 1 FROM locked_${i})`;
     });
+    for (const rows of conditions.counted ?? []) {
+      const matching = Object.entries(rows.where).map(([column, value]) => `${quote(column)} = ${bind(value)}`);
+      required.push(`(SELECT count(*) FROM ${quote(rows.table)} WHERE ${matching.join(' AND ')}) = ${bind(rows.count)}`);
+    }
     ctes.push(`gate AS (SELECT 1 AS ok${required.length ? ` WHERE ${required.join(' AND ')}` : ''})`);
     const insertFrom = (table: string, row: Row, source: string) => {
       const columns = Object.keys(row);
@@ -154,6 +158,13 @@ export interface AppendConditions {
    * statement commits: for references no foreign key protects.
    */
   existing?: { table: TableName; id: string; orgId: string; lockForShare?: boolean }[];
+  /**
+   * Rows of `table` matching `where` that must number exactly `count`: a decision made from rows read
+   * before the statement (a completion's history, which its proof carries) stands only if none was
+   * added since. Rows that come without a new version of what they belong to need it (comments and
+   * attachments add history entries and leave the work order's version as it is).
+   */
+  counted?: { table: TableName; where: Record<string, unknown>; count: number }[];
   /**
    * A versioned row to change, only if it is still at `version` (an optimistic write): nothing is
    * written when another write changed it meanwhile ('stale').

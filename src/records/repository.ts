@@ -88,9 +88,10 @@ export async function findRecord(db: Executor, orgId: string, id: string): Promi
 
 /**
  * PostgreSQL: a work order and its whole history in one round trip, for a completion, whose proof
- * statement carries the history. Read in one snapshot, the two belong together: every history entry
- * is written by the statement that raises the work order's version, so the history read is the one
- * of the version read. The entries come as one JSON array of text columns, in `id` order.
+ * statement carries the history. Read in one snapshot, the two belong together. A lifecycle entry is
+ * written by the statement that raises the work order's version; comments and attachments add entries
+ * without one, which is why the completion's write also counts the entries (RecordService.act). The
+ * entries come as one JSON array of text columns, in `id` order.
  */
 const findRecordWithHistoryQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
   db

@@ -274,14 +274,15 @@ export class RecordService {
           const { next, data } = applyAction(current, action, input, isoNow(this.clock));
           const { appends, entry } = actionAppends(principal, current, next, action, data);
           if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
-          if (action === 'complete') {
-            // Read outside the write, the history is still the one the write stands on: every entry
-            // comes with a new version of the work order, and the write needs the version read.
-            const before = historyRead?.version === current.version ? historyRead.entries : await listHistory(this.db, next.org_id, next.id);
-            const history = [...before, entry].map(toHistoryEntry);
-            await this.runCompletionHooks(this.db, principal, next, history, [], appends);
-          }
-          return { next, appends };
+          if (action !== 'complete') return { next, appends };
+          // The history is read outside the write. A lifecycle entry comes with a new version of the
+          // work order, which the write checks; a comment's or an attachment's does not, so the write
+          // also checks that the history still holds as many entries as the proof was made from.
+          const before = historyRead?.version === current.version ? historyRead.entries : await listHistory(this.db, next.org_id, next.id);
+          const history = [...before, entry].map(toHistoryEntry);
+          await this.runCompletionHooks(this.db, principal, next, history, [], appends);
+          const sameHistory = { table: 'record_events' as const, where: { record_id: next.id, org_id: next.org_id }, count: before.length };
+          return { next, appends, conditions: { counted: [sameHistory] } };
         },
         present: toWorkOrder,
         within,

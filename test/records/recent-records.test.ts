@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createPostgresDatabase, POSTGRES_URL } from '../helpers/databases.js';
-import { recordBody, seedCategory, startTestApp, type TestApp, type Tenant } from '../helpers/test-app.js';
+import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
 
 /**
  * On PostgreSQL an API process decides a lifecycle action from the copy of the work order it last
@@ -139,6 +139,46 @@ if (POSTGRES_URL) {
       assert.deepEqual(
         statement.history.map((entry) => entry.action),
         ['created', 'updated', 'assign', 'start', 'complete'],
+      );
+    });
+
+    it('puts a comment made while a completion was on its way into the completion’s proof', async () => {
+      const id = await create({ assignee: 'Ann' });
+      const started = await viaFirst.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} });
+      assert.equal(started.statusCode, 200, started.body);
+
+      // Holds the completion's write back after its read: the write inserts a proof statement, and
+      // PostgreSQL takes a statement's table locks before the snapshot it runs in.
+      const blocker = new pg.Client({ connectionString: database.url });
+      await blocker.connect();
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query('LOCK TABLE proof_statements IN SHARE ROW EXCLUSIVE MODE');
+        const completing = viaSecond({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'Fixed.' } });
+        await waitFor(async () => {
+          const { rows } = await admin.query(`SELECT 1 FROM pg_locks WHERE relation = 'proof_statements'::regclass AND NOT granted`);
+          return rows.length > 0 ? true : undefined;
+        });
+        // A comment adds a history entry and leaves the work order's version as it is.
+        const commented = await viaFirst.request({ method: 'POST', url: `/api/v1/records/${id}/comments`, payload: { body: 'Parts were on back order.' } });
+        assert.equal(commented.statusCode, 201, commented.body);
+        await blocker.query('COMMIT');
+        const completed = await completing;
+        assert.equal(completed.statusCode, 200, completed.body);
+      } finally {
+        await blocker.end();
+      }
+
+      const history = (await viaSecond({ method: 'GET', url: `/api/v1/records/${id}/events` })).json().events as Array<Record<string, unknown>>;
+      const { rows } = await admin.query<{ statement_json: string }>('SELECT statement_json FROM proof_statements WHERE record_id = $1', [id]);
+      const statement = JSON.parse(rows[0]!.statement_json) as { history: Array<Record<string, unknown>> };
+      assert.deepEqual(
+        statement.history.map((entry) => entry.action),
+        ['created', 'start', 'commented', 'complete'],
+      );
+      assert.deepEqual(
+        statement.history.map((entry) => [entry.action, entry.at, entry.data]),
+        history.map((entry) => [entry.action, entry.occurredAt, entry.data]),
       );
     });
 
