@@ -7,13 +7,14 @@
 // for the API process (default --trace-gc; " " for none, since tracing costs a little).
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
-import { BenchDatabase } from '../postgres/bench-database.js';
+import { BenchDatabase, dropOnInterrupt } from '../postgres/bench-database.js';
 import { PostgresDeployment } from '../postgres/deployment.js';
 import { createCategory } from '../lib/tenant.js';
 import { createRequests } from '../parts/create.js';
 
 const seconds = Number(process.env.PROBE_S ?? 10);
 const workers = Number(process.env.WORKERS ?? 1);
+dropOnInterrupt();
 const database = await BenchDatabase.create();
 const deployment = await PostgresDeployment.prepare(database);
 try {
