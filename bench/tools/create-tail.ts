@@ -4,7 +4,8 @@
 //   npx tsx bench/tools/create-tail.ts      (uses dist/: run `npm run build` first)
 // PROBE_S: seconds of warm-up and of measurement (10); IDLE_S: seconds the service sits idle between
 // them (0; the bench's create measures the baseline there, about 12 s); API_NODE_ARGS: Node options
-// for the API process (default --trace-gc; " " for none, since tracing costs a little).
+// for the API process (default --trace-gc; " " for none, since tracing costs a little); POOL:
+// WO_DATABASE_POOL_SIZE for every process (default: the service's own).
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import { BenchDatabase, dropOnInterrupt } from '../postgres/bench-database.js';
@@ -16,7 +17,7 @@ const seconds = Number(process.env.PROBE_S ?? 10);
 const workers = Number(process.env.WORKERS ?? 1);
 dropOnInterrupt();
 const database = await BenchDatabase.create();
-const deployment = await PostgresDeployment.prepare(database);
+const deployment = await PostgresDeployment.prepare(database, process.env.POOL ? { WO_DATABASE_POOL_SIZE: process.env.POOL } : {});
 try {
   const extraArgs = (process.env.API_NODE_ARGS ?? '--trace-gc').split(/\s+/).filter(Boolean);
   process.env.BENCH_SERVICE_NODE_ARGS = extraArgs.join(' ');
