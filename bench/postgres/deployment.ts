@@ -52,9 +52,11 @@ export class PostgresDeployment {
     return createTenant(this.dataDir, undefined, this.env);
   }
 
-  /** Starts `apiProcesses` API processes and `workers` workers, one after the other. */
-  async start(shape: { apiProcesses: number; workers: number }): Promise<void> {
-    for (let i = 0; i < shape.apiProcesses; i++) this.apis.push(await startService({ dataDir: this.dataDir, args: ['serve', '--no-worker'], env: this.env }));
+  /** Starts `apiProcesses` API processes (with `apiNodeArgs`, Node options) and `workers` workers, one after the other. */
+  async start(shape: { apiProcesses: number; workers: number; apiNodeArgs?: string[] }): Promise<void> {
+    for (let i = 0; i < shape.apiProcesses; i++) {
+      this.apis.push(await startService({ dataDir: this.dataDir, args: ['serve', '--no-worker'], env: this.env, nodeArgs: shape.apiNodeArgs ?? [] }));
+    }
     await this.startWorkers(shape.workers);
   }
 

@@ -19,11 +19,8 @@ dropOnInterrupt();
 const database = await BenchDatabase.create();
 const deployment = await PostgresDeployment.prepare(database, process.env.POOL ? { WO_DATABASE_POOL_SIZE: process.env.POOL } : {});
 try {
-  const extraArgs = (process.env.API_NODE_ARGS ?? '--trace-gc').split(/\s+/).filter(Boolean);
-  process.env.BENCH_SERVICE_NODE_ARGS = extraArgs.join(' ');
-  await deployment.start({ apiProcesses: 1, workers: 0 });
-  delete process.env.BENCH_SERVICE_NODE_ARGS;
-  await deployment.startWorkers(workers);
+  const apiNodeArgs = (process.env.API_NODE_ARGS ?? '--trace-gc').split(/\s+/).filter(Boolean);
+  await deployment.start({ apiProcesses: 1, workers, apiNodeArgs });
   const { api } = deployment;
   const categoryId = await createCategory(api.baseUrl, deployment.tenant);
   const requests = createRequests(deployment.tenant, categoryId);
