@@ -194,7 +194,7 @@ const PACED_COMPLETIONS_PER_S = 500;
 type Receipt = NonNullable<Awaited<ReturnType<WebhookReceiver['stats']>>['receipts']>[number];
 
 /** Creates `count` work orders with an assignee and starts them; answers their ids (IN_PROGRESS). */
-async function prepareStartedWorkOrders(url: string | string[], tenant: Tenant, categoryId: string, count: number): Promise<string[]> {
+export async function prepareStartedWorkOrders(url: string | string[], tenant: Tenant, categoryId: string, count: number): Promise<string[]> {
   const ready: string[] = [];
   await runLoad({
     url,
@@ -226,7 +226,7 @@ async function prepareStartedWorkOrders(url: string | string[], tenant: Tenant, 
  * Completes `ids` under the given load, then waits for every `record.proof_delivered`: the load's
  * figures, when the last announcement arrived, and each work order's completedAt → receipt latency.
  */
-async function completeAndObserve(
+export async function completeAndObserve(
   api: ApiTarget,
   tenant: Tenant,
   receiver: WebhookReceiver,

@@ -52,21 +52,29 @@ export class PostgresDeployment {
     return createTenant(this.dataDir, undefined, this.env);
   }
 
-  /** Starts `apiProcesses` API processes (with `apiNodeArgs`, Node options) and `workers` workers, one after the other. */
-  async start(shape: { apiProcesses: number; workers: number; apiNodeArgs?: string[] }): Promise<void> {
+  /**
+   * Starts `apiProcesses` API processes and `workers` workers, one after the other; `apiNodeArgs` and
+   * `workerNodeArgs` are Node options for each kind (a profiler's, say).
+   */
+  async start(shape: { apiProcesses: number; workers: number; apiNodeArgs?: string[]; workerNodeArgs?: string[] }): Promise<void> {
     for (let i = 0; i < shape.apiProcesses; i++) {
       this.apis.push(await startService({ dataDir: this.dataDir, args: ['serve', '--no-worker'], env: this.env, nodeArgs: shape.apiNodeArgs ?? [] }));
     }
-    await this.startWorkers(shape.workers);
+    await this.startWorkers(shape.workers, shape.workerNodeArgs);
   }
 
-  async startWorkers(count: number): Promise<void> {
-    for (let i = 0; i < count; i++) this.workers.push(await startService({ dataDir: this.dataDir, args: ['worker'], env: this.env }));
+  async startWorkers(count: number, nodeArgs: string[] = []): Promise<void> {
+    for (let i = 0; i < count; i++) this.workers.push(await startService({ dataDir: this.dataDir, args: ['worker'], env: this.env, nodeArgs }));
   }
 
   /** The API processes running now, in the order started. */
   get apiProcessList(): readonly ServiceProcess[] {
     return this.apis;
+  }
+
+  /** The workers running now, in the order started. */
+  get workerProcessList(): readonly ServiceProcess[] {
+    return this.workers;
   }
 
   get apiProcesses(): number {
