@@ -27,7 +27,7 @@ import {
   toWorkOrder,
 } from './repository.js';
 import { ListCheckpoints } from './list-checkpoints.js';
-import { RecentRecords } from './recent-records.js';
+import { historyWith, RecentRecords } from './recent-records.js';
 import { listRecords, listRecordsAsJson, type RecordFilter } from './list-repository.js';
 
 /** One item of a completion's `evidence`: the digest of a file kept elsewhere, or a file attached to the work order. */
@@ -128,7 +128,7 @@ export class RecordService {
    */
   private async createInOneStatement(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder | undefined> {
     if (within && !within.claim) return undefined;
-    const { row, record, appends } = await this.newRecord(this.db, principal, input);
+    const { row, record, appends, entry } = await this.newRecord(this.db, principal, input);
     const orgId = principal.orgId;
     // The category's foreign key keeps it from being deleted meanwhile; assets and locations have none.
     const existing: NonNullable<AppendConditions['existing']> = [{ table: 'categories', id: input.categoryId, orgId }];
@@ -140,7 +140,8 @@ export class RecordService {
         throw translateReferenceError(error);
       });
     if (outcome === 'written') {
-      this.recentRecords.remember(row);
+      // Nothing can precede a work order's first entry: its whole history is known.
+      this.recentRecords.remember(row, [entry]);
       return record;
     }
     if (outcome === 'claim_taken') throw await within!.claim!.taken();
@@ -148,7 +149,11 @@ export class RecordService {
   }
 
   /** A new work order's row and everything written with it: its count, its history entry and its events. */
-  private async newRecord(executor: Executor, principal: Principal, input: CreateRecordInput): Promise<{ row: RecordsTable; record: WorkOrder; appends: RowAppends }> {
+  private async newRecord(
+    executor: Executor,
+    principal: Principal,
+    input: CreateRecordInput,
+  ): Promise<{ row: RecordsTable; record: WorkOrder; appends: RowAppends; entry: RecordEventsTable }> {
     const now = isoNow(this.clock);
     const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
     const row: RecordsTable = {
@@ -177,14 +182,15 @@ export class RecordService {
     // The work order, its count, its history entry and its events are written as one step (RowAppends).
     const appends = new RowAppends().add('records', row);
     await countCreated(executor, principal.orgId, status, appends);
-    appends.add('record_events', historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now));
+    const entry = historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now);
+    appends.add('record_events', entry);
     const record = toWorkOrder(row);
     appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
     if (input.assignee) {
       const assigned = { recordId: row.id, assignee: input.assignee, previousAssignee: null, record };
       appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload: assigned, occurredAt: now }));
     }
-    return { row, record, appends };
+    return { row, record, appends, entry };
   }
 
   async get(orgId: string, id: string): Promise<WorkOrder> {
@@ -252,8 +258,13 @@ export class RecordService {
     // action, completions without evidence included, is one statement on PostgreSQL.
     const evidenceToResolve = action === 'complete' && Boolean(input.evidence?.length);
     if (!isSqlite(this.db) && !evidenceToResolve && (!within || within.claim)) {
-      // A completion's proof carries the history: read with the work order, it costs no round trip of its own.
+      // A completion's proof carries the history: read with the work order, or remembered with it
+      // (RecentRecords), it costs no round trip of its own.
       let historyRead: { version: number; entries: RecordEventsTable[] } | undefined;
+      const guess = this.recentRecords.recall(principal.orgId, id);
+      const guessedHistory = guess && this.recentRecords.recallHistory(guess);
+      // The history after the decided write, when known: remembered with the work order as written.
+      let historyAfter: { version: number; entries: RecordEventsTable[] | undefined } | undefined;
       return writeOptimisticallyInOneStatement(this.db, {
         noun: 'Work order',
         table: 'records',
@@ -267,18 +278,21 @@ export class RecordService {
                 return found?.record;
               }
             : (db) => findRecord(db, principal.orgId, id),
-        guess: this.recentRecords.recall(principal.orgId, id),
-        onWritten: (row) => this.recentRecords.remember(row),
+        guess,
+        onWritten: (row) => this.recentRecords.remember(row, historyAfter?.version === row.version ? historyAfter.entries : undefined),
         onStaleGuess: () => this.recentRecords.forget(id),
         decide: async (current) => {
           const { next, data } = applyAction(current, action, input, isoNow(this.clock));
           const { appends, entry } = actionAppends(principal, current, next, action, data);
           if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
+          const known = historyRead?.version === current.version ? historyRead.entries : current === guess ? guessedHistory : undefined;
+          historyAfter = { version: next.version, entries: historyWith(known, entry) };
           if (action !== 'complete') return { next, appends };
-          // The history is read outside the write. A lifecycle entry comes with a new version of the
-          // work order, which the write checks; a comment's or an attachment's does not, so the write
-          // also checks that the history still holds as many entries as the proof was made from.
-          const before = historyRead?.version === current.version ? historyRead.entries : await listHistory(this.db, next.org_id, next.id);
+          // A lifecycle entry comes with a new version of the work order, which the write checks; a
+          // comment's or an attachment's does not, so the write also checks that the history still
+          // holds as many entries as the proof was made from.
+          const before = known ?? (await listHistory(this.db, next.org_id, next.id));
+          historyAfter = { version: next.version, entries: historyWith(before, entry) };
           const history = [...before, entry].map(toHistoryEntry);
           await this.runCompletionHooks(this.db, principal, next, history, [], appends);
           const sameHistory = { table: 'record_events' as const, where: { record_id: next.id, org_id: next.org_id }, count: before.length };

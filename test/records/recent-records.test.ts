@@ -182,6 +182,47 @@ if (POSTGRES_URL) {
       );
     });
 
+    /** The proof statement's history of the work order's one completion: action and data per entry. */
+    async function provenHistory(id: string): Promise<Array<[unknown, unknown]>> {
+      const { rows } = await admin.query<{ statement_json: string }>('SELECT statement_json FROM proof_statements WHERE record_id = $1', [id]);
+      assert.equal(rows.length, 1);
+      return (JSON.parse(rows[0]!.statement_json) as { history: Array<Record<string, unknown>> }).history.map((entry) => [entry.action, entry.data]);
+    }
+
+    it('completes from the history it remembers with the work order, without reading it again', async () => {
+      const id = await create({ assignee: 'Ann' });
+      const started = await viaFirst.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} });
+      assert.equal(started.statusCode, 200, started.body);
+      // A change no write makes (it adds no entry): only a process that reads the history sees it.
+      await admin.query(`UPDATE record_events SET data = '{"assignee":"Changed behind the service"}' WHERE record_id = $1 AND action = 'created'`, [id]);
+
+      const completed = await viaFirst.request({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'Fixed.' } });
+      assert.equal(completed.statusCode, 200, completed.body);
+      assert.deepEqual(await provenHistory(id), [
+        ['created', { assignee: 'Ann' }],
+        ['start', {}],
+        ['complete', { resolutionNotes: 'Fixed.' }],
+      ]);
+    });
+
+    it('reads the history again when a comment was added since the one it remembers', async () => {
+      const id = await create({ assignee: 'Ann' });
+      const started = await viaFirst.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} });
+      assert.equal(started.statusCode, 200, started.body);
+      // Through the same process: a comment leaves the version, and the copy, as they are.
+      const commented = await viaFirst.request({ method: 'POST', url: `/api/v1/records/${id}/comments`, payload: { body: 'Parts were on back order.' } });
+      assert.equal(commented.statusCode, 201, commented.body);
+
+      const completed = await viaFirst.request({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'Fixed.' } });
+      assert.equal(completed.statusCode, 200, completed.body);
+      const history = (await viaSecond({ method: 'GET', url: `/api/v1/records/${id}/events` })).json().events as Array<Record<string, unknown>>;
+      assert.deepEqual(
+        await provenHistory(id),
+        history.map((entry) => [entry.action, entry.data]),
+      );
+      assert.deepEqual(history.map((entry) => entry.action), ['created', 'start', 'commented', 'complete']);
+    });
+
     it('never answers a work order of another organization from its memory', async () => {
       const id = await create();
       const other = await first.newTenant();
