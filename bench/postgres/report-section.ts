@@ -67,9 +67,10 @@ export function postgresDocSection(results: PartResult[]): string {
 \`npm run bench -- --database postgres\` runs create, list, lifecycle, webhooks and proofs on PostgreSQL ${server?.version ?? ''} (${settings}),
 on a database created for each part (\`wo_bench_<random>\`) and dropped after it; raw figures in \`bench/results/postgres-<part>.json\`. The service runs as it is deployed there:
 N API processes (\`serve --no-worker\`, each on its own port) and separate \`worker\` processes, sharing one \`DATABASE_URL\`,
-one \`WO_SECRET_KEY\` and one keys directory. create, list and lifecycle are measured with 1 and then 2 API processes
-(\`--api-processes N\` picks one count), the load generator dealing its connections out among them; webhooks and proofs
-use the largest count, webhooks with 2 workers, the others with 1. Ratios are to the same bare \`node:http\` baseline as above.
+one \`WO_SECRET_KEY\` and one keys directory. create, list, lifecycle and proofs are measured with 1 and then 2 API processes
+(\`--api-processes N\` picks one count), the load generator dealing its connections out among them, and their targets
+checked on 1; webhooks use the largest count. Webhooks run 2 workers, the others 1. Ratios are to the same bare
+\`node:http\` baseline as above.
 
 - **service CPU µs/req**: CPU (\`/proc/<pid>/stat\`) of the API processes, summed, per request (the worker beside them
   is not in it); for deliveries, of the workers per delivery; for a reference handler, of its one process.

@@ -11,6 +11,7 @@
 // the Node processes started with --perf-basic-prof so that their JavaScript frames have names.
 // PROFILE_DIR=<dir>: V8 CPU profiles of the API processes and the worker covering each round
 // (bench/lib/cpu-profile-window.mjs; window-<pid>.cpuprofile there, the last round's kept).
+// NODE_ARGS: Node options for the API processes and the worker (e.g. a GC setting to try).
 // Uses dist/: run `npm run build` first; to compare two builds, run it alternately from each checkout.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -29,7 +30,7 @@ const count = Number(process.env.COMPLETIONS ?? 6_000);
 const apiProcesses = Number(process.env.API_PROCESSES ?? 1);
 const perfDir = process.env.PERF_DIR;
 const profileDir = process.env.PROFILE_DIR;
-const nodeArgs = [...(perfDir ? ['--perf-basic-prof'] : []), ...(profileDir ? ['--import', path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')] : [])];
+const nodeArgs = [...(process.env.NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...(perfDir ? ['--perf-basic-prof'] : []), ...(profileDir ? ['--import', path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')] : [])];
 if (profileDir) process.env.BENCH_PROFILE_DIR = profileDir;
 
 const database = await BenchDatabase.create();
