@@ -1,6 +1,6 @@
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 
-/** Work orders remembered per process: a few hundred kilobytes at ~1 KB a row and its history. */
+/** Work orders remembered per process: a few megabytes at most, at ~1 KB a row and well under 1 KB a history entry. */
 const CAPACITY = 1_000;
 
 interface Remembered {
