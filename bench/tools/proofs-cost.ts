@@ -6,7 +6,7 @@
 // orders completed at 50 connections per round, ROUNDS (default 2) rounds after a warm-up of the
 // same size, each until every proof is announced. Prints per round the completion rate, the rate
 // sealed into the log, and µs of CPU per completion for the API processes, the worker, PostgreSQL
-// and this process (load generator, receiver, checkpoint poller).
+// and this process (load generator, checkpoint poller; the receiver is a process of its own).
 // PERF_DIR=<dir>: also records `perf record -a -g` during each round (perf-round-N.data there), with
 // the Node processes started with --perf-basic-prof so that their JavaScript frames have names.
 // PROFILE_DIR=<dir>: V8 CPU profiles of the API processes and the worker covering each round

@@ -286,8 +286,10 @@ export class RecordService {
           const { appends, entry } = actionAppends(principal, current, next, action, data);
           if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
           const known = historyRead?.version === current.version ? historyRead.entries : current === guess ? guessedHistory : undefined;
-          historyAfter = { version: next.version, entries: historyWith(known, entry) };
-          if (action !== 'complete') return { next, appends };
+          if (action !== 'complete') {
+            historyAfter = { version: next.version, entries: historyWith(known, entry) };
+            return { next, appends };
+          }
           // A lifecycle entry comes with a new version of the work order, which the write checks; a
           // comment's or an attachment's does not, so the write also checks that the history still
           // holds as many entries as the proof was made from.
