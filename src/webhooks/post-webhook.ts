@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 export interface ReceiverAnswer {
   statusCode: number;
   retryAfter: string | undefined;
-  /** The first `readCapBytes` of the body as UTF-8 (cut to `excerptChars`), or null for an empty body. */
+  /** The first `readCapBytes` of the body as UTF-8 (cut to `excerptChars`, see storableText), or null for an empty body. */
   excerpt: string | null;
 }
 
@@ -46,7 +46,7 @@ export function postWebhook(dispatcher: Dispatcher, url: URL, options: PostOptio
       settled = true;
       clearTimeout(deadline);
       if (error) return reject(error);
-      const excerpt = size === 0 ? null : Buffer.concat(chunks).toString('utf8').slice(0, options.excerptChars);
+      const excerpt = size === 0 ? null : storableText(Buffer.concat(chunks).toString('utf8').slice(0, options.excerptChars));
       resolve({ statusCode, retryAfter, excerpt });
     };
     // A timer cleared as soon as the exchange ends (an AbortSignal.timeout would stay armed, and
@@ -88,4 +88,13 @@ export function postWebhook(dispatcher: Dispatcher, url: URL, options: PostOptio
       },
     );
   });
+}
+
+/**
+ * The receiver's bytes as text both databases store: PostgreSQL refuses a NUL in text (the attempt's
+ * record was lost with it), and the cut at `excerptChars` may split a surrogate pair. Either becomes
+ * U+FFFD, as undecodable bytes already do.
+ */
+function storableText(text: string): string {
+  return text.toWellFormed().replaceAll('\u0000', '\uFFFD');
 }

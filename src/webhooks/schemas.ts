@@ -82,7 +82,7 @@ export const DeliveryAttemptSchema = Type.Object({
   durationMs: Type.Integer({ minimum: 0 }),
   statusCode: Nullable(Type.Integer({ description: 'HTTP status the receiver answered; null after a network error or time-out.' })),
   error: Nullable(Type.String()),
-  responseExcerpt: Nullable(Type.String({ description: 'Start of the response body (at most 1 KiB).' })),
+  responseExcerpt: Nullable(Type.String({ description: 'Start of the response body as UTF-8 text, at most 1,024 characters; bytes that are not UTF-8, NUL bytes and a character cut at the end read as U+FFFD.' })),
 });
 
 export const DeliverySchema = Type.Object(

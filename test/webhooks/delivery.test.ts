@@ -256,6 +256,20 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(delivery!.attempts[1]!.responseExcerpt, '{"ok":true}');
     });
 
+    it('keeps an answer with NUL bytes, or a character cut in half at 1 KiB, as text either database can store', async () => {
+      const tenant = await t.newTenant();
+      // 1,023 characters, then an emoji (two UTF-16 units) that the 1,024-unit excerpt cuts in half.
+      const cut = `${'y'.repeat(1023)}\u{1F600}tail`;
+      const hook = await receiver((_r, i) => (i === 0 ? { status: 500, body: 'bad\u0000answer' } : i === 1 ? { status: 503, body: cut } : { status: 200 }));
+      const { id } = await subscribe(tenant, hook.url, ['record.created']);
+      await createRecord(tenant);
+      const [delivery] = await settled(tenant, id, 1);
+      assert.equal(delivery!.status, 'succeeded');
+      assert.deepEqual(delivery!.attempts.map((a) => a.statusCode), [500, 503, 200]);
+      assert.equal(delivery!.attempts[0]!.responseExcerpt, 'bad\uFFFDanswer');
+      assert.equal(delivery!.attempts[1]!.responseExcerpt, `${'y'.repeat(1023)}\uFFFD`);
+    });
+
     it('retries when the receiver does not answer within the time-out', async () => {
       const tenant = await t.newTenant();
       const hook = await receiver((_r, i) => (i === 0 ? 'hang' : { status: 200 }));
