@@ -1,6 +1,7 @@
 import type { Db, DialectName, Executor } from '../db/database.js';
 import { outboxProgress } from './outbox-progress.js';
 import { preparedQuery } from '../db/prepared.js';
+import { insertRows } from '../db/insert-rows.js';
 import { newId } from '../ids.js';
 import type { Clock } from '../clock.js';
 import type { EventType } from './catalogue.js';
@@ -58,8 +59,7 @@ export async function emitEvents(executor: Executor, events: NewEvent[]): Promis
     created_at: event.occurredAt,
     dispatched_at: null,
   }));
-  // 500 rows × 6 columns stays far below both dialects' bound-parameter limits.
-  for (let i = 0; i < rows.length; i += 500) await executor.insertInto('outbox_events').values(rows.slice(i, i + 500)).execute();
+  await insertRows(executor, 'outbox_events', rows);
   return rows.map((row) => row.id);
 }
 

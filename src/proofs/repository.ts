@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from '../db/tables.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
@@ -10,9 +11,6 @@ import { IN_ORGANIZATION } from '../db/organization-check.js';
 // bound value is prepared again every time it runs, which made each probe about four times dearer.
 const UNSIGNED = sql.lit('unsigned' as const);
 const PENDING = sql.lit('pending' as const);
-
-// Rows per multi-row INSERT: far below SQLite's and PostgreSQL's bound-parameter limits.
-const INSERT_CHUNK = 500;
 
 // A completion appends its statement with its other rows (ProofService.recordCompletion); this
 // inserts one on its own (the log's tests seed statements with it).
@@ -148,18 +146,12 @@ export async function insertCheckpoint(db: Executor, row: TlogCheckpointsTable):
   await db.insertInto('tlog_checkpoints').values(row).execute();
 }
 
-async function insertChunked<T extends 'tlog_leaves' | 'tlog_nodes'>(db: Executor, table: T, rows: (T extends 'tlog_leaves' ? TlogLeavesTable : TlogNodesTable)[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await db.insertInto(table).values(rows.slice(i, i + INSERT_CHUNK) as never).execute();
-  }
-}
-
 export async function insertLeaves(db: Executor, rows: TlogLeavesTable[]): Promise<void> {
-  await insertChunked(db, 'tlog_leaves', rows);
+  await insertRows(db, 'tlog_leaves', rows);
 }
 
 export async function insertNodes(db: Executor, rows: TlogNodesTable[]): Promise<void> {
-  await insertChunked(db, 'tlog_nodes', rows);
+  await insertRows(db, 'tlog_nodes', rows);
 }
 
 /** Hex hashes of perfect subtrees by `level:index` (level 0 = leaf hashes), in at most two queries. */

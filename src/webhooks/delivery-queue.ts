@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DialectName, Executor } from '../db/database.js';
-import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
+import { padInList } from '../db/statement-shapes.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/tables.js';
 import type { NextDeliveryState } from './next-delivery-state.js';
 
@@ -89,11 +90,8 @@ export async function releaseDeliveries(db: Executor, leased: LeasedDelivery[], 
   }
 }
 
-/** Rows per multi-row INSERT at most. */
-const ATTEMPT_INSERT_CHUNK = 256;
-
 export async function insertAttempts(db: Executor, attempts: WebhookAttemptsTable[]): Promise<void> {
-  for (const chunk of powerOfTwoChunks(attempts, ATTEMPT_INSERT_CHUNK)) await db.insertInto('webhook_attempts').values(chunk).execute();
+  await insertRows(db, 'webhook_attempts', attempts);
 }
 
 /** What an attempt (or a decision not to send) leaves on its delivery besides the next state. */

@@ -3,11 +3,10 @@ import { outboxProgress, type OutboxProgress, type PendingEvent } from '../event
 import { publishedPayloadJson } from '../events/outbox.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
 import { isoNow, type Clock } from '../clock.js';
-import { padInList, powerOfTwoChunks } from '../db/statement-shapes.js';
+import { padInList } from '../db/statement-shapes.js';
+import { insertRows } from '../db/insert-rows.js';
 import { newDeliveryRow } from './repository.js';
 
-/** Rows per multi-row INSERT at most: far below SQLite's bound-parameter limit (15 columns × 256). */
-const INSERT_CHUNK = 256;
 /**
  * Deliveries written per transaction, at most (one event's fan-out is never split). Without it, 500
  * events × 100 subscriptions built 50,000 rows in memory at once: that batch alone lifted the
@@ -101,7 +100,7 @@ export class EventDispatcher {
       });
       const fanOut = deliveries.length / taken;
       this.eventsPerBatch = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_DELIVERIES_PER_BATCH / Math.max(1, fanOut))));
-      for (const chunk of powerOfTwoChunks(deliveries, INSERT_CHUNK)) await tx.insertInto('webhook_deliveries').values(chunk).execute();
+      await insertRows(tx, 'webhook_deliveries', deliveries);
       await this.progress.markDispatched(tx, dispatched, positions, now);
       return { events: dispatched.length, deliveries: deliveries.length, full: events.length === limit || dispatched.length < events.length, orgIds: dispatched.map((event) => event.org_id) };
     });

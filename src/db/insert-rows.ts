@@ -1,0 +1,51 @@
+import { CompiledQuery, type Insertable } from 'kysely';
+import type { Executor } from './database.js';
+import { isSqlite } from './dialect.js';
+import { powerOfTwoChunks } from './statement-shapes.js';
+import type { Tables } from './tables.js';
+
+type TableName = keyof Tables;
+
+/** Rows per multi-row INSERT on SQLite (a power of two; 256 rows × 15 columns stays under its parameter limit). */
+const SQLITE_CHUNK = 256;
+
+/**
+ * Inserts many rows of one table, all with the same columns, in the order given: the background
+ * writers' batches (events a seal announces, log leaves and nodes, webhook deliveries and attempts).
+ *
+ * PostgreSQL: one statement whatever the number of rows, its rows passed as ONE JSON array and
+ * expanded by `json_populate_recordset`, which takes each column's type from the table itself. The
+ * text depends only on the table and the columns, so it is prepared once per connection
+ * (withNamedStatements) and planned once; a multi-row `VALUES` is a new text for every row count,
+ * parsed and planned afresh, and the query builder visits every value to build it. `ORDER BY
+ * ordinality` keeps the order given, which a serial column (the outbox's `seq`) follows.
+ *
+ * SQLite: multi-row `VALUES` in power-of-two chunks (src/db/statement-shapes.ts says why).
+ */
+export async function insertRows<T extends TableName>(executor: Executor, table: T, rows: readonly Insertable<Tables[T]>[]): Promise<void> {
+  if (rows.length === 0) return;
+  if (isSqlite(executor)) {
+    for (const chunk of powerOfTwoChunks(rows, SQLITE_CHUNK)) await executor.insertInto(table).values(chunk as never).execute();
+    return;
+  }
+  const columns = Object.keys(rows[0]!).map(quote).join(', ');
+  const text = `INSERT INTO ${quote(table)} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${quote(table)}, $1::json) WITH ORDINALITY AS given ORDER BY given.ordinality`;
+  await executor.executeQuery(CompiledQuery.raw(text, [wellFormedJson(JSON.stringify(rows))]));
+}
+
+/**
+ * JSON.stringify writes a lone surrogate (half of a pair, as slicing a string can leave) as a `\udXXX`
+ * escape, which PostgreSQL's JSON refuses to turn into text. A bound text value in its place is sent
+ * as UTF-8, where it becomes U+FFFD: the same happens here, so both ways store the same text. Only
+ * lone surrogates are escaped (pairs are written as they are), and an escape is one only after an
+ * even run of backslashes (`\\ud800` is a backslash followed by the letters "ud800").
+ */
+export function wellFormedJson(json: string): string {
+  return json.includes('\\ud') ? json.replace(LONE_SURROGATE_ESCAPE, '\\ufffd') : json;
+}
+
+const LONE_SURROGATE_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
