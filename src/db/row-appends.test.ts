@@ -147,6 +147,27 @@ if (POSTGRES_URL) {
       assert.equal(await count('categories', "id = 'c1' AND version = 2"), 1);
     });
 
+    it('keeps statements of different shapes apart however they alternate (their texts are built once per shape)', async () => {
+      const events = (id: string, n: number) => Array.from({ length: n }, (_, i) => ({ id: `${id}-e${i}` }) as never);
+      const cases = [
+        { id: 's1', events: 1, lockForShare: true },
+        { id: 's2', events: 3, lockForShare: false },
+        { id: 's3', events: 1, lockForShare: false },
+        { id: 's4', events: 3, lockForShare: true },
+        { id: 's5', events: 1, lockForShare: true },
+        { id: 's6', events: 2, lockForShare: false },
+      ];
+      for (const c of cases) {
+        const appends = new RowAppends().add('records' as never, { id: c.id, category_id: 'c1', version: 1 } as never).add('outbox_events' as never, ...events(c.id, c.events));
+        const outcome = await appends.writeIf(db(), { existing: [{ table: 'categories' as never, id: 'c1', orgId: 'o1', lockForShare: c.lockForShare }], claim: claim(`shape-${c.id}`) });
+        assert.equal(outcome, 'written', c.id);
+      }
+      for (const c of cases) {
+        const written = await sql<{ id: string }>`SELECT id FROM outbox_events WHERE id LIKE ${`${c.id}-%`} ORDER BY seq`.execute(database.db);
+        assert.deepEqual(written.rows.map((row) => row.id), Array.from({ length: c.events }, (_, i) => `${c.id}-e${i}`), c.id);
+      }
+    });
+
     it('writes without a claim when none is asked for', async () => {
       assert.equal(await appendsFor('r5').writeIf(db(), {}), 'written');
       assert.equal(await count('records', "id = 'r5'"), 1);

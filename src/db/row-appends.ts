@@ -75,65 +75,13 @@ export class RowAppends {
 
   private async writeConditionally(executor: Executor, conditions: AppendConditions, readBack = false): Promise<{ outcome: ConditionalOutcome; current?: Row }> {
     if (isSqlite(executor)) throw new Error('RowAppends.writeIf runs on PostgreSQL only');
-    const parameters: unknown[] = [];
-    const bind = (value: unknown) => `$${parameters.push(value)}`;
-    const ctes: string[] = [];
-    const required = (conditions.existing ?? []).map((reference, i) => {
-      const lookup = `SELECT 1 FROM ${quote(reference.table)} WHERE "id" = ${bind(reference.id)} AND ${inOrganizationSql(bind(reference.orgId))}`;
-      if (!reference.lockForShare) return `EXISTS (${lookup})`;
-      ctes.push(`locked_${i} AS (${lookup} FOR SHARE)`);
-      return `EXISTS (SELECT 1 FROM locked_${i})`;
-    });
-    for (const rows of conditions.counted ?? []) {
-      const matching = Object.entries(rows.where).map(([column, value]) => `${quote(column)} = ${bind(value)}`);
-      required.push(`(SELECT count(*) FROM ${quote(rows.table)} WHERE ${matching.join(' AND ')}) = ${bind(rows.count)}`);
-    }
-    ctes.push(`gate AS (SELECT 1 AS ok${required.length ? ` WHERE ${required.join(' AND ')}` : ''})`);
-    const insertFrom = (table: string, row: Row, source: string) => {
-      const columns = Object.keys(row);
-      return `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) SELECT ${columns.map((column) => bind(row[column])).join(', ')} FROM ${source}`;
-    };
-    let source = 'gate';
-    let asItStood = '';
-    let standingColumns = '';
-    if (conditions.update) {
-      const { table, id, orgId, version, set } = conditions.update;
-      const assignments = Object.entries(set).map(([column, value]) => `${quote(column)} = ${bind(value)}`);
-      const guarded = required.length ? ' AND EXISTS (SELECT 1 FROM gate)' : '';
-      const idParameter = bind(id);
-      const orgParameter = bind(orgId);
-      ctes.push(
-        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND "version" = ${bind(version)}${guarded} RETURNING 1 AS ok)`,
-      );
-      source = 'updated';
-      // The main query sees the statement's snapshot, not what its UPDATE wrote: the row as it stood.
-      // The uncorrelated NOT EXISTS is checked once, so a write that succeeded reads nothing more.
-      // Columns by name, not `*`: the statement stays a prepared one (see withNamedStatements).
-      if (readBack) {
-        const columns = TABLE_COLUMNS[table].map(quote);
-        standingColumns = columns.map((column) => `stood.${column}`).join(', ');
-        asItStood = ` LEFT JOIN LATERAL (SELECT ${columns.join(', ')} FROM ${quote(table)} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND NOT EXISTS (SELECT 1 FROM updated)) AS stood ON true`;
-      }
-    }
-    if (conditions.claim) {
-      const { table, row } = conditions.claim;
-      ctes.push(`claimed AS (${insertFrom(table, row, source)} RETURNING 1 AS ok)`);
-      source = 'claimed';
-    }
-    let n = 0;
-    for (const [table, rows] of this.tables) {
-      // Sub-statements run in no given order; a table's rows must take their sequence numbers (events
-      // in the outbox) in the order added, so each of its inserts reads the row of the one before.
-      let previous = source;
-      for (const row of rows) {
-        const name = `appended_${n++}`;
-        ctes.push(`${name} AS (${insertFrom(table, row, previous)}${rows.length > 1 ? ' RETURNING 1 AS ok' : ''})`);
-        previous = name;
-      }
+    const { shape, parameters } = conditionalStatement(conditions, this.tables, readBack, false);
+    let text = conditionalTexts.get(shape);
+    if (text === undefined) {
+      text = conditionalStatement(conditions, this.tables, readBack, true).text;
+      if (conditionalTexts.size < MAX_CONDITIONAL_SHAPES) conditionalTexts.set(shape, text);
     }
     this.tables.clear();
-    const outcomes = `(SELECT count(*) FROM gate) AS wo_allowed, (SELECT count(*) FROM ${source}) AS wo_written`;
-    const text = `WITH ${ctes.join(', ')} SELECT ${asItStood ? `${outcomes}, ${standingColumns} FROM (SELECT 1) AS one${asItStood}` : outcomes}`;
     let rows: Row[];
     try {
       ({ rows } = await executor.executeQuery<Row>(CompiledQuery.raw(text, parameters)));
@@ -149,6 +97,110 @@ export class RowAppends {
     // With the gate open, only the version check can leave nothing written (a lost claim fails the statement).
     return { outcome: 'stale', ...(readBack && current.id != null ? { current } : {}) };
   }
+}
+
+/**
+ * The statement texts of writeConditionally by shape: a request writes one of a handful of shapes (a
+ * create, each lifecycle action, a comment), and building its ~3 KB text, then hashing a new copy of it
+ * to find its prepared statement (withNamedStatements), was ~10 % of a create's CPU in the API process.
+ * Past the bound a rare shape is built on each call.
+ */
+const conditionalTexts = new Map<string, string>();
+const MAX_CONDITIONAL_SHAPES = 256;
+
+/**
+ * RowAppends.writeIf's one statement for `conditions` and `tables`: its parameters in order, the shape
+ * that decides its text (tables, columns, which conditions), and, when `withText`, the text. One
+ * function walks the conditions for both, so the parameters always follow the placeholders' order.
+ */
+function conditionalStatement(
+  conditions: AppendConditions,
+  tables: ReadonlyMap<TableName, Row[]>,
+  readBack: boolean,
+  withText: boolean,
+): { shape: string; parameters: unknown[]; text: string } {
+  const parameters: unknown[] = [];
+  const shape: string[] = [readBack ? 'read-back' : 'no-read-back'];
+  const bind = (value: unknown) => {
+    parameters.push(value);
+    return withText ? `$${parameters.length}` : '';
+  };
+  const ctes: string[] = [];
+  const required: string[] = [];
+  (conditions.existing ?? []).forEach((reference, i) => {
+    shape.push(`existing ${reference.table} ${reference.lockForShare ? 'shared' : ''}`);
+    const id = bind(reference.id);
+    const orgId = bind(reference.orgId);
+    if (!withText) return;
+    const lookup = `SELECT 1 FROM ${quote(reference.table)} WHERE "id" = ${id} AND ${inOrganizationSql(orgId)}`;
+    if (!reference.lockForShare) return void required.push(`EXISTS (${lookup})`);
+    ctes.push(`locked_${i} AS (${lookup} FOR SHARE)`);
+    required.push(`EXISTS (SELECT 1 FROM locked_${i})`);
+  });
+  for (const rows of conditions.counted ?? []) {
+    const columns = Object.keys(rows.where);
+    shape.push(`counted ${rows.table} ${columns.join(',')}`);
+    const matching = columns.map((column) => `${withText ? quote(column) : ''} = ${bind(rows.where[column])}`);
+    const count = bind(rows.count);
+    if (withText) required.push(`(SELECT count(*) FROM ${quote(rows.table)} WHERE ${matching.join(' AND ')}) = ${count}`);
+  }
+  const hasRequired = (conditions.existing?.length ?? 0) + (conditions.counted?.length ?? 0) > 0;
+  if (withText) ctes.push(`gate AS (SELECT 1 AS ok${required.length ? ` WHERE ${required.join(' AND ')}` : ''})`);
+  const insertFrom = (table: string, row: Row, source: string) => {
+    const columns = Object.keys(row);
+    shape.push(`insert ${table} ${columns.join(',')} from ${source}`);
+    const values = columns.map((column) => bind(row[column]));
+    return withText ? `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) SELECT ${values.join(', ')} FROM ${source}` : '';
+  };
+  let source = 'gate';
+  let asItStood = '';
+  let standingColumns = '';
+  if (conditions.update) {
+    const { table, id, orgId, version, set } = conditions.update;
+    const columns = Object.keys(set);
+    shape.push(`update ${table} ${columns.join(',')}`);
+    const assignments = columns.map((column) => `${withText ? quote(column) : ''} = ${bind(set[column])}`);
+    const idParameter = bind(id);
+    const orgParameter = bind(orgId);
+    const versionParameter = bind(version);
+    source = 'updated';
+    if (withText) {
+      const guarded = hasRequired ? ' AND EXISTS (SELECT 1 FROM gate)' : '';
+      ctes.push(
+        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND "version" = ${versionParameter}${guarded} RETURNING 1 AS ok)`,
+      );
+      // The main query sees the statement's snapshot, not what its UPDATE wrote: the row as it stood.
+      // The uncorrelated NOT EXISTS is checked once, so a write that succeeded reads nothing more.
+      // Columns by name, not `*`: the statement stays a prepared one (see withNamedStatements).
+      if (readBack) {
+        const standing = TABLE_COLUMNS[table].map(quote);
+        standingColumns = standing.map((column) => `stood.${column}`).join(', ');
+        asItStood = ` LEFT JOIN LATERAL (SELECT ${standing.join(', ')} FROM ${quote(table)} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND NOT EXISTS (SELECT 1 FROM updated)) AS stood ON true`;
+      }
+    }
+  }
+  if (conditions.claim) {
+    const { table, row } = conditions.claim;
+    const insert = insertFrom(table, row, source);
+    if (withText) ctes.push(`claimed AS (${insert} RETURNING 1 AS ok)`);
+    source = 'claimed';
+  }
+  let n = 0;
+  for (const [table, rows] of tables) {
+    // Sub-statements run in no given order; a table's rows must take their sequence numbers (events
+    // in the outbox) in the order added, so each of its inserts reads the row of the one before.
+    let previous = source;
+    for (const row of rows) {
+      const name = `appended_${n++}`;
+      const insert = insertFrom(table, row, previous);
+      if (withText) ctes.push(`${name} AS (${insert}${rows.length > 1 ? ' RETURNING 1 AS ok' : ''})`);
+      previous = name;
+    }
+  }
+  if (!withText) return { shape: shape.join('\n'), parameters, text: '' };
+  const outcomes = `(SELECT count(*) FROM gate) AS wo_allowed, (SELECT count(*) FROM ${source}) AS wo_written`;
+  const text = `WITH ${ctes.join(', ')} SELECT ${asItStood ? `${outcomes}, ${standingColumns} FROM (SELECT 1) AS one${asItStood}` : outcomes}`;
+  return { shape: shape.join('\n'), parameters, text };
 }
 
 /** What must hold for RowAppends.writeIf to write its rows. */
