@@ -135,7 +135,7 @@ export async function measureCompletions(
   const measurements: Measurement[] = [];
   // Work orders ready to complete: created with an assignee (ASSIGNED), then started. Enough for
   // several seconds of completions at full speed: the last batch waits up to one batch interval
-  // (1 s) to be sealed, and over a short run that wait, not the sealing, decided the rate.
+  // (WO_PROOF_BATCH_INTERVAL_MS) to be sealed, and over a short run that wait, not the sealing, decided the rate.
   const saturatedCount = Math.max(500, Math.round(1000 * seconds));
   const pacedCount = Math.round(PACED_COMPLETIONS_PER_S * seconds);
   const warmUpCount = Math.round(saturatedCount / 3);
