@@ -1,13 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase, type Database } from './database.js';
+import type { Database } from './database.js';
 import { insertRows, wellFormedJson } from './insert-rows.js';
-
-const POSTGRES_URL = process.env.WO_TEST_DATABASE_URL;
+import { TEST_DIALECTS, openEmptyDatabase } from '../../test/helpers/databases.js';
 
 describe('wellFormedJson', () => {
   it('turns only escapes of lone surrogates into U+FFFD, as UTF-8 encoding a bound value does', () => {
@@ -17,31 +13,17 @@ describe('wellFormedJson', () => {
 });
 
 // A table shaped like the outbox: a serial column the rows' order decides, text, a bigint, a nullable column.
-for (const dialect of POSTGRES_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+for (const dialect of TEST_DIALECTS) {
   describe(`insertRows (${dialect})`, () => {
     let database: Database;
-    let cleanUp: () => Promise<void>;
+    let close: () => Promise<void>;
     before(async () => {
-      if (dialect === 'sqlite') {
-        const dir = mkdtempSync(path.join(tmpdir(), 'wo-insert-rows-'));
-        database = openDatabase({ sqlitePath: path.join(dir, 'rows.sqlite') });
-        cleanUp = async () => rmSync(dir, { recursive: true, force: true });
-        await sql`CREATE TABLE outbox_events (seq integer PRIMARY KEY AUTOINCREMENT, id text NOT NULL, payload text NOT NULL, feed_seq bigint, dispatched_at text)`.execute(database.db);
-      } else {
-        const schema = `wo_insert_rows_${Math.random().toString(36).slice(2, 10)}`;
-        const admin = openDatabase({ url: POSTGRES_URL! });
-        await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
-        database = openDatabase({ url: POSTGRES_URL!, schema });
-        cleanUp = async () => {
-          await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(admin.db);
-          await admin.close();
-        };
-        await sql`CREATE TABLE outbox_events (seq bigserial PRIMARY KEY, id text NOT NULL, payload text NOT NULL, feed_seq bigint, dispatched_at text)`.execute(database.db);
-      }
+      ({ database, close } = await openEmptyDatabase(dialect));
+      const serial = dialect === 'sqlite' ? sql`integer PRIMARY KEY AUTOINCREMENT` : sql`bigserial PRIMARY KEY`;
+      await sql`CREATE TABLE outbox_events (seq ${serial}, id text NOT NULL, payload text NOT NULL, feed_seq bigint, dispatched_at text)`.execute(database.db);
     });
     after(async () => {
-      await database?.close();
-      await cleanUp?.();
+      await close?.();
     });
 
     const rowsOf = async () =>

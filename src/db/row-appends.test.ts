@@ -1,40 +1,22 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase, type Database } from './database.js';
+import type { Database } from './database.js';
 import { RowAppends } from './row-appends.js';
-
-const POSTGRES_URL = process.env.WO_TEST_DATABASE_URL;
+import { TEST_DIALECTS, openEmptyDatabase } from '../../test/helpers/databases.js';
 
 // On a plain database of each kind: two tables, rows appended to both in one step.
-for (const dialect of POSTGRES_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
+for (const dialect of TEST_DIALECTS) {
   describe(`RowAppends (${dialect})`, () => {
     let database: Database;
-    let cleanUp: () => Promise<void>;
+    let close: () => Promise<void>;
     before(async () => {
-      if (dialect === 'sqlite') {
-        const dir = mkdtempSync(path.join(tmpdir(), 'wo-appends-'));
-        database = openDatabase({ sqlitePath: path.join(dir, 'appends.sqlite') });
-        cleanUp = async () => rmSync(dir, { recursive: true, force: true });
-      } else {
-        const schema = `wo_appends_${Math.random().toString(36).slice(2, 10)}`;
-        const admin = openDatabase({ url: POSTGRES_URL! });
-        await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
-        database = openDatabase({ url: POSTGRES_URL!, schema });
-        cleanUp = async () => {
-          await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(admin.db);
-          await admin.close();
-        };
-      }
+      ({ database, close } = await openEmptyDatabase(dialect));
       await sql`CREATE TABLE records (id text PRIMARY KEY, note text)`.execute(database.db);
       await sql`CREATE TABLE record_events (id text PRIMARY KEY, record_id text NOT NULL REFERENCES records (id), data text)`.execute(database.db);
     });
     after(async () => {
-      await database?.close();
-      await cleanUp?.();
+      await close?.();
     });
 
     const tables = (db: Database['db']) => db as never as Parameters<RowAppends['write']>[0];
@@ -67,15 +49,12 @@ for (const dialect of POSTGRES_URL ? (['sqlite', 'postgres'] as const) : (['sqli
   });
 }
 
-if (POSTGRES_URL) {
+if (TEST_DIALECTS.includes('postgres')) {
   describe('RowAppends.writeIf (postgres)', () => {
     let database: Database;
-    let admin: Database;
-    const schema = `wo_appends_${Math.random().toString(36).slice(2, 10)}`;
+    let close: () => Promise<void>;
     before(async () => {
-      admin = openDatabase({ url: POSTGRES_URL });
-      await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(admin.db);
-      database = openDatabase({ url: POSTGRES_URL, schema });
+      ({ database, close } = await openEmptyDatabase('postgres'));
       await sql`CREATE TABLE categories (id text PRIMARY KEY, org_id text NOT NULL, name text, description text, created_at text, updated_at text, version integer NOT NULL DEFAULT 1)`.execute(database.db);
       await sql`CREATE TABLE records (id text PRIMARY KEY, org_id text NOT NULL DEFAULT 'o1', category_id text NOT NULL REFERENCES categories (id), version integer NOT NULL)`.execute(database.db);
       await sql`CREATE TABLE outbox_events (seq bigserial PRIMARY KEY, id text NOT NULL)`.execute(database.db);
@@ -83,9 +62,7 @@ if (POSTGRES_URL) {
       await sql`INSERT INTO categories (id, org_id) VALUES ('c1', 'o1')`.execute(database.db);
     });
     after(async () => {
-      await database?.close();
-      await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(admin.db);
-      await admin?.close();
+      await close?.();
     });
 
     const db = () => database.db as never as Parameters<RowAppends['writeIf']>[0];

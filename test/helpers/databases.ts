@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/database.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -81,6 +85,34 @@ export async function createPostgresDatabase(prefix: string): Promise<{ url: str
       } finally {
         await dropper.end();
       }
+    },
+  };
+}
+
+/**
+ * An empty database of `dialect` with no migrations run, for tests of the database layer that make
+ * their own tables: a SQLite file in a temporary directory, or a fresh PostgreSQL schema. `close`
+ * closes it and removes the file or drops the schema.
+ */
+export async function openEmptyDatabase(dialect: TestDialect): Promise<{ database: Database; close: () => Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'wo-empty-'));
+    const database = openDatabase({ sqlitePath: path.join(dir, 'empty.sqlite') });
+    return {
+      database,
+      async close() {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const { schema, drop } = await createPostgresSchema();
+  const database = openDatabase({ url: POSTGRES_URL!, schema });
+  return {
+    database,
+    async close() {
+      await database.close();
+      await drop();
     },
   };
 }
