@@ -47,7 +47,7 @@ const insertEventQuery = preparedQuery((executor, row: { id: string; org_id: str
 );
 
 /**
- * Appends many events in multi-row inserts: the same rows as `emitEvent`, for writers that emit
+ * Appends many events at once (insertRows, in the order given): the same rows as `emitEvent`, for writers that emit
  * thousands per transaction (the proof sequencer seals up to 10 000 completions at once).
  */
 export async function emitEvents(executor: Executor, events: NewEvent[]): Promise<string[]> {
