@@ -36,7 +36,7 @@ export const PendingProofSchema = Type.Object(
     recordId: Type.String(),
     createdAt: Type.String(),
   },
-  { $id: 'PendingProof', description: 'The statement is signed but not yet sealed into the log (normally within one batch interval, 1 s). Retry after `Retry-After` seconds.' },
+  { $id: 'PendingProof', description: 'The statement is signed but not yet sealed into the log (normally within one batch interval: `WO_PROOF_BATCH_INTERVAL_MS`, 250 ms by default). Retry after `Retry-After` seconds.' },
 );
 
 export const ProofIdParams = Type.Object({ proofId: Type.String({ minLength: 1, maxLength: 64 }) });
