@@ -47,7 +47,7 @@ for (const dialect of TEST_DIALECTS) {
       }
       assert.deepEqual(await rowsOf(), written);
       await insertRows(database.db, 'outbox_events', []);
-      assert.equal((await rowsOf()).length, written.length, 'no rows, no statement');
+      assert.equal((await rowsOf()).length, written.length, 'an empty batch writes nothing and does not fail');
     });
 
     it('stores a lone surrogate as a bound value of the same text is stored', async () => {

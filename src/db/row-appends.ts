@@ -140,9 +140,11 @@ function conditionalStatement(
   for (const rows of conditions.counted ?? []) {
     const columns = Object.keys(rows.where);
     shape.push(`counted ${rows.table} ${columns.join(',')}`);
-    const matching = columns.map((column) => `${withText ? quote(column) : ''} = ${bind(rows.where[column])}`);
+    const values = columns.map((column) => bind(rows.where[column]));
     const count = bind(rows.count);
-    if (withText) required.push(`(SELECT count(*) FROM ${quote(rows.table)} WHERE ${matching.join(' AND ')}) = ${count}`);
+    if (!withText) continue;
+    const matching = columns.map((column, i) => `${quote(column)} = ${values[i]}`);
+    required.push(`(SELECT count(*) FROM ${quote(rows.table)} WHERE ${matching.join(' AND ')}) = ${count}`);
   }
   const hasRequired = (conditions.existing?.length ?? 0) + (conditions.counted?.length ?? 0) > 0;
   if (withText) ctes.push(`gate AS (SELECT 1 AS ok${required.length ? ` WHERE ${required.join(' AND ')}` : ''})`);
@@ -159,12 +161,13 @@ function conditionalStatement(
     const { table, id, orgId, version, set } = conditions.update;
     const columns = Object.keys(set);
     shape.push(`update ${table} ${columns.join(',')}`);
-    const assignments = columns.map((column) => `${withText ? quote(column) : ''} = ${bind(set[column])}`);
+    const values = columns.map((column) => bind(set[column]));
     const idParameter = bind(id);
     const orgParameter = bind(orgId);
     const versionParameter = bind(version);
     source = 'updated';
     if (withText) {
+      const assignments = columns.map((column, i) => `${quote(column)} = ${values[i]}`);
       const guarded = hasRequired ? ' AND EXISTS (SELECT 1 FROM gate)' : '';
       ctes.push(
         `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND "version" = ${versionParameter}${guarded} RETURNING 1 AS ok)`,
