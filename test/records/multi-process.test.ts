@@ -1,6 +1,8 @@
 // Issue 22's promise, with real processes: two `wo serve --no-worker` and one `wo worker` on one
-// PostgreSQL database take a concurrent burst from both sides. Nothing is lost, each Idempotency-Key
-// makes exactly one work order, totals stay equal to COUNT(*), and every event reaches the receiver.
+// PostgreSQL database take a concurrent burst from both sides, once with every process alive and once
+// with an API process and the worker killed (SIGKILL) in the middle of it. Nothing is lost, each
+// Idempotency-Key makes exactly one work order, totals stay equal to COUNT(*), and every event reaches
+// the receiver.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -20,6 +22,7 @@ import { waitFor } from '../helpers/test-app.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const KEYS = 150;
+const KILL_BURST_KEYS = 300;
 
 /** Runs `work` over `items` with at most `limit` in flight. */
 async function inParallel<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -36,6 +39,88 @@ async function inParallel<T, R>(items: T[], limit: number, work: (item: T, index
   return results;
 }
 
+/** The environment every process of one deployment shares: one database, one secret key, one keys directory. */
+function deploymentEnv(dataDir: string, databaseUrl: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    WO_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+    WO_SECRET_KEY: randomBytes(32).toString('base64'),
+    WO_KEYS_DIR: path.join(dataDir, 'keys'),
+    WO_PUBLIC_URL: 'http://127.0.0.1',
+    WO_WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WO_WEBHOOK_RETRY_BASE_MS: '50',
+    // A delivery leased by a killed worker falls due again after twice this plus a second.
+    WO_WEBHOOK_TIMEOUT_MS: '1000',
+    WO_WEBHOOK_IDLE_POLL_MS: '20',
+    WO_RATE_LIMIT_PER_MINUTE: '0',
+    WO_WORKER_PORT: '0',
+  };
+}
+
+/** An organization with a key, a category and a webhook subscription to `events`, made through the service's own context. */
+async function setUpTenant(env: Record<string, string>, receiverUrl: string, events: string[]): Promise<{ orgId: string; key: string; categoryId: string }> {
+  const setup = await createContext(loadConfig(env), { logger: pino({ level: 'silent' }) });
+  try {
+    const org = await setup.organizations.create('Multi Org');
+    const { key } = await setup.apiKeys.create({ orgId: org.id, name: 'burst', scopes: ['records:read', 'records:write'], createdBy: 'test' });
+    const category = await setup.categories.create(org.id, { name: 'Plumbing' });
+    await setup.webhooks.create(org.id, { name: 'erp', url: receiverUrl, events });
+    return { orgId: org.id, key, categoryId: category.id };
+  } finally {
+    await setup.close();
+  }
+}
+
+interface Answer {
+  status: number;
+  replay: string | null;
+  body: { id: string; code?: string };
+}
+
+async function post(port: string, key: string, url: string, body: unknown, idempotencyKey?: string): Promise<Answer> {
+  const response = await fetch(`http://127.0.0.1:${port}${url}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, replay: response.headers.get('x-idempotent-replay'), body: (await response.json()) as Answer['body'] };
+}
+
+/** Work orders per status as PostgreSQL counts them, against `total` as each API process answers it. */
+async function assertExactTotals(env: Record<string, string>, orgId: string, key: string, apiPorts: string[], expected: number): Promise<Map<string, number>> {
+  const check = await createContext(loadConfig(env), { logger: pino({ level: 'silent' }), migrate: false });
+  try {
+    const rows = await check.database.db.selectFrom('records').select(['status', sql<string>`count(*)`.as('n')]).where('org_id', '=', orgId).groupBy('status').execute();
+    const counted = new Map(rows.map((row) => [row.status as string, Number(row.n)]));
+    assert.equal([...counted.values()].reduce((a, b) => a + b, 0), expected, 'one work order per key, none lost');
+    for (const port of apiPorts) {
+      for (const status of [undefined, ...RECORD_STATUSES]) {
+        const response = await fetch(`http://127.0.0.1:${port}/api/v1/records?limit=1${status ? `&status=${status}` : ''}`, { headers: { authorization: `Bearer ${key}` } });
+        const { total } = (await response.json()) as { total: number };
+        assert.equal(total, status ? (counted.get(status) ?? 0) : expected, `total of ${status ?? 'the whole list'} on API ${port}`);
+      }
+    }
+    return counted;
+  } finally {
+    await check.close();
+  }
+}
+
+/** The ids of the organization's events of `types`, as the outbox holds them. */
+async function outboxEventIds(env: Record<string, string>, orgId: string, types: string[]): Promise<string[]> {
+  const check = await createContext(loadConfig(env), { logger: pino({ level: 'silent' }), migrate: false });
+  try {
+    const rows = await check.database.db.selectFrom('outbox_events').select('id').where('org_id', '=', orgId).where('type', 'in', types).execute();
+    return rows.map((row) => row.id);
+  } finally {
+    await check.close();
+  }
+}
+
 if (POSTGRES_URL) {
   describe('two API processes and a worker on one PostgreSQL database', () => {
     let dataDir: string;
@@ -49,23 +134,7 @@ if (POSTGRES_URL) {
       dataDir = mkdtempSync(path.join(tmpdir(), 'wo-multi-'));
       database = await createPostgresDatabase('wo_multi');
       receiver = await startReceiver();
-      env = {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        WO_DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: database.url,
-        // Every process of a deployment shares the secret-encryption key and the keys directory.
-        WO_SECRET_KEY: randomBytes(32).toString('base64'),
-        WO_KEYS_DIR: path.join(dataDir, 'keys'),
-        WO_PUBLIC_URL: 'http://127.0.0.1',
-        WO_WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-        WO_WEBHOOK_RETRY_BASE_MS: '50',
-        WO_WEBHOOK_IDLE_POLL_MS: '20',
-        WO_RATE_LIMIT_PER_MINUTE: '0',
-        WO_WORKER_PORT: '0',
-      };
+      env = deploymentEnv(dataDir, database.url);
     });
     after(async () => {
       await Promise.all(children.map((child) => killHard(child)));
@@ -75,14 +144,7 @@ if (POSTGRES_URL) {
     });
 
     it('keeps one work order per key, exact totals and every event while both take a concurrent burst', async () => {
-      const config = loadConfig(env);
-      const setup = await createContext(config, { logger: pino({ level: 'silent' }) });
-      const org = await setup.organizations.create('Multi Org');
-      const { key } = await setup.apiKeys.create({ orgId: org.id, name: 'burst', scopes: ['records:read', 'records:write'], createdBy: 'test' });
-      const category = await setup.categories.create(org.id, { name: 'Plumbing' });
-      await setup.webhooks.create(org.id, { name: 'erp', url: receiver.url, events: ['record.created', 'record.status_changed'] });
-      await setup.close();
-
+      const { orgId, key, categoryId } = await setUpTenant(env, receiver.url, ['record.created', 'record.status_changed']);
       for (let i = 0; i < 2; i++) {
         const port = String(await freePort());
         apiPorts.push(port);
@@ -90,20 +152,11 @@ if (POSTGRES_URL) {
       }
       children.push(await startChildService(['worker'], env));
 
-      const post = async (port: string, url: string, body: unknown, idempotencyKey?: string) => {
-        const response = await fetch(`http://127.0.0.1:${port}${url}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
-          body: JSON.stringify(body),
-        });
-        return { status: response.status, replay: response.headers.get('x-idempotent-replay'), body: (await response.json()) as { id: string; code?: string } };
-      };
-
       // Each key is sent to both API processes at once, as a client retrying through a load balancer would.
       const keys = Array.from({ length: KEYS }, () => randomUUID());
       const pairs = await inParallel(keys, 25, (idempotencyKey, i) => {
-        const body = { categoryId: category.id, address: `${i} Harbour Road`, requesterName: 'Ann', description: `leak ${i}` };
-        return Promise.all(apiPorts.map((port) => post(port, '/api/v1/records', body, idempotencyKey)));
+        const body = { categoryId, address: `${i} Harbour Road`, requesterName: 'Ann', description: `leak ${i}` };
+        return Promise.all(apiPorts.map((port) => post(port, key, '/api/v1/records', body, idempotencyKey)));
       });
       const ids: string[] = [];
       for (const pair of pairs) {
@@ -117,32 +170,120 @@ if (POSTGRES_URL) {
       // Status changes from both processes at once.
       await inParallel(ids, 25, async (id, i) => {
         const port = apiPorts[i % 2]!;
-        if (i % 3 === 0) return void (await post(port, `/api/v1/records/${id}/cancel`, { reason: 'Duplicate' }));
-        assert.equal((await post(port, `/api/v1/records/${id}/assign`, { assignee: 'Bob' })).status, 200);
-        if (i % 3 === 1) assert.equal((await post(apiPorts[(i + 1) % 2]!, `/api/v1/records/${id}/start`, {})).status, 200);
+        if (i % 3 === 0) return void (await post(port, key, `/api/v1/records/${id}/cancel`, { reason: 'Duplicate' }));
+        assert.equal((await post(port, key, `/api/v1/records/${id}/assign`, { assignee: 'Bob' })).status, 200);
+        if (i % 3 === 1) assert.equal((await post(apiPorts[(i + 1) % 2]!, key, `/api/v1/records/${id}/start`, {})).status, 200);
       });
 
-      const check = await createContext(config, { logger: pino({ level: 'silent' }), migrate: false });
-      try {
-        const db = check.database.db;
-        const rows = await db.selectFrom('records').select(['status', sql<string>`count(*)`.as('n')]).where('org_id', '=', org.id).groupBy('status').execute();
-        const counted = new Map(rows.map((row) => [row.status, Number(row.n)]));
-        assert.equal([...counted.values()].reduce((a, b) => a + b, 0), KEYS, 'one work order per key, none lost');
-        for (const port of apiPorts) {
-          for (const status of [undefined, ...RECORD_STATUSES]) {
-            const response = await fetch(`http://127.0.0.1:${port}/api/v1/records?limit=1${status ? `&status=${status}` : ''}`, { headers: { authorization: `Bearer ${key}` } });
-            const { total } = (await response.json()) as { total: number };
-            assert.equal(total, status ? (counted.get(status) ?? 0) : KEYS, `total of ${status ?? 'the whole list'} on API ${port}`);
+      await assertExactTotals(env, orgId, key, apiPorts, KEYS);
+      const events = await outboxEventIds(env, orgId, ['record.created', 'record.status_changed']);
+      const changes = ids.reduce((sum, _id, i) => sum + (i % 3 === 1 ? 2 : 1), 0);
+      assert.equal(events.length, KEYS + changes, 'a created event per work order and a status change per action');
+      const delivered = () => new Set(receiver.received.map((r) => r.headers['x-webhook-id'] as string));
+      await waitFor(() => events.every((id) => delivered().has(id)), 60_000, 'every event to be delivered by the worker');
+    });
+  });
+
+  describe('an API process and the worker killed with SIGKILL in the middle of a burst on PostgreSQL', () => {
+    let dataDir: string;
+    let database: { url: string; drop: () => Promise<void> };
+    let receiver: WebhookReceiver;
+    const children: ChildProcess[] = [];
+    let env: Record<string, string>;
+    let workerKilled = false;
+    const acknowledged = new Set<string>();
+
+    before(async () => {
+      dataDir = mkdtempSync(path.join(tmpdir(), 'wo-multi-kill-'));
+      database = await createPostgresDatabase('wo_multi_kill');
+      // Until the kill, every tenth delivery hangs (the worker times it out and tries again), so that the
+      // worker dies with deliveries leased and in flight. Only deliveries answered 200 count as received.
+      receiver = await startReceiver((request, index) => {
+        if (!workerKilled && index % 10 === 0) return 'hang';
+        acknowledged.add(request.headers['x-webhook-id'] as string);
+        return { status: 200 };
+      });
+      env = deploymentEnv(dataDir, database.url);
+    });
+    after(async () => {
+      await Promise.all(children.map((child) => killHard(child)));
+      await receiver?.close();
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('loses no accepted work order, makes one per key and delivers every event once the worker is back', async () => {
+      const { orgId, key, categoryId } = await setUpTenant(env, receiver.url, ['record.created']);
+      const ports = [String(await freePort()), String(await freePort())];
+      const apis = await Promise.all(ports.map((port) => startChildService(['serve', '--no-worker'], { ...env, PORT: port }, port)));
+      const worker = await startChildService(['worker'], env);
+      children.push(...apis, worker);
+      const [doomedApi, survivingApi] = ports as [string, string];
+      let doomedApiDead = false;
+
+      // A client behind a load balancer: a key goes to either process; when the connection fails
+      // (the process died with the request in it), the same request and key go to the other one, and
+      // a 409 "still in progress" is retried after a pause.
+      let retriedAfterConnectionFailure = 0;
+      let inFlightOnDoomedApi = 0;
+      const createUntilAnswered = async (idempotencyKey: string, body: unknown, i: number): Promise<Answer[]> => {
+        const answers: Answer[] = [];
+        let port = i % 2 === 0 && !doomedApiDead ? doomedApi : survivingApi;
+        const deadline = Date.now() + 60_000;
+        while (Date.now() < deadline) {
+          let answer: Answer;
+          const onDoomedApi = port === doomedApi;
+          if (onDoomedApi) inFlightOnDoomedApi++;
+          try {
+            answer = await post(port, key, '/api/v1/records', body, idempotencyKey);
+          } catch {
+            retriedAfterConnectionFailure++;
+            port = survivingApi;
+            continue;
+          } finally {
+            if (onDoomedApi) inFlightOnDoomedApi--;
           }
+          answers.push(answer);
+          if (answer.status === 201) return answers;
+          assert.equal(answer.body.code, 'idempotency_key_in_use', JSON.stringify(answer));
+          await new Promise((resolve) => setTimeout(resolve, 50));
         }
-        const events = await db.selectFrom('outbox_events').select('id').where('org_id', '=', org.id).where('type', 'in', ['record.created', 'record.status_changed']).execute();
-        const changes = ids.reduce((sum, _id, i) => sum + (i % 3 === 1 ? 2 : 1), 0);
-        assert.equal(events.length, KEYS + changes, 'a created event per work order and a status change per action');
-        const delivered = () => new Set(receiver.received.map((r) => r.headers['x-webhook-id'] as string));
-        await waitFor(() => events.every((event) => delivered().has(event.id)), 60_000, 'every event to be delivered by the worker');
-      } finally {
-        await check.close();
+        throw new Error(`no 201 for key ${idempotencyKey} within 60 s: ${JSON.stringify(answers)}`);
+      };
+
+      const keys = Array.from({ length: KILL_BURST_KEYS }, () => randomUUID());
+      let answered = 0;
+      // The kill comes once a third of the burst is answered, at a moment when requests are open on the
+      // process that dies (the callback runs before any of their answers can be read).
+      const killing = waitFor(() => answered >= KILL_BURST_KEYS / 3 && inFlightOnDoomedApi >= 5, 60_000, 'a third of the burst answered, requests open on the API process to kill').then(async () => {
+        doomedApiDead = true;
+        await Promise.all([killHard(apis[0]!), killHard(worker)]);
+        workerKilled = true;
+      });
+      const results = await inParallel(keys, 25, async (idempotencyKey, i) => {
+        const body = { categoryId, address: `${i} Quay Street`, requesterName: 'Ann', description: `leak ${i}` };
+        const answers = await createUntilAnswered(idempotencyKey, body, i);
+        answered++;
+        return answers;
+      });
+      await killing;
+      assert.ok(retriedAfterConnectionFailure > 0, 'the API process died with requests in it');
+
+      // Each key's last answer is its 201 (a replay when the killed process had committed the work).
+      const ids = results.map((answers) => answers.at(-1)!.body.id);
+      assert.equal(new Set(ids).size, KILL_BURST_KEYS, 'a work order per key, none answered for two keys');
+      // Every answered work order is there, and nothing else: retries made no second work order.
+      await assertExactTotals(env, orgId, key, [survivingApi], KILL_BURST_KEYS);
+      for (const id of ids) {
+        const response = await fetch(`http://127.0.0.1:${survivingApi}/api/v1/records/${id}`, { headers: { authorization: `Bearer ${key}` } });
+        assert.equal(response.status, 200, `work order ${id} as answered`);
       }
+
+      // A new worker picks up what the killed one left: undispatched events and deliveries it had leased.
+      children.push(await startChildService(['worker'], env));
+      const events = await outboxEventIds(env, orgId, ['record.created']);
+      assert.equal(events.length, KILL_BURST_KEYS, 'one created event per work order');
+      await waitFor(() => events.every((id) => acknowledged.has(id)), 60_000, 'every event to be delivered by the new worker');
     });
   });
 }
