@@ -15,6 +15,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { RECORD_STATUSES } from '../../src/records/schemas.js';
+import { verifyBundle, type Jwks, type ProofBundle } from '../../src/proofs/verify.js';
 import { POSTGRES_URL, createPostgresDatabase } from '../helpers/databases.js';
 import { killHard, startChildService } from '../helpers/child-services.js';
 import { freePort } from '../helpers/free-port.js';
@@ -23,6 +24,7 @@ import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver
 
 const KEYS = 150;
 const KILL_BURST_KEYS = 300;
+const SEALED_COMPLETIONS = 240;
 
 /** Runs `work` over `items` with at most `limit` in flight. */
 async function inParallel<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -62,11 +64,11 @@ function deploymentEnv(dataDir: string, databaseUrl: string): Record<string, str
 }
 
 /** An organization with a key, a category and a webhook subscription to `events`, made through the service's own context. */
-async function setUpTenant(env: Record<string, string>, receiverUrl: string, events: string[]): Promise<{ orgId: string; key: string; categoryId: string }> {
+async function setUpTenant(env: Record<string, string>, receiverUrl: string, events: string[], scopes = ['records:read', 'records:write']): Promise<{ orgId: string; key: string; categoryId: string }> {
   const setup = await createContext(loadConfig(env), { logger: pino({ level: 'silent' }) });
   try {
     const org = await setup.organizations.create('Multi Org');
-    const { key } = await setup.apiKeys.create({ orgId: org.id, name: 'burst', scopes: ['records:read', 'records:write'], createdBy: 'test' });
+    const { key } = await setup.apiKeys.create({ orgId: org.id, name: 'burst', scopes, createdBy: 'test' });
     const category = await setup.categories.create(org.id, { name: 'Plumbing' });
     await setup.webhooks.create(org.id, { name: 'erp', url: receiverUrl, events });
     return { orgId: org.id, key, categoryId: category.id };
@@ -79,6 +81,10 @@ interface Answer {
   status: number;
   replay: string | null;
   body: { id: string; code?: string };
+}
+
+async function get(port: string, key: string, url: string): Promise<Response> {
+  return fetch(`http://127.0.0.1:${port}${url}`, { headers: { authorization: `Bearer ${key}` } });
 }
 
 async function post(port: string, key: string, url: string, body: unknown, idempotencyKey?: string): Promise<Answer> {
@@ -284,6 +290,81 @@ if (POSTGRES_URL) {
       const events = await outboxEventIds(env, orgId, ['record.created']);
       assert.equal(events.length, KILL_BURST_KEYS, 'one created event per work order');
       await waitFor(() => events.every((id) => acknowledged.has(id)), 60_000, 'every event to be delivered by the new worker');
+    });
+  });
+
+  describe('proof sequencers killed with SIGKILL while completions are sealed on PostgreSQL', () => {
+    let dataDir: string;
+    let database: { url: string; drop: () => Promise<void> };
+    let receiver: WebhookReceiver;
+    const children: ChildProcess[] = [];
+    let env: Record<string, string>;
+
+    before(async () => {
+      dataDir = mkdtempSync(path.join(tmpdir(), 'wo-multi-seal-'));
+      database = await createPostgresDatabase('wo_multi_seal');
+      receiver = await startReceiver();
+      // Seals every 20 ms, so that a kill is likely to land in the middle of one.
+      env = { ...deploymentEnv(dataDir, database.url), WO_PROOF_BATCH_INTERVAL_MS: '20' };
+    });
+    after(async () => {
+      await Promise.all(children.map((child) => killHard(child)));
+      await receiver?.close();
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('seals every completion exactly once, in one contiguous log whose proofs all verify', async () => {
+      const { key, categoryId } = await setUpTenant(env, receiver.url, ['record.proof_delivered'], ['records:read', 'records:write', 'proofs:read']);
+      const port = String(await freePort());
+      children.push(await startChildService(['serve', '--no-worker'], { ...env, PORT: port }, port));
+      // Two workers, each running a sequencer: one seals at a time (an advisory lock), the other waits its turn.
+      const workers = [await startChildService(['worker'], env), await startChildService(['worker'], env)];
+      children.push(...workers);
+
+      const ids = await inParallel(Array.from({ length: SEALED_COMPLETIONS }, (_, i) => i), 20, async (i) => {
+        const created = await post(port, key, '/api/v1/records', { categoryId, address: `${i} Dock Road`, requesterName: 'Ann', description: `leak ${i}` });
+        assert.equal(created.status, 201, JSON.stringify(created));
+        for (const [action, body] of [['assign', { assignee: 'Bob' }], ['start', {}]] as const) {
+          const answer = await post(port, key, `/api/v1/records/${created.body.id}/${action}`, body);
+          assert.equal(answer.status, 200, JSON.stringify(answer));
+        }
+        return created.body.id;
+      });
+
+      // The first worker dies a third of the way through the completions; the second, the only
+      // sequencer left, two thirds of the way, and a third worker starts in its place.
+      let completed = 0;
+      const kills = (async () => {
+        await waitFor(() => completed >= SEALED_COMPLETIONS / 3, 60_000, 'a third of the completions');
+        await killHard(workers[0]!);
+        await waitFor(() => completed >= (2 * SEALED_COMPLETIONS) / 3, 60_000, 'two thirds of the completions');
+        await killHard(workers[1]!);
+        children.push(await startChildService(['worker'], env));
+      })();
+      await inParallel(ids, 20, async (id) => {
+        const answer = await post(port, key, `/api/v1/records/${id}/complete`, { resolutionNotes: 'Replaced the washer.' });
+        assert.equal(answer.status, 200, JSON.stringify(answer));
+        completed++;
+      });
+      await kills;
+
+      const announced = () => new Set(receiver.ofEvent('record.proof_delivered').map((r) => r.json.payload.recordId as string));
+      await waitFor(() => ids.every((id) => announced().has(id)), 60_000, 'every completion to be sealed and announced');
+
+      const jwks = (await (await fetch(`http://127.0.0.1:${port}/.well-known/jwks.json`)).json()) as Jwks;
+      const leaves = await inParallel(ids, 10, async (id) => {
+        const response = await get(port, key, `/api/v1/records/${id}/proof`);
+        assert.equal(response.status, 200, `the proof of ${id}`);
+        const bundle = (await response.json()) as ProofBundle;
+        const verdict = await verifyBundle(bundle, jwks);
+        assert.ok(verdict.valid && verdict.recordId === id, `the proof of ${id} verifies: ${JSON.stringify(verdict)}`);
+        return bundle.leafIndex;
+      });
+      // One leaf per completion, none sealed twice, no gap left by a seal that died uncommitted.
+      assert.deepEqual([...leaves].sort((a, b) => a - b), ids.map((_id, i) => i));
+      const announcements = receiver.ofEvent('record.proof_delivered');
+      assert.equal(new Set(announcements.map((r) => r.headers['x-webhook-id'])).size, SEALED_COMPLETIONS, 'one record.proof_delivered event per completion');
     });
   });
 }
