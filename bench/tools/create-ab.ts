@@ -6,6 +6,7 @@
 // at 50 connections (ROUNDS rounds, PROBE_S seconds each, alternating) and prints server CPU per create.
 // AB_POSTGRES=postgres://user@host:port runs each round on a fresh PostgreSQL database there instead;
 // AB_SCENARIO=lifecycle runs the lifecycle mix (create → assign → start → complete → close) instead.
+// On PostgreSQL each round also prints PostgreSQL's CPU per request (every server process) and its waits.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,8 @@ import { runLoad } from '../lib/load.js';
 import pg from 'pg';
 import { ManagedProcess, freePort, readCpuSeconds, waitFor } from '../lib/processes.js';
 import { lifecycleRequests } from '../parts/lifecycle.js';
+import { PostgresObserver } from '../postgres/observer.js';
+import { describeWaits } from '../postgres/wait-samples.js';
 
 /** An empty database on the PostgreSQL server at `serverUrl`, and how to drop it. */
 async function freshPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -64,20 +67,24 @@ async function once(spec: string) {
       : ([{ method: 'POST', path: '/api/v1/records', setupRequest: (r: RequestSpec) => ({ ...r, body, headers: { ...headers, 'idempotency-key': `ab-${process.pid}-${++n}` } }) }] as RequestSpec[]);
   await runLoad({ url, connections: 10, durationS: 2, requests });
   const mainBefore = readCpuSeconds(server.pid, 'main-thread');
-  const f = await runLoad({ url, connections: 50, durationS: seconds, requests, server });
+  const observer = database && (await PostgresObserver.connect(database.url));
+  const measure = () => runLoad({ url, connections: 50, durationS: seconds, requests, server });
+  const { result: f, cost } = observer ? await observer.during(measure) : { result: await measure(), cost: undefined };
+  await observer?.close();
   const mainThreadUsPerReq = Math.round(((readCpuSeconds(server.pid, 'main-thread') - mainBefore) * 1e6) / (f.reqPerSec * seconds));
+  const postgres = cost && ` PostgreSQL ${Math.round((cost.cpuSeconds * 1e6) / (f.reqPerSec * seconds))} µs/req (${describeWaits(cost.waits)})`;
   const peakRssMb = server.peakRssMb();
   await server.stop();
   await database?.drop();
   rmSync(dataDir, { recursive: true, force: true });
-  return { ...f, peakRssMb, mainThreadUsPerReq };
+  return { ...f, peakRssMb, mainThreadUsPerReq, postgres: postgres ?? '' };
 }
 // Each round reverses the order of the one before (A B, B A, A B …): a build measured right after
 // another was measured slower in round after round (206 vs 156, 277 vs 190 µs) and the gap mostly
 // closed with the order reversed, so a fixed order would favour whichever build comes first.
 for (let r = 0; r < rounds; r++) for (const root of r % 2 === 0 ? roots : [...roots].reverse()) {
   const f = await once(root);
-  console.log(`${root.padEnd(24)} ${String(f.reqPerSec).padStart(7)} req/s p50 ${f.p50Ms} p99 ${f.p99Ms} ms ${f.serverCpuUsPerReq} µs CPU/req (main thread ${f.mainThreadUsPerReq}) non2xx ${f.non2xx} peak RSS ${f.peakRssMb.toFixed(0)} MB`);
+  console.log(`${root.padEnd(24)} ${String(f.reqPerSec).padStart(7)} req/s p50 ${f.p50Ms} p99 ${f.p99Ms} ms ${f.serverCpuUsPerReq} µs CPU/req (main thread ${f.mainThreadUsPerReq}) non2xx ${f.non2xx} peak RSS ${f.peakRssMb.toFixed(0)} MB${f.postgres}`);
   // A round whose answers were errors measured the error path, not the create: say so where it shows.
   if (f.non2xx > 0) console.log(`  ^ ${f.non2xx} answers were not 2xx: this round measured something else than the create`);
 }

@@ -5,7 +5,9 @@
 // PROBE_S: seconds of warm-up and of measurement (10); IDLE_S: seconds the service sits idle between
 // them (0; the bench's create measures the baseline there, about 12 s); API_NODE_ARGS: Node options
 // for the API process (default --trace-gc; " " for none, since tracing costs a little); POOL:
-// WO_DATABASE_POOL_SIZE for every process (default: the service's own).
+// WO_DATABASE_POOL_SIZE for every process (default: the service's own); WAL_DIR: PostgreSQL's pg_wal
+// directory, readable here, to print what the run's WAL holds by record type (pg_waldump on PATH).
+import { execFileSync } from 'node:child_process';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import { BenchDatabase, dropOnInterrupt } from '../postgres/bench-database.js';
@@ -48,11 +50,14 @@ try {
     instance.on('response', (_client, _status, _bytes, responseTime) => samples.push({ at: Date.now(), ms: responseTime }));
   });
   const checkpointsAfter = (await admin.query('SELECT checkpoints_timed + checkpoints_req AS n, buffers_checkpoint FROM pg_stat_bgwriter')).rows[0];
-  const walBytes = (await admin.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS bytes', [walBefore])).rows[0].bytes as string;
+  const walAfter = (await admin.query('SELECT pg_current_wal_lsn() AS lsn')).rows[0].lsn as string;
+  const walBytes = (await admin.query('SELECT pg_wal_lsn_diff($1, $2) AS bytes', [walAfter, walBefore])).rows[0].bytes as string;
   await admin.end();
 
   console.log(`${result.requests.total} creates, ${Math.round(result.requests.total / result.duration)} req/s, p50 ${result.latency.p50} p90 ${result.latency.p90} p99 ${result.latency.p99} max ${result.latency.max} ms`);
   console.log(`WAL ${(Number(walBytes) / result.requests.total / 1024).toFixed(1)} KB per create; checkpoints during the run: ${checkpointsAfter.n - checkpointsBefore.n} (buffers ${checkpointsAfter.buffers_checkpoint - checkpointsBefore.buffers_checkpoint})`);
+  // Read before the database is dropped: the drop's checkpoint lets PostgreSQL recycle the segments.
+  if (process.env.WAL_DIR) console.log(execFileSync('pg_waldump', ['--stats=record', '-s', walBefore, '-e', walAfter, '-p', process.env.WAL_DIR], { encoding: 'utf8' }));
   const firstSecond = samples.filter((s) => s.at - start < 1000).map((s) => s.ms).sort((a, b) => a - b);
   const slow = samples.filter((s) => s.ms > 50);
   console.log(`first second: ${firstSecond.length} creates, p99 ${firstSecond[Math.floor(firstSecond.length * 0.99)]?.toFixed(0)} ms; over 50 ms: ${slow.length} in all, ${slow.filter((s) => s.at - start < 1000).length} of them in the first second`);
