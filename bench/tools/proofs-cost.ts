@@ -11,9 +11,14 @@
 // the Node processes started with --perf-basic-prof so that their JavaScript frames have names.
 // PROFILE_DIR=<dir>: V8 CPU profiles of the API processes and the worker covering each round
 // (bench/lib/cpu-profile-window.mjs; window-<pid>.cpuprofile there, the last round's kept).
+// TABLE_STATS=1: also prints, per completion, the commits, WAL bytes and rows written by table (pg_stat_user_tables).
+// WAL_DIR: PostgreSQL's pg_wal directory, readable here, to print what each round's WAL holds by record type (pg_waldump on PATH).
+// STATEMENTS=1: prints each round's statements by time (pg_stat_statements, which the server at BENCH_POSTGRES_URL
+// must preload; its database must hold the extension).
 // NODE_ARGS: Node options for the API processes and the worker (e.g. a GC setting to try).
 // Uses dist/: run `npm run build` first; to compare two builds, run it alternately from each checkout.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import pg from 'pg';
 import path from 'node:path';
 import { once } from 'node:events';
 import { createCategory } from '../lib/tenant.js';
@@ -33,6 +38,47 @@ const profileDir = process.env.PROFILE_DIR;
 const nodeArgs = [...(process.env.NODE_ARGS ?? '').split(/\s+/).filter(Boolean), ...(perfDir ? ['--perf-basic-prof'] : []), ...(profileDir ? ['--import', path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')] : [])];
 if (profileDir) process.env.BENCH_PROFILE_DIR = profileDir;
 
+const tableStats = process.env.TABLE_STATS === '1';
+
+/** Commits, WAL position and rows written by table, for TABLE_STATS (the counters lag up to ~1 s: read after a pause). */
+async function writeCounters(url: string): Promise<Map<string, number>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const counters = new Map<string, number>();
+    const db = (await client.query<{ commits: string; wal: string }>(`SELECT xact_commit AS commits, pg_current_wal_lsn() - '0/0' AS wal FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!;
+    counters.set('commits', Number(db.commits));
+    counters.set('WAL bytes', Number(db.wal));
+    const tables = await client.query<{ relname: string; ins: string; upd: string; hot: string; del: string }>(
+      `SELECT coalesce(owner.relname || ' (TOAST)', t.relname) AS relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del
+         FROM pg_stat_all_tables t LEFT JOIN pg_class owner ON owner.reltoastrelid = t.relid
+        WHERE t.schemaname = 'public' OR (t.schemaname = 'pg_toast' AND owner.relnamespace = 'public'::regnamespace)`,
+    );
+    for (const t of tables.rows) {
+      counters.set(`${t.relname} insert`, Number(t.ins));
+      counters.set(`${t.relname} update`, Number(t.upd));
+      counters.set(`${t.relname} update (HOT)`, Number(t.hot));
+      counters.set(`${t.relname} delete`, Number(t.del));
+    }
+    return counters;
+  } finally {
+    await client.end();
+  }
+}
+
+const statementStats = process.env.STATEMENTS === '1';
+
+/** Runs one statement on the server's administrative database (BENCH_POSTGRES_URL). */
+async function onServer<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 const database = await BenchDatabase.create();
 const observer = await PostgresObserver.connect(database.url);
 const deployment = await PostgresDeployment.prepare(database, WEBHOOK_ENV);
@@ -46,6 +92,18 @@ try {
   const body = JSON.stringify({ resolutionNotes: 'Replaced the thermostat and tested the circuit.' });
   await completeAndObserve(api, tenant, receiver, ready.splice(0, count), body, { connections: 50 }); // warm-up
   for (let round = 1; round <= rounds; round++) {
+    const countersBefore = tableStats ? (await new Promise((resolve) => setTimeout(resolve, 1500)), await writeCounters(database.url)) : undefined;
+    const walAt = async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        return (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+      } finally {
+        await client.end();
+      }
+    };
+    const walBefore = process.env.WAL_DIR ? await walAt() : undefined;
+    if (statementStats) await onServer('SELECT pg_stat_statements_reset()');
     const apiBefore = api.cpuSeconds!();
     const workerBefore = deployment.workerCpuSeconds();
     const selfBefore = process.cpuUsage();
@@ -70,6 +128,27 @@ try {
       `round ${round}: ${result.load.reqPerSec} completions/s answered, ${sealedRate}/s sealed, ${result.announced}/${result.completed} announced, p99 ${result.load.p99Ms} ms; ` +
         `µs CPU per completion: API ${apiUs}, worker ${workerUs}, PostgreSQL ${postgresUs}, this process ${selfUs}, sum ${apiUs + workerUs + postgresUs + selfUs}`,
     );
+    if (walBefore) console.log(execFileSync('pg_waldump', ['--stats=record', '-s', walBefore, '-e', await walAt(), '-p', process.env.WAL_DIR!], { encoding: 'utf8' }));
+    if (statementStats) {
+      const rows = await onServer<{ query: string; calls: string; total: number; rows: string }>(
+        `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, calls, total_exec_time + total_plan_time AS total, rows
+           FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY total DESC LIMIT 40`,
+        [new URL(database.url).pathname.slice(1)],
+      );
+      const all = rows.reduce((sum, r) => sum + r.total, 0);
+      console.log(`  statements (top 40, ${Math.round((all * 1000) / result.completed)} µs per completion in all):`);
+      for (const r of rows)
+        console.log(`  ${((r.total * 1000) / result.completed).toFixed(1).padStart(6)} µs/compl  ${(Number(r.calls) / result.completed).toFixed(2).padStart(6)} calls/compl  ${((r.total * 1000) / Number(r.calls)).toFixed(1).padStart(7)} µs/call  ${r.query}`);
+    }
+    if (countersBefore) {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const after = await writeCounters(database.url);
+      const lines = [...after]
+        .map(([name, value]) => [name, (value - (countersBefore.get(name) ?? 0)) / result.completed] as const)
+        .filter(([, perCompletion]) => perCompletion >= 0.005)
+        .map(([name, perCompletion]) => `  ${name}: ${perCompletion.toFixed(2)}`);
+      console.log(`  per completion:\n${lines.join('\n')}`);
+    }
   }
 } finally {
   await receiver.stop();
