@@ -26,6 +26,25 @@ export interface LeasedDelivery {
   lease: string;
 }
 
+/**
+ * The delivery worker of a process, as the dispatcher of the same process sees it: room for new
+ * deliveries written already leased to the worker (see EventDispatcher), so that it need not find and
+ * lease them in the table afterwards.
+ */
+export interface DeliveryHandoff {
+  /**
+   * The lease (`locked_until`) of a delivery written at `now` for the worker, or undefined while it
+   * takes none: stopped, or with deliveries already in the table to find first (they are older).
+   */
+  leaseForNew(now: Date): string | undefined;
+  /** Takes a slot for one new delivery of `subscriptionId`; false when the worker or that subscription has no room. */
+  take(subscriptionId: string): boolean;
+  /** After the commit: the deliveries written, leased until `lease`, with the slots taken for them. */
+  adopt(deliveries: ClaimedDelivery[], lease: string): void;
+  /** The write failed: frees the slots taken (one per entry). */
+  giveBack(subscriptionIds: string[]): void;
+}
+
 /** Up to `limit` ids of one subscription's due deliveries, oldest due first. */
 export async function dueDeliveriesOf(db: Executor, subscriptionId: string, nowIso: string, limit: number): Promise<string[]> {
   const rows = await db

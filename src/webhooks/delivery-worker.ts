@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Agent } from 'undici';
 import type { Config } from '../config.js';
 import type { Db, DialectName } from '../db/database.js';
+import type { WebhookSubscriptionsTable } from '../db/tables.js';
 import type { Clock } from '../clock.js';
 import { backgroundLoop, PollPace, type BackgroundJob, type BackgroundLoop, type LoopTurn } from '../background-loop.js';
 import type { SecretBox } from './secret-box.js';
@@ -16,6 +17,8 @@ import {
   releaseDeliveries,
   subscriptionsToSend,
   type AttemptSummary,
+  type ClaimedDelivery,
+  type DeliveryHandoff,
   type LeasedDelivery,
 } from './delivery-queue.js';
 import { nextDeliveryState, type NextDeliveryState } from './next-delivery-state.js';
@@ -60,9 +63,11 @@ export interface DeliveryWorkerOptions {
  *
  * Throughput: the worker claims up to one extra round of deliveries ahead (`ready`), so a slot
  * freed by a finished send is refilled at once from memory, while recording results and
- * claiming more happen in the background, batched. Sends never wait for the database.
+ * claiming more happen in the background, batched. Sends never wait for the database. New
+ * deliveries mostly arrive from the dispatcher of this process already leased (DeliveryHandoff),
+ * into slots it reserved while writing them; the table is searched for what that leaves behind.
  */
-export class DeliveryWorker implements BackgroundJob {
+export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
   readonly name = 'webhook-deliveries';
   private stopped = true;
   private readonly loop: BackgroundLoop;
@@ -77,6 +82,13 @@ export class DeliveryWorker implements BackgroundJob {
   /** Subscriptions whose last claim hit their in-flight cap: they likely have more due. */
   private readonly backlogged = new Set<string>();
   private discoverNeeded = true;
+  /** When the last scan for due deliveries ran: retries falling due are found by the next one. */
+  private lastDiscoveryAt = 0;
+  /** Slots the dispatcher took for deliveries it is writing leased to this worker (DeliveryHandoff). */
+  private reserved = 0;
+  private readonly reservedBySubscription = new Map<string, number>();
+  /** Handed-over deliveries on their way into `ready` (their subscriptions being read). */
+  private readonly adoptions = new Set<Promise<void>>();
   private readonly pace: PollPace;
   private readonly keyCache: SigningKeyCache;
   private readonly metrics: DeliveryMetrics;
@@ -110,6 +122,7 @@ export class DeliveryWorker implements BackgroundJob {
     if (this.stopped) return;
     this.stopped = true;
     await this.loop.stop();
+    await Promise.allSettled([...this.adoptions]);
     await this.releaseReady().catch((error: unknown) => this.options.logger.error({ err: error }, 'releasing claimed webhook deliveries failed at shutdown'));
     await Promise.allSettled([...this.sends]);
     await this.flush().catch((error: unknown) => this.options.logger.error({ err: error }, 'recording webhook results failed at shutdown'));
@@ -121,6 +134,50 @@ export class DeliveryWorker implements BackgroundJob {
   wake(): void {
     this.discoverNeeded = true;
     this.loop.wake();
+  }
+
+  leaseForNew(now: Date): string | undefined {
+    // Deliveries waiting in the table came first: until a scan has found them, new ones queue behind
+    // them there, rather than take the slots they wait for.
+    if (this.stopped || this.discoverNeeded || this.backlogged.size > 0) return undefined;
+    return this.leaseFrom(now);
+  }
+
+  take(subscriptionId: string): boolean {
+    const { concurrency, perSubscriptionConcurrency } = this.options.config;
+    if (this.stopped || this.inFlight + this.ready.length + this.reserved >= 2 * concurrency) return false;
+    const held = this.reservedBySubscription.get(subscriptionId) ?? 0;
+    const load = (this.inFlightBySubscription.get(subscriptionId) ?? 0) + (this.readyBySubscription.get(subscriptionId) ?? 0) + held;
+    if (load >= 2 * perSubscriptionConcurrency) return false;
+    this.reserved++;
+    this.reservedBySubscription.set(subscriptionId, held + 1);
+    return true;
+  }
+
+  giveBack(subscriptionIds: string[]): void {
+    for (const subscriptionId of subscriptionIds) this.unreserve(subscriptionId);
+  }
+
+  adopt(deliveries: ClaimedDelivery[], lease: string): void {
+    const adoption = this.enqueue(deliveries.map((delivery) => ({ delivery, lease })), { reserved: true })
+      .catch((error: unknown) => {
+        // Nothing is lost: the leases run out and the deliveries fall due for any worker.
+        this.options.logger.error({ err: error, count: deliveries.length }, 'queueing handed-over webhook deliveries failed; they are sent when their lease runs out');
+      })
+      .finally(() => this.adoptions.delete(adoption));
+    this.adoptions.add(adoption);
+  }
+
+  private unreserve(subscriptionId: string): void {
+    this.reserved--;
+    const left = (this.reservedBySubscription.get(subscriptionId) ?? 1) - 1;
+    if (left <= 0) this.reservedBySubscription.delete(subscriptionId);
+    else this.reservedBySubscription.set(subscriptionId, left);
+  }
+
+  /** The lease of a delivery taken at `now`: it outlives the longest possible send (time-out) plus the time to record it. */
+  private leaseFrom(now: Date): string {
+    return new Date(now.getTime() + 2 * this.options.config.timeoutMs + 1000).toISOString();
   }
 
   /** One loop turn: records finished sends, claims more; resolves to the wait before the next turn. */
@@ -135,9 +192,13 @@ export class DeliveryWorker implements BackgroundJob {
       await this.flush();
       progressed = true;
     }
-    // Room for a full round in flight plus one round waiting in `ready`.
-    const free = 2 * this.options.config.concurrency - this.inFlight - this.ready.length;
+    // Room for a full round in flight plus one round waiting in `ready` (or on its way there).
+    const free = 2 * this.options.config.concurrency - this.inFlight - this.ready.length - this.reserved;
     if (free > 0 && !this.stopped) {
+      // The same, while busy, at the pace of an idle poll: nothing else prompts a scan while the
+      // dispatcher hands new deliveries over. Set only now, so that the dispatcher, which hands
+      // nothing over until the scan has run, is held up for the scan alone.
+      if (Date.now() - this.lastDiscoveryAt >= this.options.config.idlePollMs) this.discoverNeeded = true;
       const claimed = await this.claim(free);
       if (claimed.length > 0) {
         progressed = true;
@@ -166,6 +227,7 @@ export class DeliveryWorker implements BackgroundJob {
     const nowIso = now.toISOString();
     const load = new Map(this.inFlightBySubscription);
     for (const [id, n] of this.readyBySubscription) load.set(id, (load.get(id) ?? 0) + n);
+    for (const [id, n] of this.reservedBySubscription) load.set(id, (load.get(id) ?? 0) + n);
     const picked: string[] = [];
 
     for (const subscriptionId of [...this.backlogged]) {
@@ -179,6 +241,7 @@ export class DeliveryWorker implements BackgroundJob {
 
     if (this.discoverNeeded && picked.length < free) {
       this.discoverNeeded = false;
+      this.lastDiscoveryAt = Date.now();
       const saturated = [...load].filter(([, n]) => n >= cap).map(([id]) => id);
       const limit = (free - picked.length) * 4;
       const candidates = await dueDeliveries(db, nowIso, saturated, limit);
@@ -198,14 +261,22 @@ export class DeliveryWorker implements BackgroundJob {
       if (candidates.length === limit) this.discoverNeeded = true;
     }
     if (picked.length === 0) return [];
-    // The lease outlives the longest possible send (time-out) plus the time to record it.
-    const lease = new Date(now.getTime() + 2 * config.timeoutMs + 1000).toISOString();
-    return leaseDeliveries(db, dialect, picked, nowIso, lease);
+    return leaseDeliveries(db, dialect, picked, nowIso, this.leaseFrom(now));
   }
 
-  /** Attaches URL and secrets, drops what cannot be sent, queues the rest and fills free slots. */
-  private async enqueue(claimed: Claimed[]): Promise<void> {
-    const rows = await subscriptionsToSend(this.options.db, [...new Set(claimed.map((c) => c.delivery.subscription_id))]);
+  /**
+   * Attaches URL and secrets, drops what cannot be sent, queues the rest and fills free slots.
+   * `reserved`: handed over by the dispatcher into slots it took, which the queued deliveries now fill.
+   */
+  private async enqueue(claimed: Claimed[], { reserved = false } = {}): Promise<void> {
+    let rows: WebhookSubscriptionsTable[];
+    try {
+      rows = await subscriptionsToSend(this.options.db, [...new Set(claimed.map((c) => c.delivery.subscription_id))]);
+    } finally {
+      if (reserved) for (const item of claimed) this.unreserve(item.delivery.subscription_id);
+    }
+    // Stopping meanwhile: hand them back to the queue rather than hold them until the lease runs out.
+    if (reserved && this.stopped) return void (await this.options.db.transaction().execute((tx) => releaseDeliveries(tx, claimed, this.options.clock.now().toISOString())));
     const keys = new Map(rows.map((row) => [row.id, this.keyCache.keysOf(row)]));
     for (const item of claimed) {
       const subscriptionId = item.delivery.subscription_id;

@@ -2,10 +2,11 @@ import type { Db, DialectName } from '../db/database.js';
 import { outboxProgress, type OutboxProgress, type PendingEvent } from '../events/outbox-progress.js';
 import { publishedPayloadJson } from '../events/outbox.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
-import { isoNow, type Clock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { padInList } from '../db/statement-shapes.js';
 import { insertRows } from '../db/insert-rows.js';
 import { newDeliveryRow } from './repository.js';
+import type { DeliveryHandoff } from './delivery-queue.js';
 
 /**
  * Deliveries written per transaction, at most (one event's fan-out is never split). Without it, 500
@@ -23,6 +24,12 @@ const MAX_DELIVERIES_PER_BATCH = 2_000;
  * "Dispatched" is kept per dialect (see `outboxProgress`): on SQLite a one-row cursor (the last
  * dispatched `seq`), on PostgreSQL a `dispatched_at` per event, read with `FOR UPDATE SKIP LOCKED`
  * so that any number of workers share the outbox.
+ *
+ * With a `handoff` (the delivery worker of this process), deliveries it has room for are written
+ * already leased to it and handed over once the batch commits: the worker sends them without first
+ * finding and leasing them in the table, which was a read and an UPDATE of every delivery row. A
+ * lease is a lease however it was taken: if this process dies, those deliveries fall due when it
+ * runs out, exactly like deliveries it had claimed.
  */
 export class EventDispatcher {
   private readonly progress: OutboxProgress;
@@ -34,6 +41,7 @@ export class EventDispatcher {
     private readonly batchSize = 500,
     /** Called once a batch has committed, with the organization of each event dispatched (wakes the feed's long-polls). */
     private readonly onDispatched?: (orgIds: string[]) => void,
+    private readonly handoff?: DeliveryHandoff,
   ) {
     this.eventsPerBatch = batchSize;
     this.progress = outboxProgress(dialect);
@@ -43,14 +51,19 @@ export class EventDispatcher {
   private eventsPerBatch: number;
 
   /**
-   * Dispatches one batch; resolves to the number of outbox events handled (0 when none waited) and
-   * whether the batch was full (more are likely waiting).
+   * Dispatches one batch; resolves to the number of outbox events handled (0 when none waited), of
+   * deliveries written, of those written as `pending` (not handed to the worker: it must look for
+   * them), and whether the batch was full (more are likely waiting).
    */
-  async dispatchBatch(): Promise<{ events: number; deliveries: number; full: boolean }> {
+  async dispatchBatch(): Promise<{ events: number; deliveries: number; pending: number; full: boolean }> {
     // An idle poll (20 a second by default) is then a read, not a write transaction: on SQLite it
     // would open a write group that every read of that event-loop turn then waited on.
-    if (!(await this.progress.hasPending(this.db))) return { events: 0, deliveries: 0, full: false };
-    const result = await this.db.transaction().execute(async (tx) => {
+    if (!(await this.progress.hasPending(this.db))) return { events: 0, deliveries: 0, pending: 0, full: false };
+    // Slots taken from the worker for deliveries written leased to it; given back if the batch fails.
+    const slotsTaken: string[] = [];
+    const handedOver: WebhookDeliveriesTable[] = [];
+    let lease: string | undefined;
+    const batch = this.db.transaction().execute(async (tx) => {
       const limit = this.eventsPerBatch;
       const events = await this.progress.next(tx, limit);
       if (events.length === 0) return { events: 0, deliveries: 0, full: false, orgIds: [] };
@@ -91,12 +104,23 @@ export class EventDispatcher {
       const dispatched = events.slice(0, taken);
       const positions = await this.progress.positions(tx, dispatched);
 
-      const now = isoNow(this.clock);
+      const nowDate = this.clock.now();
+      const now = nowDate.toISOString();
+      lease = this.handoff?.leaseForNew(nowDate);
       const deliveries: WebhookDeliveriesTable[] = [];
       dispatched.forEach((event, i) => {
         if (wanted[i]!.length === 0) return;
         const body = deliveryEnvelope(event.type, event.payload!, positions[i]!, event.created_at);
-        for (const sub of wanted[i]!) deliveries.push(newDeliveryRow(sub, { eventId: event.id, eventType: event.type, body, now }));
+        for (const sub of wanted[i]!) {
+          const row = newDeliveryRow(sub, { eventId: event.id, eventType: event.type, body, now });
+          if (lease && this.handoff!.take(sub.id)) {
+            slotsTaken.push(sub.id);
+            // What a claim would have written (see leaseDeliveries): due again only when the lease runs out.
+            Object.assign(row, { status: 'delivering', locked_until: lease, next_attempt_at: lease });
+            handedOver.push(row);
+          }
+          deliveries.push(row);
+        }
       });
       const fanOut = deliveries.length / taken;
       this.eventsPerBatch = Math.max(1, Math.min(this.batchSize, Math.floor(MAX_DELIVERIES_PER_BATCH / Math.max(1, fanOut))));
@@ -104,9 +128,17 @@ export class EventDispatcher {
       await this.progress.markDispatched(tx, dispatched, positions, now);
       return { events: dispatched.length, deliveries: deliveries.length, full: events.length === limit || dispatched.length < events.length, orgIds: dispatched.map((event) => event.org_id) };
     });
-    // Committed: the events are in the feed now.
+    let result: Awaited<typeof batch>;
+    try {
+      result = await batch;
+    } catch (error) {
+      if (slotsTaken.length > 0) this.handoff!.giveBack(slotsTaken);
+      throw error;
+    }
+    // Committed: the events are in the feed now, and the leased deliveries the worker's.
+    if (handedOver.length > 0) this.handoff!.adopt(handedOver, lease!);
     if (result.orgIds.length > 0) this.onDispatched?.(result.orgIds);
-    return { events: result.events, deliveries: result.deliveries, full: result.full };
+    return { events: result.events, deliveries: result.deliveries, pending: result.deliveries - handedOver.length, full: result.full };
   }
 }
 

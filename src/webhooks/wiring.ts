@@ -42,7 +42,8 @@ export function createWebhooks(deps: {
 } {
   const { config, database, clock, logger, metrics, secrets } = deps;
   const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics });
-  const dispatcher = new EventDispatcher(database.db, database.dialect, clock, undefined, deps.onEventsDispatched);
+  // The dispatcher hands the deliveries it writes to this process's worker, leased, as far as it has room.
+  const dispatcher = new EventDispatcher(database.db, database.dialect, clock, undefined, deps.onEventsDispatched, worker);
   const dispatcherPace = new PollPace(config.webhooks.idlePollMs);
   const settleMs = DISPATCH_SETTLE_MS[database.dialect];
   // Full batch: more is likely waiting, run again at once. Some events but less than a batch: the
@@ -50,8 +51,9 @@ export function createWebhooks(deps: {
   const dispatcherJob = backgroundLoop({
     name: 'webhook-dispatcher',
     step: async () => {
-      const { events, deliveries, full } = await dispatcher.dispatchBatch();
-      if (deliveries > 0) worker.wake();
+      const { events, pending, full } = await dispatcher.dispatchBatch();
+      // Handed-over deliveries are the worker's already; only those left pending must be looked for.
+      if (pending > 0) worker.wake();
       if (events === 0) return dispatcherPace.nextPollMs();
       dispatcherPace.workFound();
       return full ? 0 : settleMs;

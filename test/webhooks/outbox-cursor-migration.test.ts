@@ -47,9 +47,9 @@ describe('outbox cursor migration (SQLite)', () => {
       assert.equal(await progress.cursor(database.db), 3);
       assert.equal(await progress.pendingCount(database.db), 2);
       const dispatcher = new EventDispatcher(database.db, 'sqlite', systemClock);
-      assert.deepEqual(await dispatcher.dispatchBatch(), { events: 2, deliveries: 0, full: false });
+      assert.deepEqual(await dispatcher.dispatchBatch(), { events: 2, deliveries: 0, pending: 0, full: false });
       assert.equal(await progress.cursor(database.db), 5);
-      assert.deepEqual(await dispatcher.dispatchBatch(), { events: 0, deliveries: 0, full: false });
+      assert.deepEqual(await dispatcher.dispatchBatch(), { events: 0, deliveries: 0, pending: 0, full: false });
     });
   });
 
@@ -63,7 +63,7 @@ describe('outbox cursor migration (SQLite)', () => {
       assert.equal(await progress.cursor(database.db), 5, 'AUTOINCREMENT remembers seq 5: nothing older is dispatched again');
       await database.db.insertInto('outbox_events').values({ id: 'evt_6', org_id: 'org_m', type: 'record.created', payload: '{}', created_at: new Date().toISOString(), dispatched_at: null }).execute();
       assert.equal(await progress.pendingCount(database.db), 1);
-      assert.deepEqual(await new EventDispatcher(database.db, 'sqlite', systemClock).dispatchBatch(), { events: 1, deliveries: 0, full: false });
+      assert.deepEqual(await new EventDispatcher(database.db, 'sqlite', systemClock).dispatchBatch(), { events: 1, deliveries: 0, pending: 0, full: false });
     });
   });
 
