@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { compactVerify, createLocalJWKSet } from 'jose';
+import { sql } from 'kysely';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { verifyBundle, BUNDLE_MEDIA_TYPE, type Jwks, type ProofBundle } from '../../src/proofs/verify.js';
@@ -83,6 +85,22 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal((statement.history as Array<{ actor: string }>)[2]!.actor, `api_key:${tenant.keyId}`);
       assert.deepEqual(await fetchBundle(`/api/v1/proofs/${bundle.proofId}`), bundle);
     });
+
+    if (dialect === 'postgres') {
+      it('keeps a sealed statement whole in its row, signature included, rather than in the TOAST table (migration 0018)', async () => {
+        // Digests as random as real ones: a signature over them does not compress.
+        const photos = Array.from({ length: 8 }, (_, i) => ({ name: `photo-${i}.jpg`, sha256: randomBytes(32).toString('hex'), mediaType: 'image/jpeg' }));
+        const recordId = await completedRecord(tenant, categoryId, photos);
+        await t.context.proofs.log.sealPending();
+        const { db } = t.context.database;
+        const statement = await db.selectFrom('proof_statements').select((eb) => [eb.fn<number>('length', ['jws']).as('jws_length')]).where('record_id', '=', recordId).executeTakeFirstOrThrow();
+        // Long enough that PostgreSQL's default threshold (~2 KB a row) would have moved it out.
+        assert.ok(statement.jws_length > 2_100, `a ${statement.jws_length}-character JWS`);
+        const { rows } = await sql<{ toast: string }>`SELECT reltoastrelid::regclass::text AS toast FROM pg_class WHERE oid = 'proof_statements'::regclass`.execute(db);
+        const stored = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.raw(rows[0]!.toast)}`.execute(db);
+        assert.equal(Number(stored.rows[0]!.n), 0, 'nothing of any statement in the TOAST table');
+      });
+    }
 
     it('lets a generic JOSE library verify the statement from the published JWKS alone', async () => {
       const recordId = await completedRecord(tenant, categoryId);

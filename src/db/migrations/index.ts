@@ -15,6 +15,7 @@ import { eventFeed } from './0014-event-feed.js';
 import { workOrderActivity } from './0015-work-order-activity.js';
 import { historyWithoutForeignKey } from './0016-history-without-foreign-key.js';
 import { leanOutboxIndexes } from './0017-lean-outbox-indexes.js';
+import { inlineProofSignatures } from './0018-inline-proof-signatures.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures];
