@@ -40,37 +40,9 @@ if (profileDir) process.env.BENCH_PROFILE_DIR = profileDir;
 
 const tableStats = process.env.TABLE_STATS === '1';
 
-/** Commits, WAL position and rows written by table, for TABLE_STATS (the counters lag up to ~1 s: read after a pause). */
-async function writeCounters(url: string): Promise<Map<string, number>> {
+/** Runs one statement on a connection of its own, opened for it and closed after. */
+async function queryOnce<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const counters = new Map<string, number>();
-    const db = (await client.query<{ commits: string; wal: string }>(`SELECT xact_commit AS commits, pg_current_wal_lsn() - '0/0' AS wal FROM pg_stat_database WHERE datname = current_database()`)).rows[0]!;
-    counters.set('commits', Number(db.commits));
-    counters.set('WAL bytes', Number(db.wal));
-    const tables = await client.query<{ relname: string; ins: string; upd: string; hot: string; del: string }>(
-      `SELECT coalesce(owner.relname || ' (TOAST)', t.relname) AS relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del
-         FROM pg_stat_all_tables t LEFT JOIN pg_class owner ON owner.reltoastrelid = t.relid
-        WHERE t.schemaname = 'public' OR (t.schemaname = 'pg_toast' AND owner.relnamespace = 'public'::regnamespace)`,
-    );
-    for (const t of tables.rows) {
-      counters.set(`${t.relname} insert`, Number(t.ins));
-      counters.set(`${t.relname} update`, Number(t.upd));
-      counters.set(`${t.relname} update (HOT)`, Number(t.hot));
-      counters.set(`${t.relname} delete`, Number(t.del));
-    }
-    return counters;
-  } finally {
-    await client.end();
-  }
-}
-
-const statementStats = process.env.STATEMENTS === '1';
-
-/** Runs one statement on the server's administrative database (BENCH_POSTGRES_URL). */
-async function onServer<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
   await client.connect();
   try {
     return (await client.query<T>(text, values)).rows;
@@ -78,6 +50,32 @@ async function onServer<T extends pg.QueryResultRow>(text: string, values: unkno
     await client.end();
   }
 }
+
+/** The server's administrative database (BENCH_POSTGRES_URL), where pg_stat_statements lives. */
+const SERVER_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Commits, WAL position and rows written by table, for TABLE_STATS (the counters lag up to ~1 s: read after a pause). */
+async function writeCounters(url: string): Promise<Map<string, number>> {
+  const counters = new Map<string, number>();
+  const [db] = await queryOnce<{ commits: string; wal: string }>(url, `SELECT xact_commit AS commits, pg_current_wal_lsn() - '0/0' AS wal FROM pg_stat_database WHERE datname = current_database()`);
+  counters.set('commits', Number(db!.commits));
+  counters.set('WAL bytes', Number(db!.wal));
+  const tables = await queryOnce<{ relname: string; ins: string; upd: string; hot: string; del: string }>(
+    url,
+    `SELECT coalesce(owner.relname || ' (TOAST)', t.relname) AS relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del
+       FROM pg_stat_all_tables t LEFT JOIN pg_class owner ON owner.reltoastrelid = t.relid
+      WHERE t.schemaname = 'public' OR (t.schemaname = 'pg_toast' AND owner.relnamespace = 'public'::regnamespace)`,
+  );
+  for (const t of tables) {
+    counters.set(`${t.relname} insert`, Number(t.ins));
+    counters.set(`${t.relname} update`, Number(t.upd));
+    counters.set(`${t.relname} update (HOT)`, Number(t.hot));
+    counters.set(`${t.relname} delete`, Number(t.del));
+  }
+  return counters;
+}
+
+const statementStats = process.env.STATEMENTS === '1';
 
 const database = await BenchDatabase.create();
 const observer = await PostgresObserver.connect(database.url);
@@ -93,17 +91,9 @@ try {
   await completeAndObserve(api, tenant, receiver, ready.splice(0, count), body, { connections: 50 }); // warm-up
   for (let round = 1; round <= rounds; round++) {
     const countersBefore = tableStats ? (await new Promise((resolve) => setTimeout(resolve, 1500)), await writeCounters(database.url)) : undefined;
-    const walAt = async () => {
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      try {
-        return (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
-      } finally {
-        await client.end();
-      }
-    };
+    const walAt = async () => (await queryOnce<{ lsn: string }>(database.url, 'SELECT pg_current_wal_lsn()::text AS lsn'))[0]!.lsn;
     const walBefore = process.env.WAL_DIR ? await walAt() : undefined;
-    if (statementStats) await onServer('SELECT pg_stat_statements_reset()');
+    if (statementStats) await queryOnce(SERVER_URL, 'SELECT pg_stat_statements_reset()');
     const apiBefore = api.cpuSeconds!();
     const workerBefore = deployment.workerCpuSeconds();
     const selfBefore = process.cpuUsage();
@@ -130,7 +120,8 @@ try {
     );
     if (walBefore) console.log(execFileSync('pg_waldump', ['--stats=record', '-s', walBefore, '-e', await walAt(), '-p', process.env.WAL_DIR!], { encoding: 'utf8' }));
     if (statementStats) {
-      const rows = await onServer<{ query: string; calls: string; total: number; rows: string }>(
+      const rows = await queryOnce<{ query: string; calls: string; total: number; rows: string }>(
+        SERVER_URL,
         `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query, calls, total_exec_time + total_plan_time AS total, rows
            FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 ORDER BY total DESC LIMIT 40`,
         [new URL(database.url).pathname.slice(1)],

@@ -128,11 +128,9 @@ describe('webhook dispatcher', () => {
         await db.transaction().execute((tx) =>
           emitEvents(tx, Array.from({ length: 5 }, (_, i) => ({ orgId: tenant.orgId, type: 'record.created' as const, payload: { recordId: `rec_h${i}` }, occurredAt }))),
         );
-        const started = Date.now();
         assert.deepEqual(await dispatcher.dispatchBatch(), { events: 5, deliveries: 5, pending: 0, full: false });
-        // Far sooner than the worker's next scan: it was handed them.
+        // Within 10 s, far sooner than the worker's next scan (60 s): it was handed them.
         await waitFor(() => receiver.received.length >= 5, 10_000, 'the five deliveries');
-        assert.ok(Date.now() - started < 30_000);
         assert.deepEqual(receiver.received.map((r) => r.json.payload.recordId).sort(), ['rec_h0', 'rec_h1', 'rec_h2', 'rec_h3', 'rec_h4']);
         const rows = await waitFor(async () => {
           const found = await db.selectFrom('webhook_deliveries').select(['status', 'attempt_count', 'locked_until']).where('org_id', '=', tenant.orgId).execute();
