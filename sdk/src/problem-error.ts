@@ -22,11 +22,15 @@ export class ProblemError extends Error {
   /** The service's id of the request (`X-Request-Id`): quote it when reporting a problem. */
   readonly requestId: string | undefined;
 
+  /** The HTTP answer (headers, status); not enumerable, so that a logged error shows the problem, not the whole Response. */
+  declare readonly response: Response;
+
   constructor(
     readonly problem: Problem,
-    readonly response: Response,
+    response: Response,
   ) {
     super(`${problem.status} ${problem.code}: ${problem.detail ?? problem.title}`);
+    Object.defineProperty(this, 'response', { value: response, enumerable: false });
     this.code = problem.code;
     this.status = response.status;
     this.requestId = response.headers.get('x-request-id') ?? problem.requestId;
@@ -36,11 +40,15 @@ export class ProblemError extends Error {
 /** An answer that is not the API's: a non-problem error status (a proxy's 502 page, say). */
 export class UnexpectedResponseError extends Error {
   override readonly name = 'UnexpectedResponseError';
+  /** The HTTP answer; not enumerable, as on ProblemError. */
+  declare readonly response: Response;
+
   constructor(
-    readonly response: Response,
+    response: Response,
     readonly body: string,
   ) {
     super(`unexpected ${response.status} answer${response.url ? ` from ${response.url}` : ''}: ${body.slice(0, 200)}`);
+    Object.defineProperty(this, 'response', { value: response, enumerable: false });
   }
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
 import { describe } from 'node:test';
 import { ProblemError, UnexpectedResponseError, createClient, isProblem } from '@work-order-api/client';
 import { itAgainstLiveService, workOrderBody } from './live-service.js';
@@ -57,6 +58,11 @@ describe('the SDK client against a real server', () => {
       assert.equal(error.code, 'not_found');
       assert.equal(error.status, 404);
       assert.match(error.requestId ?? '', /./);
+      assert.equal(error.response.status, 404);
+      // A logged or printed error shows the problem; the Response (80 lines of it) stays out of the way.
+      assert.ok(!Object.keys(error).includes('response'));
+      assert.doesNotMatch(inspect(error), /Response \{/);
+      assert.match(inspect(error), /not_found/);
       return true;
     });
     const category = await client.createCategory({ body: { name: 'Plumbing' } });
