@@ -36,6 +36,11 @@ async function main(argv: string[]): Promise<number> {
     io.err(`wo: unknown command "${argv.join(' ')}"\n\n${usage()}`);
     return 2;
   }
+  if (found.rest.some((arg) => arg === '--help' || arg === '-h')) {
+    const { command } = found;
+    io.out([`usage: wo ${command.usage}`, '', command.summary, ...(command.details ? ['', command.details()] : [])].join('\n'));
+    return 0;
+  }
   try {
     const config = loadConfig();
     return await found.command.run(found.rest, config, io);

@@ -13,6 +13,8 @@ export interface CliCommand {
   readonly path: string[];
   readonly usage: string;
   readonly summary: string;
+  /** More than the usage line, for `wo <command> --help` (what the options accept). */
+  readonly details?: () => string;
   /** Resolves to the process exit code. */
   run(args: string[], config: Config, io: CliIo): Promise<number>;
 }

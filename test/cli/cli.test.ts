@@ -167,6 +167,12 @@ describe('the wo CLI and the service as a user runs them', () => {
 
       const applied = await cli(dataDir, ['migrate']);
       assert.match(applied.stdout, /schema already up to date/);
+
+      // `--help` after any command shows its usage and exits 0 instead of refusing an unknown option.
+      const help = await cli(dataDir, ['keys', 'create', '--help']);
+      assert.match(help.stdout, /^usage: wo keys create --org <id\|name> --scopes a,b/);
+      for (const scope of ['records:read', 'webhooks:manage', 'events:read']) assert.match(help.stdout, new RegExp(`^  ${scope} +\\S`, 'm'));
+      assert.match((await cli(dataDir, ['serve', '-h'])).stdout, /^usage: wo serve \[--no-worker\]/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
