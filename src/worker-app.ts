@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { AppContext } from './context.js';
 import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
+import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 
 /**
  * The HTTP face of `wo worker` (on WO_WORKER_PORT): /healthz, /readyz and /metrics, with the same
@@ -12,6 +13,8 @@ export async function buildWorkerApp(context: AppContext): Promise<FastifyInstan
     loggerInstance: context.logger as FastifyBaseLogger,
     // Its callers are probes and scrapers, every few seconds: a log line each would be noise.
     logController: new LogController({ disableRequestLogging: true }),
+    // Ids as the API's (`req_…`, or a sane X-Request-Id), so a problem's `requestId` reads the same everywhere.
+    genReqId: requestIdOf,
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => {
       sendProblem(reply, frameworkProblem(error), request.url.split('?')[0]);
@@ -24,6 +27,7 @@ export async function buildWorkerApp(context: AppContext): Promise<FastifyInstan
     for (const method of [route.method].flat()) if (method !== 'HEAD') methods.add(method);
     routeMethods.set(route.url, methods);
   });
+  installRequestIdHeader(app);
   installErrorHandling(app, () => routeMethods);
   installShutdownGuard(app, context.lifecycle);
   for (const schema of [ProblemSchema, ...healthComponents]) app.addSchema(schema);

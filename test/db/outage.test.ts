@@ -93,6 +93,12 @@ describe('a PostgreSQL outage, as real processes see it through a link the test 
         assert.equal((await refused.json()).code, 'unavailable');
         assert.match(String(refused.headers.get('retry-after')), /^\d+$/);
         await waitFor(async () => bothAlive() && (await ready(api!)) === 503 && (await ready(worker!)) === 503, 10_000, 'both processes to report not ready');
+        // The worker's problems name their request as the API's do.
+        const workerNotReady: Response = await fetch(`${worker!.base}/readyz`);
+        const workerProblem = (await workerNotReady.json()) as { code: string; requestId: string };
+        assert.equal(workerProblem.code, 'unavailable');
+        assert.match(workerProblem.requestId, /^req_[0-9A-Z]{26}$/);
+        assert.equal(workerNotReady.headers.get('x-request-id'), workerProblem.requestId);
         const refusedSince = statuses.length;
         await waitFor(() => bothAlive() && statuses.length >= refusedSince + 20, 10_000, 'more creates during the outage');
         load = false;
