@@ -3,8 +3,9 @@ import type { SealResult } from './transparency-log.js';
 
 /**
  * The proof sequencer's Prometheus metrics, per process. On PostgreSQL every worker runs a sequencer
- * and only the one holding the lock seals: summed over processes, seals count the log's checkpoints;
- * a process that never seals is standing by.
+ * and each seal is made by whichever one takes the lock for it (the lock lasts one seal transaction),
+ * so several workers' counters move, one seal at a time: summed over processes, seals count the log's
+ * checkpoints.
  */
 export class SequencerMetrics {
   private readonly seals;
