@@ -36,7 +36,9 @@ async function main(argv: string[]): Promise<number> {
     io.err(`wo: unknown command "${argv.join(' ')}"\n\n${usage()}`);
     return 2;
   }
-  if (found.rest.some((arg) => arg === '--help' || arg === '-h')) {
+  // Options end at `--`: after it `--help` is a value (`wo orgs create -- --help` names an organization so).
+  const options = found.rest.includes('--') ? found.rest.slice(0, found.rest.indexOf('--')) : found.rest;
+  if (options.some((arg) => arg === '--help' || arg === '-h')) {
     const { command } = found;
     io.out([`usage: wo ${command.usage}`, '', command.summary, ...(command.details ? ['', command.details()] : [])].join('\n'));
     return 0;

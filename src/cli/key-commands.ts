@@ -1,14 +1,20 @@
 import { createContext } from '../context.js';
 import { expiryFromDuration } from '../keys/api-keys.js';
+import { ALL_SCOPES, SCOPES } from '../keys/scopes.js';
 import { parseOptions, UsageError, type CliCommand } from './command.js';
 import { quietLogger } from './org-commands.js';
-import { ALL_SCOPES, SCOPES } from '../keys/scopes.js';
 
 export const keysCreateCommand: CliCommand = {
   path: ['keys', 'create'],
   usage: 'keys create --org <id|name> --scopes a,b [--name n] [--expires-in 90d] [--json]',
   summary: 'Create an API key; its value is printed once.',
-  details: () => ['scopes (--scopes, comma-separated):', ...ALL_SCOPES.map((scope) => `  ${scope.padEnd(18)} ${SCOPES[scope]}`), '', '--expires-in: 30m, 12h, 90d or 4w (at most 10 years); without it the key does not expire.'].join('\n'),
+  details: () =>
+    [
+      'scopes (--scopes, comma-separated):',
+      ...ALL_SCOPES.map((scope) => `  ${scope.padEnd(18)} ${SCOPES[scope]}`),
+      '',
+      '--expires-in: 30m, 12h, 90d or 4w (at most 10 years); without it the key does not expire.',
+    ].join('\n'),
   async run(args, config, io) {
     const { values } = parseOptions(
       args,

@@ -173,6 +173,8 @@ describe('the wo CLI and the service as a user runs them', () => {
       assert.match(help.stdout, /^usage: wo keys create --org <id\|name> --scopes a,b/);
       for (const scope of ['records:read', 'webhooks:manage', 'events:read']) assert.match(help.stdout, new RegExp(`^  ${scope} +\\S`, 'm'));
       assert.match((await cli(dataDir, ['serve', '-h'])).stdout, /^usage: wo serve \[--no-worker\]/);
+      // After `--`, `--help` is a value: here an organization's name.
+      assert.match((await cli(dataDir, ['orgs', 'create', '--json', '--', '--help'])).stdout, /"name":"--help"/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
