@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { itOnEachDatabase, recordBody, seedCategory, waitFor } from '../helpers/test-app.js';
+import { buildWorkerApp } from '../../src/worker-app.js';
 
 const GENERATED = /^req_[0-9A-Z]{26}$/;
 
@@ -88,6 +89,23 @@ describe('request ids', () => {
       assert.match(answer.headers['content-type'] as string, /^application\/problem\+json/);
       assert.match(answer.json().requestId, GENERATED);
       assert.equal(answer.json().requestId, answer.headers['x-request-id']);
+    }
+  });
+
+  itOnEachDatabase('names requests to the worker’s port as the API does: a client’s sane id echoed, else a new req_ id, in the header and a problem', async (t) => {
+    const worker = await buildWorkerApp(t.context);
+    try {
+      const generated = await worker.inject({ method: 'GET', url: '/healthz' });
+      assert.equal(generated.statusCode, 200);
+      assert.match(generated.headers['x-request-id'] as string, GENERATED);
+      const echoed = await worker.inject({ method: 'GET', url: '/readyz', headers: { 'x-request-id': 'probe-7' } });
+      assert.equal(echoed.headers['x-request-id'], 'probe-7');
+      const missing = await worker.inject({ method: 'GET', url: '/no/such/route' });
+      assert.equal(missing.statusCode, 404);
+      assert.match(missing.json().requestId, GENERATED);
+      assert.equal(missing.json().requestId, missing.headers['x-request-id']);
+    } finally {
+      await worker.close();
     }
   });
 
