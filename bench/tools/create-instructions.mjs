@@ -1,4 +1,4 @@
-// Instructions per work-order create on SQLite, counted by valgrind (callgrind), for comparing builds
+// Instructions per work-order create (SQLite, or PostgreSQL with DATABASE_URL), counted by valgrind (callgrind), for comparing builds
 // on a machine whose timings drift too much to settle a few per cent (the same build read 160 and 293
 // µs per create in create-ab.ts rounds minutes apart). Counts do not depend on the machine's speed,
 // but vary between runs of one build (the JIT and the GC), so compare medians of alternating runs.
