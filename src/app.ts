@@ -217,7 +217,9 @@ function parsesAsPlainJson(text: string): boolean {
   }
 }
 
+/** The API's metrics in /metrics: request durations, and the API role's (rate limits, the event feed). */
 function installRequestMetrics(app: FastifyInstance, context: AppContext): void {
+  context.apiMetrics.expose();
   const duration = new Histogram({
     name: 'wo_http_request_duration_seconds',
     help: 'HTTP request duration by route and status',

@@ -34,6 +34,8 @@ export interface LoopOptions {
   errorMessage: string;
   /** Lets the process exit while the loop waits (housekeeping that must never hold a process open). */
   unref?: boolean;
+  /** Runs when the loop is started (not when it is already running), before its first step. */
+  onStart?: () => void;
 }
 
 export const ERROR_BACKOFF_CAP_MS = 10_000;
@@ -107,6 +109,7 @@ export function backgroundLoop(options: LoopOptions): BackgroundLoop {
     start() {
       if (!stopped) return;
       stopped = false;
+      options.onStart?.();
       running = loop();
     },
     async stop() {

@@ -31,6 +31,7 @@ import { EventFeed } from './events/feed.js';
 import { InProcessFeedSignal, type FeedSignal } from './events/feed-signal.js';
 import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
 import { AuthenticatedKeys } from './keys/authenticated-keys.js';
+import { RoleMetrics } from './role-metrics.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
 export interface AppContext {
@@ -38,7 +39,10 @@ export interface AppContext {
   readonly database: Database;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** What /metrics serves: the process's own metrics, and each role's once the process takes it on. */
   readonly metrics: Registry;
+  /** The API role's metrics (rate limits, the event feed), exposed by buildApp. */
+  readonly apiMetrics: RoleMetrics;
   /** Running, draining or closing: set by the signal handling in run-service.ts, read by /readyz. */
   readonly lifecycle: Lifecycle;
   readonly organizations: OrganizationService;
@@ -179,12 +183,22 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const proofs = new ProofService(db, clock, proofKeys, transparencyLog);
   records.onCompleted((executor, completion, appends) => proofs.recordCompletion(executor, completion, appends));
 
-  const sequencerMetrics = new SequencerMetrics(metrics);
+  // Each role's metrics reach /metrics once this process takes the role on (RoleMetrics).
+  const apiMetrics = new RoleMetrics(metrics);
+  const workerMetrics = new RoleMetrics(metrics);
+  const sequencerMetrics = new SequencerMetrics(workerMetrics.registry);
   const backgroundJobs: BackgroundJob[] = [
     intervalLoop({ name: 'idempotency-purge', intervalMs: 10 * 60_000, work: () => idempotency.purgeExpired(), logger, errorMessage: 'idempotency purge failed' }),
     intervalLoop({ name: 'attachment-sweeper', intervalMs: 10 * 60_000, work: () => attachments.sweepAbandonedUploads(), logger, errorMessage: 'sweeping abandoned uploads failed' }),
     intervalLoop({ name: 'admin-purge', intervalMs: 10 * 60_000, work: () => admin.purgeExpired(), logger, errorMessage: 'admin session purge failed' }),
-    intervalLoop({ name: 'proof-sequencer', intervalMs: config.proofs.batchIntervalMs, work: () => sequencerMetrics.observe(() => transparencyLog.sealPending()), logger, errorMessage: 'proof sequencing failed' }),
+    intervalLoop({
+      name: 'proof-sequencer',
+      intervalMs: config.proofs.batchIntervalMs,
+      work: () => sequencerMetrics.observe(() => transparencyLog.sealPending()),
+      onStart: () => workerMetrics.expose(),
+      logger,
+      errorMessage: 'proof sequencing failed',
+    }),
   ];
   // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
   // PostgreSQL only the sequencer holding the lock signs, inside its seal.
@@ -204,9 +218,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
     database.dialect === 'postgres'
       ? new PostgresFeedSignal({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger })
       : new InProcessFeedSignal();
-  const webhooks = createWebhooks({ config, database, clock, logger, metrics, secrets, onEventsDispatched: (orgIds) => feedSignal.wake(orgIds) });
+  const webhooks = createWebhooks({ config, database, clock, logger, workerMetrics, secrets, onEventsDispatched: (orgIds) => feedSignal.wake(orgIds) });
   backgroundJobs.push(...webhooks.jobs);
-  const rateLimiter = RateLimiter.fromConfig(config, logger, metrics);
+  const rateLimiter = RateLimiter.fromConfig(config, logger, apiMetrics.registry);
 
   const context: AppContext = {
     config,
@@ -214,6 +228,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     clock,
     logger,
     metrics,
+    apiMetrics,
     lifecycle: new Lifecycle(),
     organizations: new OrganizationService(db, clock),
     apiKeys,
@@ -229,7 +244,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     rateLimiter,
     comments: new CommentService(db, clock),
     attachments,
-    events: new EventFeed(db, database.dialect, feedSignal, metrics),
+    events: new EventFeed(db, database.dialect, feedSignal, apiMetrics.registry),
     backgroundJobs,
     async close() {
       await Promise.all(backgroundJobs.map((job) => job.stop()));

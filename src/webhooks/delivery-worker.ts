@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { Agent } from 'undici';
 import type { Config } from '../config.js';
 import type { Db, DialectName } from '../db/database.js';
@@ -24,6 +23,7 @@ import {
 import { nextDeliveryState, type NextDeliveryState } from './next-delivery-state.js';
 import { openDeliveryAgent, sendDelivery, SigningKeyCache, unsentAttempt, type SentAttempt, type SigningKeys } from './send-delivery.js';
 import { DeliveryMetrics, type FinishedDelivery } from './delivery-metrics.js';
+import type { RoleMetrics } from '../role-metrics.js';
 
 type WorkerConfig = Config['webhooks'];
 
@@ -47,7 +47,8 @@ export interface DeliveryWorkerOptions {
   config: WorkerConfig;
   secrets: SecretBox;
   logger: Logger;
-  metrics: Registry;
+  /** The background role's metrics: the worker's are created there and exposed when it starts. */
+  metrics: RoleMetrics;
   random?: () => number;
 }
 
@@ -96,7 +97,7 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.random = options.random ?? Math.random;
-    this.metrics = new DeliveryMetrics(options.metrics);
+    this.metrics = new DeliveryMetrics(options.metrics.registry);
     this.keyCache = new SigningKeyCache(options.secrets, (subscriptionId, error) =>
       options.logger.error({ subscriptionId, err: error }, "a webhook subscription's secret cannot be decrypted: its deliveries fail until the secret is rotated"),
     );
@@ -113,6 +114,7 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.options.metrics.expose();
     this.agent = openDeliveryAgent(this.options.config);
     this.loop.start();
   }

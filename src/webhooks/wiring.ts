@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import type { RoleMetrics } from '../role-metrics.js';
 import type { Config } from '../config.js';
 import type { Database, DialectName } from '../db/database.js';
 import type { Clock } from '../clock.js';
@@ -33,15 +33,16 @@ export function createWebhooks(deps: {
   database: Database;
   clock: Clock;
   logger: Logger;
-  metrics: Registry;
+  /** The background role's metrics (the delivery worker's). */
+  workerMetrics: RoleMetrics;
   secrets: SecretBox;
   onEventsDispatched?: (orgIds: string[]) => void;
 }): {
   service: WebhookService;
   jobs: BackgroundJob[];
 } {
-  const { config, database, clock, logger, metrics, secrets } = deps;
-  const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics });
+  const { config, database, clock, logger, workerMetrics, secrets } = deps;
+  const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics: workerMetrics });
   // The dispatcher hands the deliveries it writes to this process's worker, leased, as far as it has room.
   const dispatcher = new EventDispatcher(database.db, database.dialect, clock, undefined, deps.onEventsDispatched, worker);
   const dispatcherPace = new PollPace(config.webhooks.idlePollMs);

@@ -8,11 +8,16 @@ import { itOnEachDatabase, recordBody, seedCategory } from '../helpers/test-app.
 
 describe('the Prometheus metrics', () => {
   itOnEachDatabase('pass promtool check metrics with no problem reported, after traffic has filled them', async (t) => {
+    // Both roles, as `wo serve` runs them: the worker's metrics are in /metrics once its jobs start.
+    for (const job of t.context.backgroundJobs) job.start();
     const tenant = await t.newTenant();
     const categoryId = await seedCategory(tenant);
     assert.equal((await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId) })).statusCode, 201);
     await t.app.inject({ method: 'GET', url: '/api/v1/records' });
     const exposition = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    for (const name of ['wo_http_request_duration_seconds', 'wo_event_feed_waiting_requests', 'wo_webhook_in_flight', 'wo_proof_seals_total']) {
+      assert.match(exposition, new RegExp(`^# TYPE ${name} `, 'm'), name);
+    }
     assert.match(exposition, /wo_http_request_duration_seconds_bucket/);
     assert.match(exposition, /^nodejs_active_handles\b/m, 'the by-type gauges stay');
 
