@@ -18,6 +18,7 @@ import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
 import { intervalLoop } from './background-loop.js';
 import { installInputGuard, installValidation } from './http/validation.js';
+import { installSerialization } from './http/serialization.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
 import { recordComponents } from './records/schemas.js';
@@ -90,6 +91,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installShutdownGuard(app, context.lifecycle);
   installJsonParser(app);
   installValidation(app);
+  installSerialization(app);
   installInputGuard(app);
   installStrictPaging(app);
   installRequestMetrics(app, context);
