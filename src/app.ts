@@ -18,7 +18,7 @@ import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
 import { intervalLoop } from './background-loop.js';
 import { installInputGuard, installValidation } from './http/validation.js';
-import { installSerialization } from './http/serialization.js';
+import { responseSerializers } from './http/serialization.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
 import { recordComponents } from './records/schemas.js';
@@ -65,6 +65,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     clientErrorHandler: answerClientError,
     // Node would answer a request without Host with an empty 400; the hook below answers a problem.
     http: { requireHostHeader: false },
+    // Response serializers with only the named schemas each one uses (a start in a fifth of the time).
+    schemaController: { compilersFactory: { buildSerializer: responseSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Node answers an unmet `Expect` before Fastify sees the request; this listener makes it a problem.
   app.server.on('checkExpectation', answerFailedExpectation);
@@ -91,7 +93,6 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installShutdownGuard(app, context.lifecycle);
   installJsonParser(app);
   installValidation(app);
-  installSerialization(app);
   installInputGuard(app);
   installStrictPaging(app);
   installRequestMetrics(app, context);

@@ -108,8 +108,8 @@ export function backgroundLoop(options: LoopOptions): BackgroundLoop {
     name: options.name,
     start() {
       if (!stopped) return;
-      stopped = false;
       options.onStart?.();
+      stopped = false;
       running = loop();
     },
     async stop() {
