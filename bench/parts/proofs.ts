@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Baseline, measurementSeconds, round, runLoad, type LoadFigures } from '../lib/load.js';
 import { REPO_ROOT, removeDataDir, serverRunner, startService, temporaryDataDir, type ApiTarget } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
+import { sqliteCheckpointTimes, type CheckpointTimes } from '../lib/checkpoint-times.js';
 import { check, loadMeasurement, machineSpeedNote, skippedPart, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
 import { callApi, createCategory, createTenant, recordBody, routeExists, type Tenant } from '../lib/tenant.js';
 import { FEATURE_MISSING, subscribe, WEBHOOK_ENV } from './webhooks.js';
@@ -51,7 +52,7 @@ export async function runProofsPart(): Promise<PartResult> {
     }
     const categoryId = await createCategory(api.baseUrl, tenant);
 
-    const completions = await measureCompletions(api, tenant, receiver, categoryId, base);
+    const completions = await measureCompletions(api, tenant, receiver, categoryId, base, sqliteCheckpointTimes(dataDir));
     const { saturated, sealedRate, announcedRate, paced, pacedP99 } = completions;
     measurements.push(...completions.measurements);
     targets.push(
@@ -109,7 +110,7 @@ type Completions = Awaited<ReturnType<typeof completeAndObserve>>;
 export interface CompletionRuns {
   saturated: Completions;
   paced: Completions;
-  /** Completions per second until the public checkpoint covered them all (what the issue's target counts). */
+  /** Completions per second until a checkpoint of the log covered them all (what the issue's target counts). */
   sealedRate: number;
   /** Completions per second until the last record.proof_delivered was received. */
   announcedRate: number;
@@ -129,6 +130,7 @@ export async function measureCompletions(
   receiver: WebhookReceiver,
   categoryId: string,
   base: LoadFigures,
+  checkpoints: CheckpointTimes,
   observe: (complete: () => Promise<Completions>) => Promise<Completions> = (complete) => complete(),
 ): Promise<CompletionRuns> {
   const seconds = measurementSeconds();
@@ -145,11 +147,11 @@ export async function measureCompletions(
   // Warm-up: the same load on other work orders, until their proofs are announced, so that what is
   // measured is a running deployment rather than freshly started processes compiling the completion,
   // sealing and delivery paths (as the create and lifecycle parts warm up with their own load).
-  const warmUp = await completeAndObserve(api, tenant, receiver, ready.splice(0, warmUpCount), completeBody, { connections: 50 });
+  const warmUp = await completeAndObserve(api, tenant, receiver, checkpoints, ready.splice(0, warmUpCount), completeBody, { connections: 50 });
 
-  const saturated = await observe(() => completeAndObserve(api, tenant, receiver, ready.slice(0, saturatedCount), completeBody, { connections: 50 }));
+  const saturated = await observe(() => completeAndObserve(api, tenant, receiver, checkpoints, ready.slice(0, saturatedCount), completeBody, { connections: 50 }));
   measurements.push(loadMeasurement(`complete (${saturated.completed} work orders, as fast as possible)`, saturated.load, base));
-  // Sealed into the log: when the public checkpoint first covered every completion (what the
+  // Sealed into the log: when a checkpoint first covered every completion (what the
   // issue's target counts). Announced: when the last record.proof_delivered reached the receiver,
   // which adds the delivery of the last batch (its latency is the next measurement's target).
   const sealedRate = saturated.sealedAt ? round(saturated.completed / ((saturated.sealedAt - saturated.started) / 1000)) : 0;
@@ -160,7 +162,7 @@ export async function measureCompletions(
     unit: 'completions/s',
     p50Ms: null,
     p99Ms: null,
-    note: 'from the first completion request until the public checkpoint covered them all',
+    note: 'from the first completion request until a checkpoint of the log covered them all (its time as the sequencer stamped it)',
   });
   measurements.push({
     name: `completions sealed and announced at full speed (${saturated.announced}/${saturated.completed})`,
@@ -174,7 +176,7 @@ export async function measureCompletions(
   // 2. Latency at a steady rate the one process sustains with its delivery worker (as the
   //    webhooks part measures commit → receipt at a fixed rate): at full speed the API's own
   //    requests take the event loop and the announcement queues behind them.
-  const paced = await completeAndObserve(api, tenant, receiver, ready.slice(saturatedCount), completeBody, { connections: 10, overallRate: PACED_COMPLETIONS_PER_S });
+  const paced = await completeAndObserve(api, tenant, receiver, checkpoints, ready.slice(saturatedCount), completeBody, { connections: 10, overallRate: PACED_COMPLETIONS_PER_S });
   const pacedP99 = percentile(paced.latencies, 99);
   measurements.push({
     name: `completion → proof_delivered at ${PACED_COMPLETIONS_PER_S} completions/s (${paced.announced}/${paced.completed})`,
@@ -224,12 +226,14 @@ export async function prepareStartedWorkOrders(url: string | string[], tenant: T
 
 /**
  * Completes `ids` under the given load, then waits for every `record.proof_delivered`: the load's
- * figures, when the last announcement arrived, and each work order's completedAt → receipt latency.
+ * figures, when the log first covered them all (from `checkpoints`, after the run), when the last
+ * announcement arrived, and each work order's completedAt → receipt latency.
  */
 export async function completeAndObserve(
   api: ApiTarget,
   tenant: Tenant,
   receiver: WebhookReceiver,
+  checkpoints: CheckpointTimes,
   ids: string[],
   body: string,
   load: { connections: number; overallRate?: number },
@@ -237,20 +241,7 @@ export async function completeAndObserve(
   await receiver.reset();
   const completedAt = new Map<string, number>();
   const queue = [...ids];
-  // The log's size over time, from the public checkpoint (a few requests per second next to thousands).
-  const sizes: Array<{ at: number; size: number }> = [];
-  const readSize = async () => {
-    const response = await fetch(`${api.baseUrl}/api/v1/transparency/checkpoint`);
-    return response.ok ? Number((await response.text()).split('\n')[1]) : 0;
-  };
-  const sizeBefore = await readSize();
-  let polling = true;
-  const poller = (async () => {
-    while (polling) {
-      sizes.push({ at: Date.now(), size: await readSize() });
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  })();
+  const sizeBefore = await checkpoints.size();
   const started = Date.now();
   const figures = await runLoad({
     url: api.urls ?? api.baseUrl,
@@ -270,9 +261,7 @@ export async function completeAndObserve(
     ],
   });
   const stats = await receiver.waitForCount(completedAt.size, 60_000 + completedAt.size * 5, PROOF_EVENT);
-  polling = false;
-  await poller;
-  const sealedAt = sizes.find((s) => s.size >= sizeBefore + completedAt.size)?.at ?? null;
+  const sealedAt = await checkpoints.coveredAt(sizeBefore + completedAt.size);
   const receipts = (await receiver.stats(PROOF_EVENT, true)).receipts ?? [];
   const latencies = receipts
     .map((r) => (r.recordId && completedAt.has(r.recordId) ? r.receivedAt - completedAt.get(r.recordId)! : NaN))

@@ -6,7 +6,7 @@
 // orders completed at 50 connections per round, ROUNDS (default 2) rounds after a warm-up of the
 // same size, each until every proof is announced. Prints per round the completion rate, the rate
 // sealed into the log, and µs of CPU per completion for the API processes, the worker, PostgreSQL
-// and this process (load generator, checkpoint poller; the receiver is a process of its own).
+// and this process (load generator, pg_stat_activity sampler; the receiver is a process of its own).
 // PERF_DIR=<dir>: also records `perf record -a -g` during each round (perf-round-N.data there), with
 // the Node processes started with --perf-basic-prof so that their JavaScript frames have names.
 // PROFILE_DIR=<dir>: V8 CPU profiles of the API processes and the worker covering each round
@@ -29,6 +29,7 @@ import { PostgresDeployment } from '../postgres/deployment.js';
 import { PostgresObserver } from '../postgres/observer.js';
 import { REPO_ROOT } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
+import { postgresCheckpointTimes } from '../lib/checkpoint-times.js';
 
 const rounds = Number(process.env.ROUNDS ?? 2);
 const count = Number(process.env.COMPLETIONS ?? 6_000);
@@ -88,7 +89,8 @@ try {
   const categoryId = await createCategory(api.baseUrl, tenant);
   const ready = await prepareStartedWorkOrders(api.urls ?? api.baseUrl, tenant, categoryId, count * (rounds + 1));
   const body = JSON.stringify({ resolutionNotes: 'Replaced the thermostat and tested the circuit.' });
-  await completeAndObserve(api, tenant, receiver, ready.splice(0, count), body, { connections: 50 }); // warm-up
+  const checkpoints = postgresCheckpointTimes(database.url);
+  await completeAndObserve(api, tenant, receiver, checkpoints, ready.splice(0, count), body, { connections: 50 }); // warm-up
   for (let round = 1; round <= rounds; round++) {
     const countersBefore = tableStats ? (await new Promise((resolve) => setTimeout(resolve, 1500)), await writeCounters(database.url)) : undefined;
     const walAt = async () => (await queryOnce<{ lsn: string }>(database.url, 'SELECT pg_current_wal_lsn()::text AS lsn'))[0]!.lsn;
@@ -101,7 +103,7 @@ try {
     const toggleProfiles = () => profileDir && [...deployment.apiProcessList, ...deployment.workerProcessList].forEach((p) => process.kill(p.pid, 'SIGUSR2'));
     toggleProfiles();
     const perf = perfDir ? spawn('perf', ['record', '-a', '-g', '-F', '999', '-o', path.join(perfDir, `perf-round-${round}.data`)], { stdio: 'ignore' }) : undefined;
-    const { result, cost } = await observer.during(() => completeAndObserve(api, tenant, receiver, ready.splice(0, count), body, { connections: 50 }));
+    const { result, cost } = await observer.during(() => completeAndObserve(api, tenant, receiver, checkpoints, ready.splice(0, count), body, { connections: 50 }));
     if (perf) {
       perf.kill('SIGINT');
       await once(perf, 'exit');

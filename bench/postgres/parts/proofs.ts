@@ -4,6 +4,7 @@ import { createCategory } from '../../lib/tenant.js';
 import { measureCompletions, PROOF_EVENT } from '../../parts/proofs.js';
 import { FEATURE_MISSING, subscribe } from '../../parts/webhooks.js';
 import { withPostgresCost } from '../measure.js';
+import { postgresCheckpointTimes } from '../../lib/checkpoint-times.js';
 import type { PostgresCost } from '../observer.js';
 import { onFreshDatabaseWithReceiver, postgresPartResult, processesLabel, skippedOnPostgres, targetProcesses, type PostgresPartOptions } from '../part-run.js';
 
@@ -12,7 +13,7 @@ const TARGET_PER_S = 1_000;
 /**
  * Completions through 1 and then 2 API processes (each count asked for, each on a fresh database)
  * while one `worker` seals them into the transparency log and announces each with
- * record.proof_delivered: completions per second sealed (until the public checkpoint covers them
+ * record.proof_delivered: completions per second sealed (until a checkpoint of the log covers them
  * all) and announced, then latency at a steady rate. The target is checked on one API process when
  * it was measured, as create's and the lifecycle mix's are (targetProcesses).
  */
@@ -51,7 +52,8 @@ function proofsWith(apiProcesses: number, checked: boolean): Promise<PartResult>
     let workerCpuSeconds = 0;
     let benchCpuSeconds = 0;
     let apiCpuSeconds = 0;
-    const { saturated, sealedRate, announcedRate, measurements } = await measureCompletions(api, tenant, receiver, categoryId, run.base, async (complete) => {
+    const checkpoints = postgresCheckpointTimes(run.database.url);
+    const { saturated, sealedRate, announcedRate, measurements } = await measureCompletions(api, tenant, receiver, categoryId, run.base, checkpoints, async (complete) => {
       const workerBefore = deployment.workerCpuSeconds();
       const benchBefore = process.cpuUsage();
       const apiBefore = api.cpuSeconds?.() ?? 0;
@@ -77,7 +79,7 @@ function proofsWith(apiProcesses: number, checked: boolean): Promise<PartResult>
       targets: checked ? [check(`≥ ${TARGET_PER_S.toLocaleString('en')} completions/s sealed, ${label}`, outcome, saturated.announced === saturated.completed && sealedRate >= TARGET_PER_S)] : [],
       notes: [
         `${label}: ${checked ? '' : `${outcome}; `}CPU per completion at full speed, from the first completion until the last announcement: API ${perCompletion(apiCpuSeconds)} µs, ` +
-          `PostgreSQL ${perCompletion(cost!.cpuSeconds)} µs, worker ${perCompletion(workerCpuSeconds)} µs, the bench process (load generator, checkpoint poller) ${perCompletion(benchCpuSeconds)} µs.`,
+          `PostgreSQL ${perCompletion(cost!.cpuSeconds)} µs, worker ${perCompletion(workerCpuSeconds)} µs, the bench process (load generator, pg_stat_activity sampler) ${perCompletion(benchCpuSeconds)} µs.`,
         ...(checked ? ['The sequencer runs in the one worker process; PostgreSQL CPU on the completion line is per completion, from the first completion until the last announcement.'] : []),
       ],
       baseline: run.baseline.all(),
