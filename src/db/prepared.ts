@@ -1,6 +1,7 @@
 import type { Compilable, DialectAdapter, QueryResult } from 'kysely';
 import type { Executor } from './database.js';
 import { executePrepared } from './sqlite-fast-path.js';
+import { padInList } from './statement-shapes.js';
 
 type Params = object;
 
@@ -47,6 +48,37 @@ export function preparedQuery<P extends Params, R = unknown>(
     return executePrepared<R>(executor, compiled.sql, parameters, options);
   };
 }
+
+/**
+ * preparedQuery for a query over a list of values of varying length (an `IN` list): the list is padded
+ * to a power-of-two length (padInList) and each padded length gets its query, built and compiled
+ * once. `build` receives the list as placeholders, one per padded entry, and must use them only as
+ * bound values, as preparedQuery's `params`. The background jobs run such queries for every batch,
+ * and building them anew each time was ~13 % of the webhook worker's CPU (docs/benchmarks.md).
+ * An empty list reaches `build` as an empty array: decide there what it means.
+ */
+export function preparedListQuery<P extends Params, V, R = unknown>(
+  build: (executor: Executor, params: P, list: V[]) => Compilable<R>,
+): (executor: Executor, params: P, list: readonly V[]) => Promise<QueryResult<R>> {
+  const byLength = new Map<number, (executor: Executor, params: Record<string, unknown>) => Promise<QueryResult<R>>>();
+  return (executor, params, list) => {
+    const padded = padInList(list);
+    let query = byLength.get(padded.length);
+    if (!query) {
+      const names = padded.map((_value, i) => `${LIST_ENTRY_PREFIX}${i}`);
+      query = preparedQuery((db, placeholders: Record<string, unknown>) => build(db, placeholders as P, names.map((name) => placeholders[name] as V)));
+      byLength.set(padded.length, query);
+    }
+    const values: Record<string, unknown> = { ...(params as Record<string, unknown>) };
+    padded.forEach((value, i) => {
+      values[`${LIST_ENTRY_PREFIX}${i}`] = value;
+    });
+    return query(executor, values);
+  };
+}
+
+// The list's entries as parameters, under names no caller's own parameter takes.
+const LIST_ENTRY_PREFIX = '\u0000list:';
 
 // A control character no real value starts with, so a placeholder cannot be mistaken for data.
 const PLACEHOLDER_PREFIX = '\u0000param:';

@@ -52,7 +52,7 @@ const payloadIfSubscribed = sql<string | null>`CASE WHEN EXISTS (
 ) THEN outbox_events.payload END`;
 
 /** The next events in `seq` order as the dispatcher reads them; each dialect adds which ones are pending. */
-function selectPending(tx: Tx, limit: number) {
+function selectPending(tx: Executor, limit: number) {
   return tx
     .selectFrom('outbox_events')
     .select(['seq', 'id', 'org_id', 'type', 'created_at', payloadIfSubscribed.as('payload')])
@@ -112,16 +112,11 @@ async function readCursor(executor: Executor): Promise<number> {
  */
 const postgresRowFlags: OutboxProgress = {
   async next(tx, limit) {
-    return selectPending(tx, limit).where('dispatched_at', 'is', null).forUpdate().skipLocked().execute();
+    return (await postgresPendingQuery(tx, { limit })).rows;
   },
   async positions(tx, events) {
     if (events.length === 0) return [];
-    const { last_seq: last } = await tx
-      .updateTable('outbox_cursor')
-      .set((eb) => ({ last_seq: eb('last_seq', '+', events.length) }))
-      .where('id', '=', 1)
-      .returning('last_seq')
-      .executeTakeFirstOrThrow();
+    const { last_seq: last } = (await takePositionsQuery(tx, { count: events.length })).rows[0]!;
     const first = Number(last) - events.length + 1;
     return events.map((_event, i) => first + i);
   },
@@ -146,6 +141,17 @@ const postgresRowFlags: OutboxProgress = {
     return (await postgresFirstPendingQuery(executor, {})).rows.length > 0;
   },
 };
+
+// The dispatcher runs these for every batch: built and compiled once (preparedQuery).
+const postgresPendingQuery = preparedQuery((tx, p: { limit: number }) => selectPending(tx, p.limit).where('dispatched_at', 'is', null).forUpdate().skipLocked());
+
+const takePositionsQuery = preparedQuery((tx, p: { count: number }) =>
+  tx
+    .updateTable('outbox_cursor')
+    .set((eb) => ({ last_seq: eb('last_seq', '+', p.count) }))
+    .where('id', '=', 1)
+    .returning('last_seq'),
+);
 
 const postgresFirstPendingQuery = preparedQuery((executor) => executor.selectFrom('outbox_events').select('seq').where('dispatched_at', 'is', null).limit(1));
 

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import type { DialectName, Executor } from '../db/database.js';
-import { padInList } from '../db/statement-shapes.js';
+import type { Executor } from '../db/database.js';
+import { isSqlite } from '../db/dialect.js';
 import { insertRows } from '../db/insert-rows.js';
+import { preparedListQuery, preparedQuery } from '../db/prepared.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/tables.js';
 import type { NextDeliveryState } from './next-delivery-state.js';
 
@@ -45,57 +46,68 @@ export interface DeliveryHandoff {
   giveBack(subscriptionIds: string[]): void;
 }
 
+// The queue's statements run for every batch the worker sends: each is built and compiled once per
+// shape (preparedQuery, preparedListQuery), not by Kysely's builder at every call.
+
 /** Up to `limit` ids of one subscription's due deliveries, oldest due first. */
 export async function dueDeliveriesOf(db: Executor, subscriptionId: string, nowIso: string, limit: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('subscription_id', '=', subscriptionId)
-    .where(DUE_STATUSES)
-    .where('next_attempt_at', '<=', nowIso)
-    .orderBy('next_attempt_at')
-    .limit(limit)
-    .execute();
+  const { rows } = await dueDeliveriesOfQuery(db, { subscriptionId, nowIso, limit });
   return rows.map((row) => row.id);
 }
 
+const dueDeliveriesOfQuery = preparedQuery((db, p: { subscriptionId: string; nowIso: string; limit: number }) =>
+  db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('subscription_id', '=', p.subscriptionId)
+    .where(DUE_STATUSES)
+    .where('next_attempt_at', '<=', p.nowIso)
+    .orderBy('next_attempt_at')
+    .limit(p.limit),
+);
+
 /** Up to `limit` due deliveries of any subscription but `excluded`, oldest due first. */
-export function dueDeliveries(db: Executor, nowIso: string, excluded: string[], limit: number): Promise<{ id: string; subscription_id: string }[]> {
-  return db
+export async function dueDeliveries(db: Executor, nowIso: string, excluded: string[], limit: number): Promise<{ id: string; subscription_id: string }[]> {
+  return (await dueDeliveriesQuery(db, { nowIso, limit }, excluded)).rows;
+}
+
+const dueDeliveriesQuery = preparedListQuery((db, p: { nowIso: string; limit: number }, excluded: string[]) =>
+  db
     .selectFrom('webhook_deliveries')
     .select(['id', 'subscription_id'])
     .where(DUE_STATUSES)
-    .where('next_attempt_at', '<=', nowIso)
-    .$if(excluded.length > 0, (query) => query.where('subscription_id', 'not in', padInList(excluded)))
+    .where('next_attempt_at', '<=', p.nowIso)
+    .$if(excluded.length > 0, (query) => query.where('subscription_id', 'not in', excluded))
     .orderBy('next_attempt_at')
-    .limit(limit)
-    .execute();
-}
+    .limit(p.limit),
+);
 
 /** Leases the deliveries among `ids` that are still due until `lease`, unless another worker took them first. */
-export async function leaseDeliveries(db: Executor, dialect: DialectName, ids: string[], nowIso: string, lease: string): Promise<LeasedDelivery[]> {
-  const update = db.updateTable('webhook_deliveries').set({ status: 'delivering', locked_until: lease, next_attempt_at: lease, updated_at: nowIso });
+export async function leaseDeliveries(db: Executor, ids: string[], nowIso: string, lease: string): Promise<LeasedDelivery[]> {
+  const { rows } = await leaseDeliveriesQuery(db, { nowIso, lease }, ids);
+  return rows.map((delivery) => ({ delivery, lease }));
+}
+
+const leaseDeliveriesQuery = preparedListQuery((db, p: { nowIso: string; lease: string }, ids: string[]) => {
+  const update = db.updateTable('webhook_deliveries').set({ status: 'delivering', locked_until: p.lease, next_attempt_at: p.lease, updated_at: p.nowIso });
   // Re-checked as the row is written: another worker may have claimed it since we looked.
-  const rows = await (
-    dialect === 'postgres'
-      ? // SKIP LOCKED needs a SELECT: rows another worker is writing now are left to it.
+  return (
+    isSqlite(db)
+      ? // SQLite writes one transaction at a time: the conditions on the UPDATE itself suffice.
+        update.where('id', 'in', ids).where('status', 'in', ['pending', 'delivering']).where('next_attempt_at', '<=', p.nowIso)
+      : // SKIP LOCKED needs a SELECT: rows another worker is writing now are left to it.
         update.where('id', 'in', (eb) =>
           eb
             .selectFrom('webhook_deliveries')
             .select('id')
-            .where('id', 'in', padInList(ids))
+            .where('id', 'in', ids)
             .where('status', 'in', ['pending', 'delivering'])
-            .where('next_attempt_at', '<=', nowIso)
+            .where('next_attempt_at', '<=', p.nowIso)
             .forUpdate()
             .skipLocked(),
         )
-      : // SQLite writes one transaction at a time: the conditions on the UPDATE itself suffice.
-        update.where('id', 'in', padInList(ids)).where('status', 'in', ['pending', 'delivering']).where('next_attempt_at', '<=', nowIso)
-  )
-    .returning(CLAIMED_COLUMNS)
-    .execute();
-  return rows.map((delivery) => ({ delivery, lease }));
-}
+  ).returning(CLAIMED_COLUMNS);
+});
 
 /** Hands leased deliveries back to the queue, due now, where the lease is still ours. */
 export async function releaseDeliveries(db: Executor, leased: LeasedDelivery[], nowIso: string): Promise<void> {
@@ -133,21 +145,36 @@ export async function recordDeliveryState(
   state: NextDeliveryState,
   nowIso: string,
 ): Promise<number> {
-  const common = { attempt_count: summary.attemptCount, last_status_code: summary.statusCode, last_error: summary.error, updated_at: nowIso, locked_until: null };
-  const change: Partial<WebhookDeliveriesTable> =
+  const result = { attemptCount: summary.attemptCount, statusCode: summary.statusCode, error: summary.error, nowIso, lease };
+  const written =
     state.status === 'pending'
-      ? { ...common, status: 'pending', next_attempt_at: state.nextAttemptAt.toISOString() }
-      : { ...common, status: state.status, next_attempt_at: null, completed_at: nowIso };
-  const written = await db
-    .updateTable('webhook_deliveries')
-    .set(change)
-    .where('id', 'in', padInList(ids))
-    .where('locked_until', '=', lease)
-    .executeTakeFirst();
-  return Number(written.numUpdatedRows);
+      ? await rescheduleQuery(db, { ...result, nextAttemptAt: state.nextAttemptAt.toISOString() }, ids)
+      : await finishQuery(db, { ...result, status: state.status }, ids);
+  return Number(written.numAffectedRows ?? 0);
 }
 
-/** The subscriptions that deliveries are sent for: their URL, state and (encrypted) secrets. */
-export function subscriptionsToSend(db: Executor, ids: string[]): Promise<WebhookSubscriptionsTable[]> {
-  return db.selectFrom('webhook_subscriptions').selectAll().where('id', 'in', padInList(ids)).execute();
+type DeliveryResult = { attemptCount: number; statusCode: number | null; error: string | null; nowIso: string; lease: string };
+
+/** What every next state writes: the attempt's summary, the lease released; only where the lease is still ours. */
+function writeResult(db: Executor, p: DeliveryResult, ids: string[], change: Partial<WebhookDeliveriesTable>) {
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ attempt_count: p.attemptCount, last_status_code: p.statusCode, last_error: p.error, updated_at: p.nowIso, locked_until: null, ...change })
+    .where('id', 'in', ids)
+    .where('locked_until', '=', p.lease);
 }
+
+const rescheduleQuery = preparedListQuery((db, p: DeliveryResult & { nextAttemptAt: string }, ids: string[]) =>
+  writeResult(db, p, ids, { status: 'pending', next_attempt_at: p.nextAttemptAt }),
+);
+
+const finishQuery = preparedListQuery((db, p: DeliveryResult & { status: 'succeeded' | 'failed' }, ids: string[]) =>
+  writeResult(db, p, ids, { status: p.status, next_attempt_at: null, completed_at: p.nowIso }),
+);
+
+/** The subscriptions that deliveries are sent for: their URL, state and (encrypted) secrets. */
+export async function subscriptionsToSend(db: Executor, ids: string[]): Promise<WebhookSubscriptionsTable[]> {
+  return (await subscriptionsToSendQuery(db, {}, ids)).rows;
+}
+
+const subscriptionsToSendQuery = preparedListQuery((db, _p: object, ids: string[]) => db.selectFrom('webhook_subscriptions').selectAll().where('id', 'in', ids));

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { Config } from '../config.js';
-import type { Db, DialectName } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { WebhookSubscriptionsTable } from '../db/tables.js';
 import type { Clock } from '../clock.js';
 import { backgroundLoop, PollPace, type BackgroundJob, type BackgroundLoop, type LoopTurn } from '../background-loop.js';
@@ -42,7 +42,6 @@ interface AttemptResult extends Omit<SentAttempt, 'attempt'> {
 
 export interface DeliveryWorkerOptions {
   db: Db;
-  dialect: DialectName;
   clock: Clock;
   config: WorkerConfig;
   secrets: SecretBox;
@@ -222,7 +221,7 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
    *    thousands of times a second.
    */
   private async claim(free: number): Promise<Claimed[]> {
-    const { db, dialect, clock, config } = this.options;
+    const { db, clock, config } = this.options;
     // A subscription may hold its in-flight slots plus as many deliveries waiting in `ready`.
     const cap = 2 * config.perSubscriptionConcurrency;
     const now = clock.now();
@@ -263,7 +262,7 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
       if (candidates.length === limit) this.discoverNeeded = true;
     }
     if (picked.length === 0) return [];
-    return leaseDeliveries(db, dialect, picked, nowIso, this.leaseFrom(now));
+    return leaseDeliveries(db, picked, nowIso, this.leaseFrom(now));
   }
 
   /**

@@ -4,6 +4,7 @@ import { publishedPayloadJson } from '../events/outbox.js';
 import type { WebhookDeliveriesTable } from '../db/tables.js';
 import type { Clock } from '../clock.js';
 import { padInList } from '../db/statement-shapes.js';
+import { preparedListQuery } from '../db/prepared.js';
 import { insertRows } from '../db/insert-rows.js';
 import { newDeliveryRow } from './repository.js';
 import type { DeliveryHandoff } from './delivery-queue.js';
@@ -69,12 +70,7 @@ export class EventDispatcher {
       if (events.length === 0) return { events: 0, deliveries: 0, full: false, orgIds: [] };
 
       const orgIds = [...new Set(events.map((event) => event.org_id))];
-      const subscriptions = await tx
-        .selectFrom('webhook_subscriptions')
-        .select(['id', 'org_id', 'events'])
-        .where('org_id', 'in', padInList(orgIds))
-        .where('active', '=', 1)
-        .execute();
+      const { rows: subscriptions } = await activeSubscriptionsQuery(tx, {}, orgIds);
       const byOrg = new Map<string, { id: string; org_id: string; events: Set<string> }[]>();
       for (const sub of subscriptions) {
         const list = byOrg.get(sub.org_id) ?? [];
@@ -149,3 +145,8 @@ export class EventDispatcher {
 export function deliveryEnvelope(type: string, payloadJson: string, sequence: number, occurredAt: string): string {
   return `{"event":${JSON.stringify(type)},"payload":${publishedPayloadJson(payloadJson, sequence)},"timestamp":${JSON.stringify(occurredAt)}}`;
 }
+
+/** The active subscriptions of the organizations in a batch: read for every batch, so compiled once per list length. */
+const activeSubscriptionsQuery = preparedListQuery((tx, _p: object, orgIds: string[]) =>
+  tx.selectFrom('webhook_subscriptions').select(['id', 'org_id', 'events']).where('org_id', 'in', orgIds).where('active', '=', 1),
+);

@@ -42,7 +42,7 @@ export function createWebhooks(deps: {
   jobs: BackgroundJob[];
 } {
   const { config, database, clock, logger, workerMetrics, secrets } = deps;
-  const worker = new DeliveryWorker({ db: database.db, dialect: database.dialect, clock, config: config.webhooks, secrets, logger, metrics: workerMetrics });
+  const worker = new DeliveryWorker({ db: database.db, clock, config: config.webhooks, secrets, logger, metrics: workerMetrics });
   // The dispatcher hands the deliveries it writes to this process's worker, leased, as far as it has room.
   const dispatcher = new EventDispatcher(database.db, database.dialect, clock, undefined, deps.onEventsDispatched, worker);
   const dispatcherPace = new PollPace(config.webhooks.idlePollMs);

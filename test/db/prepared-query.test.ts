@@ -1,7 +1,7 @@
 // preparedQuery (src/db/prepared.ts) compiles a hot query once per database and fills in values per call.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { preparedQuery } from '../../src/db/prepared.js';
+import { preparedListQuery, preparedQuery } from '../../src/db/prepared.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -9,6 +9,15 @@ const insertOrganization = preparedQuery((db, row: { id: string; name: string; c
 const findOrganization = preparedQuery((db, p: { id: string }) => db.selectFrom('organizations').selectAll().where('id', '=', p.id));
 const renameOrganization = preparedQuery((db, p: { id: string; name: string }) =>
   db.updateTable('organizations').set({ name: p.name }).where('id', '=', p.id).where('name', '!=', 'constant literal'),
+);
+// A list query whose list may be empty (then: every organization but none) and a caller's own parameter beside it.
+const organizationsExcept = preparedListQuery((db, p: { prefix: string }, excluded: string[]) =>
+  db
+    .selectFrom('organizations')
+    .select('id')
+    .where('id', 'like', p.prefix)
+    .$if(excluded.length > 0, (query) => query.where('id', 'not in', excluded))
+    .orderBy('id'),
 );
 
 for (const dialect of TEST_DIALECTS) {
@@ -49,6 +58,22 @@ for (const dialect of TEST_DIALECTS) {
       const lookalike = 'param:name \u2400 looks like a placeholder';
       await insertOrganization(db, { id: 'org_prepared_4', name: lookalike, created_at: '2026-01-04T00:00:00.000Z' });
       assert.equal((await findOrganization(db, { id: 'org_prepared_4' })).rows[0]?.name, lookalike);
+    });
+
+    it('a list query answers for lists of every length, each padded length compiled once', async () => {
+      const db = testApp.context.database.db;
+      const ids = ['org_list_1', 'org_list_2', 'org_list_3', 'org_list_4', 'org_list_5'];
+      for (const [i, id] of ids.entries()) await insertOrganization(db, { id, name: `List ${i}`, created_at: '2026-01-05T00:00:00.000Z' });
+      const remaining = async (excluded: string[]) => (await organizationsExcept(db, { prefix: 'org_list_%' }, excluded)).rows.map((row) => row.id);
+      assert.deepEqual(await remaining([]), ids);
+      assert.deepEqual(await remaining(['org_list_2']), ['org_list_1', 'org_list_3', 'org_list_4', 'org_list_5']);
+      // 3 entries are padded to 4 by repeating the last; 5 to 8.
+      assert.deepEqual(await remaining(['org_list_1', 'org_list_3', 'org_list_5']), ['org_list_2', 'org_list_4']);
+      assert.deepEqual(await remaining(['org_list_4', 'org_list_2', 'org_list_1']), ['org_list_3', 'org_list_5']);
+      assert.deepEqual(await remaining(ids), []);
+      await db.transaction().execute(async (tx) => {
+        assert.deepEqual((await organizationsExcept(tx, { prefix: 'org_list_%' }, ['org_list_1'])).rows.length, 4);
+      });
     });
   });
 }
