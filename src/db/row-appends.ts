@@ -91,11 +91,11 @@ export class RowAppends {
       if (conditions.claim && isUniqueViolation(error) && (error as { table?: string }).table === conditions.claim.table) return { outcome: 'claim_taken' };
       throw error;
     }
-    const { wo_allowed: allowed, wo_written: written, ...current } = rows[0] ?? {};
+    const { wo_allowed: allowed, wo_written: written, wo_stood: current } = rows[0] ?? {};
     if (Number(written) > 0) return { outcome: 'written' };
     if (Number(allowed) === 0) return { outcome: 'missing' };
     // With the gate open, only the version check can leave nothing written (a lost claim fails the statement).
-    return { outcome: 'stale', ...(readBack && current.id != null ? { current } : {}) };
+    return { outcome: 'stale', ...(readBack && current != null ? { current: current as Row } : {}) };
   }
 }
 
@@ -156,7 +156,6 @@ function conditionalStatement(
   };
   let source = 'gate';
   let asItStood = '';
-  let standingColumns = '';
   if (conditions.update) {
     const { table, id, orgId, version, set } = conditions.update;
     const columns = Object.keys(set);
@@ -175,9 +174,11 @@ function conditionalStatement(
       // The main query sees the statement's snapshot, not what its UPDATE wrote: the row as it stood.
       // The uncorrelated NOT EXISTS is checked once, so a write that succeeded reads nothing more.
       // Columns by name, not `*`: the statement stays a prepared one (see withNamedStatements).
+      // Answered as ONE json column, null unless the write failed: the driver (pg ≥ 8.21) spends
+      // ~0.3 µs per column of every result it describes, on every execution, written or not, and
+      // its one user, `records`, holds text and integers, which JSON carries as the driver would.
       if (readBack) {
         const standing = TABLE_COLUMNS[table].map(quote);
-        standingColumns = standing.map((column) => `stood.${column}`).join(', ');
         asItStood = ` LEFT JOIN LATERAL (SELECT ${standing.join(', ')} FROM ${quote(table)} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND NOT EXISTS (SELECT 1 FROM updated)) AS stood ON true`;
       }
     }
@@ -202,7 +203,7 @@ function conditionalStatement(
   }
   if (!withText) return { shape: shape.join('\n'), parameters, text: '' };
   const outcomes = `(SELECT count(*) FROM gate) AS wo_allowed, (SELECT count(*) FROM ${source}) AS wo_written`;
-  const text = `WITH ${ctes.join(', ')} SELECT ${asItStood ? `${outcomes}, ${standingColumns} FROM (SELECT 1) AS one${asItStood}` : outcomes}`;
+  const text = `WITH ${ctes.join(', ')} SELECT ${asItStood ? `${outcomes}, to_json(stood) AS wo_stood FROM (SELECT 1) AS one${asItStood}` : outcomes}`;
   return { shape: shape.join('\n'), parameters, text };
 }
 
