@@ -4,10 +4,13 @@ import pg from 'pg';
 
 /**
  * When the transparency log first covered a given number of statements, read after a run from the
- * service's own database: the `created_at` of the first checkpoint at least that large, which the
- * sequencer stamps inside the transaction that seals it (after signing, a few inserts before its
- * commit). Polling the public checkpoint during the run told the same to within the polling
- * interval, but every poll was a request to the API process and PostgreSQL being measured.
+ * service's own database: the `created_at` of the first checkpoint at least that large. The sequencer
+ * stamps it as it signs the checkpoint, inside the transaction that seals the batch; the batch's
+ * leaves, nodes, marks and events are written after it, then the transaction commits. So the time is
+ * early by the rest of that transaction: for a run's last seal, which holds the completions of one
+ * batch interval, a few milliseconds. Polling the public checkpoint during the run was late instead,
+ * by up to its interval plus a request's latency, and every poll was a request to the API process and
+ * PostgreSQL being measured.
  */
 export interface CheckpointTimes {
   /** The log's size now. */
