@@ -12,8 +12,8 @@ import type { Executor } from './database.js';
  * the wrong tool for a query whose shape follows its input (optional filters, IN lists of varying
  * length, a SET of chosen columns: those take one preparedQuery per shape, as `updateQueryFor` in
  * src/records/repository.ts does and `preparedListQuery` does for IN lists, or stay on Kysely's
- * builder), and for anything run rarely, where
- * building the query each time costs nothing worth a second way of writing it.
+ * builder), and for anything run rarely, where building the query each time costs nothing worth a
+ * second way of writing it.
  *
  * Why skip the executor at all: for a statement that takes a few µs in SQLite, Kysely's connection
  * provider, promise chain and result transformers cost as much again. On SQLite that statement
