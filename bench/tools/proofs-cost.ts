@@ -27,6 +27,7 @@ import { subscribe, WEBHOOK_ENV } from '../parts/webhooks.js';
 import { BenchDatabase } from '../postgres/bench-database.js';
 import { PostgresDeployment } from '../postgres/deployment.js';
 import { PostgresObserver } from '../postgres/observer.js';
+import { describeWaits } from '../postgres/wait-samples.js';
 import { REPO_ROOT } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
 import { postgresCheckpointTimes } from '../lib/checkpoint-times.js';
@@ -120,6 +121,7 @@ try {
       `round ${round}: ${result.load.reqPerSec} completions/s answered, ${sealedRate}/s sealed, ${result.announced}/${result.completed} announced, p99 ${result.load.p99Ms} ms; ` +
         `µs CPU per completion: API ${apiUs}, worker ${workerUs}, PostgreSQL ${postgresUs}, this process ${selfUs}, sum ${apiUs + workerUs + postgresUs + selfUs}`,
     );
+    console.log(`  waits: ${describeWaits(cost.waits, 6)}`);
     if (walBefore) console.log(execFileSync('pg_waldump', ['--stats=record', '-s', walBefore, '-e', await walAt(), '-p', process.env.WAL_DIR!], { encoding: 'utf8' }));
     if (statementStats) {
       const rows = await queryOnce<{ query: string; calls: string; total: number; rows: string }>(
