@@ -27,14 +27,17 @@ export function createRequests(tenant: Tenant, categoryId: string): RequestSpec[
 /**
  * A reference handler's `POST /items` (bench/reference-server.ts, reference-pg-server.ts) under load:
  * a second's warm-up, then the measurement, which `observe` may wrap (PostgreSQL's waits and CPU).
+ * Several processes of it share the connections, dealt out in turn, and their CPU is summed.
  */
 export async function loadReferenceItems(
-  reference: ManagedProcess & { baseUrl: string },
+  reference: (ManagedProcess & { baseUrl: string }) | readonly (ManagedProcess & { baseUrl: string })[],
   connections: number,
   observe: (measure: () => Promise<LoadFigures>) => Promise<LoadFigures> = (measure) => measure(),
 ): Promise<LoadFigures> {
+  const processes = Array.isArray(reference) ? reference : [reference];
+  const server = { cpuSeconds: () => processes.reduce((sum, p) => sum + p.cpuSeconds(), 0) };
   const options = {
-    url: reference.baseUrl,
+    url: processes.length === 1 ? processes[0]!.baseUrl : processes.map((p) => p.baseUrl),
     connections,
     method: 'POST',
     path: '/items',
@@ -42,7 +45,7 @@ export async function loadReferenceItems(
     body: JSON.stringify({ title: 'The radiator in room 4 is cold' }),
   };
   await runLoad({ ...options, durationS: 1 }); // warm-up
-  return observe(() => runLoad({ ...options, server: reference }));
+  return observe(() => runLoad({ ...options, server }));
 }
 
 /**

@@ -11,26 +11,32 @@ const CONNECTIONS = 50;
 /**
  * The issue's reference handler on PostgreSQL (bench/reference-pg-server.ts): validation, then a row
  * and an outbox row in one transaction through a pool of 10; `withCounter` adds one counter row
- * updated per transaction. Watched like the service: its waits and PostgreSQL's CPU.
+ * updated per transaction. Watched like the service: its waits and PostgreSQL's CPU. With `processes`
+ * 2, two of them share the connections as two API processes do: the yardstick for what a second
+ * process can give on this machine.
  */
-async function measureReference({ database, observer }: PostgresRun, baseline: Baseline, withCounter: boolean): Promise<Measurement> {
-  const reference = await startBenchScript('reference-pg-server.ts', '/', { DATABASE_URL: database.url, ...(withCounter ? { REFERENCE_COUNTER: '1' } : {}) });
+async function measureReference({ database, observer }: PostgresRun, baseline: Baseline, withCounter: boolean, processes = 1): Promise<Measurement> {
+  const env = { DATABASE_URL: database.url, ...(withCounter ? { REFERENCE_COUNTER: '1' } : {}) };
+  const references: Awaited<ReturnType<typeof startBenchScript>>[] = [];
   try {
+    for (let i = 0; i < processes; i++) references.push(await startBenchScript('reference-pg-server.ts', '/', env));
     const what = withCounter ? 'row + outbox row + one counter row' : 'row + outbox row';
+    const where = processes === 1 ? '' : `, ${processes} processes`;
     return await measureOnPostgres(observer, baseline, {
-      name: `reference: minimal Fastify + pg pool of 10, ${what}, ${CONNECTIONS} connections`,
+      name: `reference: minimal Fastify + pg pool of 10, ${what}${where}, ${CONNECTIONS} connections`,
       connections: CONNECTIONS,
-      load: () => loadReferenceItems(reference, CONNECTIONS),
+      ...(processes === 1 ? {} : { apiProcesses: processes }),
+      load: () => loadReferenceItems(references, CONNECTIONS),
     });
   } finally {
-    await reference.stop();
+    await Promise.all(references.map((reference) => reference.stop()));
   }
 }
 
 /**
  * Creates with an Idempotency-Key on PostgreSQL, with 1 and then 2 API processes (`serve --no-worker`)
  * and one worker, 50 connections dealt out among the API processes; beside them, in the same run,
- * the reference handler with and without a counter row.
+ * the reference handler with and without a counter row, and as two processes.
  */
 export async function runPostgresCreatePart(options: PostgresPartOptions): Promise<PartResult> {
   const baseline = new Baseline();
@@ -38,6 +44,8 @@ export async function runPostgresCreatePart(options: PostgresPartOptions): Promi
   return onFreshDatabase(async (run) => {
     const { deployment, observer } = run;
     const measurements: Measurement[] = [await measureReference(run, baseline, false), await measureReference(run, baseline, true)];
+    const referenceTwo = options.apiProcesses.some((n) => n > 1) ? await measureReference(run, baseline, false, 2) : undefined;
+    if (referenceTwo) measurements.push(referenceTwo);
     const memory: PartResult['memory'] = [];
     const byProcesses = new Map<number, Measurement>();
     for (const apiProcesses of options.apiProcesses) {
@@ -68,6 +76,12 @@ export async function runPostgresCreatePart(options: PostgresPartOptions): Promi
       notes: [
         `Reference handler, CPU per request (API / PostgreSQL): ${plain!.cpuUsPerReq} / ${plain!.postgresCpuUsPerReq} µs, ` +
           `with the counter row ${counted!.cpuUsPerReq} / ${counted!.postgresCpuUsPerReq} µs (ratios ${plain!.ratio?.toFixed(3)} and ${counted!.ratio?.toFixed(3)}).`,
+        ...(referenceTwo
+          ? [
+              `Reference handler as 2 processes (a pool of 10 each): ratio ${referenceTwo.ratio?.toFixed(3)} against ${plain!.ratio?.toFixed(3)} as one, ` +
+                `CPU per request ${referenceTwo.cpuUsPerReq} / ${referenceTwo.postgresCpuUsPerReq} µs: what a second process gives on this machine, the service's work aside.`,
+            ]
+          : []),
         'API CPU per request sums the API processes; the worker process (outbox dispatch, proof signing) runs beside them and is not counted in it, its queries are in the PostgreSQL figure.',
       ],
       baseline: baseline.all(),
