@@ -26,6 +26,8 @@ async function measureReference({ database, observer }: PostgresRun, baseline: B
       name: `reference: minimal Fastify + pg pool of 10, ${what}${where}, ${CONNECTIONS} connections`,
       connections: CONNECTIONS,
       ...(processes === 1 ? {} : { apiProcesses: processes }),
+      // Compared with the service's bracketed ratios and with itself as two processes: bracketed too.
+      bracket: !withCounter,
       load: () => loadReferenceItems(references, CONNECTIONS),
     });
   } finally {
