@@ -1,5 +1,5 @@
 import type { RequestSpec } from 'autocannon';
-import { Baseline, measurementSeconds, runLoad, type LoadFigures } from '../lib/load.js';
+import { Baseline, measurementSeconds, runLoad, type LoadFigures, type LoadOptions } from '../lib/load.js';
 import { startBenchScript, startService, temporaryDataDir, removeDataDir, serverRunner, type ManagedProcess } from '../lib/processes.js';
 import { bracketedMeasurement, check, isClean, loadMeasurement, type Measurement, type PartResult } from '../lib/results.js';
 import { createCategory, createTenant, recordBody, type Tenant } from '../lib/tenant.js';
@@ -24,28 +24,36 @@ export function createRequests(tenant: Tenant, categoryId: string): RequestSpec[
   ];
 }
 
+type ReferenceProcess = ManagedProcess & { baseUrl: string };
+
 /**
- * A reference handler's `POST /items` (bench/reference-server.ts, reference-pg-server.ts) under load:
- * a second's warm-up, then the measurement, which `observe` may wrap (PostgreSQL's waits and CPU).
- * Several processes of it share the connections, dealt out in turn, and their CPU is summed.
+ * The load on a reference handler's `POST /items` (bench/reference-server.ts, reference-pg-server.ts):
+ * several processes of it share the connections, dealt out in turn, and their CPU is summed.
  */
-export async function loadReferenceItems(
-  reference: (ManagedProcess & { baseUrl: string }) | readonly (ManagedProcess & { baseUrl: string })[],
-  connections: number,
-  observe: (measure: () => Promise<LoadFigures>) => Promise<LoadFigures> = (measure) => measure(),
-): Promise<LoadFigures> {
-  const processes = Array.isArray(reference) ? reference : [reference];
-  const server = { cpuSeconds: () => processes.reduce((sum, p) => sum + p.cpuSeconds(), 0) };
-  const options = {
+export function referenceItemsLoad(processes: readonly ReferenceProcess[], connections: number): LoadOptions & { server: { cpuSeconds(): number } } {
+  return {
     url: processes.length === 1 ? processes[0]!.baseUrl : processes.map((p) => p.baseUrl),
     connections,
     method: 'POST',
     path: '/items',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ title: 'The radiator in room 4 is cold' }),
+    server: { cpuSeconds: () => processes.reduce((sum, p) => sum + p.cpuSeconds(), 0) },
   };
-  await runLoad({ ...options, durationS: 1 }); // warm-up
-  return observe(() => runLoad({ ...options, server }));
+}
+
+/**
+ * A reference handler's `POST /items` under load: a second's warm-up, then the measurement, which
+ * `observe` may wrap.
+ */
+export async function loadReferenceItems(
+  reference: ReferenceProcess,
+  connections: number,
+  observe: (measure: () => Promise<LoadFigures>) => Promise<LoadFigures> = (measure) => measure(),
+): Promise<LoadFigures> {
+  const load = referenceItemsLoad([reference], connections);
+  await runLoad({ ...load, durationS: 1 }); // warm-up
+  return observe(() => runLoad(load));
 }
 
 /**

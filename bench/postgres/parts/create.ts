@@ -2,7 +2,7 @@ import { Baseline, runLoad, warmUpSeconds } from '../../lib/load.js';
 import { startBenchScript } from '../../lib/processes.js';
 import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
 import { createCategory } from '../../lib/tenant.js';
-import { createRequests, loadReferenceItems } from '../../parts/create.js';
+import { createRequests, referenceItemsLoad } from '../../parts/create.js';
 import { measureOnPostgres } from '../measure.js';
 import { onFreshDatabase, postgresPartResult, processesLabel, targetProcesses, type PostgresPartOptions, type PostgresRun } from '../part-run.js';
 
@@ -11,24 +11,25 @@ const CONNECTIONS = 50;
 /**
  * The issue's reference handler on PostgreSQL (bench/reference-pg-server.ts): validation, then a row
  * and an outbox row in one transaction through a pool of 10; `withCounter` adds one counter row
- * updated per transaction. Watched like the service: its waits and PostgreSQL's CPU. With `processes`
- * 2, two of them share the connections as two API processes do: the yardstick for what a second
- * process can give on this machine.
+ * updated per transaction. Watched like the service: its waits and PostgreSQL's CPU, its ratio
+ * bracketed by the baseline, after a warm-up as long as the service's. With `processes` 2, two of
+ * them share the connections as two API processes do: the yardstick for what a second process can
+ * give on this machine.
  */
 async function measureReference({ database, observer }: PostgresRun, baseline: Baseline, withCounter: boolean, processes = 1): Promise<Measurement> {
   const env = { DATABASE_URL: database.url, ...(withCounter ? { REFERENCE_COUNTER: '1' } : {}) };
   const references: Awaited<ReturnType<typeof startBenchScript>>[] = [];
   try {
     for (let i = 0; i < processes; i++) references.push(await startBenchScript('reference-pg-server.ts', '/', env));
+    const load = referenceItemsLoad(references, CONNECTIONS);
+    await runLoad({ ...load, durationS: warmUpSeconds() }); // outside the bracket and the observer
     const what = withCounter ? 'row + outbox row + one counter row' : 'row + outbox row';
     const where = processes === 1 ? '' : `, ${processes} processes`;
     return await measureOnPostgres(observer, baseline, {
       name: `reference: minimal Fastify + pg pool of 10, ${what}${where}, ${CONNECTIONS} connections`,
       connections: CONNECTIONS,
-      ...(processes === 1 ? {} : { apiProcesses: processes }),
-      // Compared with the service's bracketed ratios and with itself as two processes: bracketed too.
-      bracket: !withCounter,
-      load: () => loadReferenceItems(references, CONNECTIONS),
+      bracket: true,
+      load: () => runLoad(load),
     });
   } finally {
     await Promise.all(references.map((reference) => reference.stop()));
@@ -46,7 +47,7 @@ export async function runPostgresCreatePart(options: PostgresPartOptions): Promi
   return onFreshDatabase(async (run) => {
     const { deployment, observer } = run;
     const measurements: Measurement[] = [await measureReference(run, baseline, false), await measureReference(run, baseline, true)];
-    const referenceTwo = options.apiProcesses.some((n) => n > 1) ? await measureReference(run, baseline, false, 2) : undefined;
+    const referenceTwo = options.apiProcesses.includes(2) ? await measureReference(run, baseline, false, 2) : undefined;
     if (referenceTwo) measurements.push(referenceTwo);
     const memory: PartResult['memory'] = [];
     const byProcesses = new Map<number, Measurement>();
