@@ -120,13 +120,24 @@ export class Baseline {
    * seeding a million rows), so the ratio compared two different machines.
    */
   async around(connections: number, measure: () => Promise<LoadFigures>): Promise<Bracketed> {
+    const { result: figures, baseline, before, after } = await this.bracket(connections, measure);
+    return { figures, baseline, before, after };
+  }
+
+  /** `around` for any measurement (a rate of deliveries or completions rather than a load's figures). */
+  async bracket<T>(connections: number, measure: () => Promise<T>): Promise<{ result: T; baseline: LoadFigures; before: number; after: number }> {
     const before = await Baseline.measure(connections);
-    const figures = await measure();
+    const result = await measure();
     const after = await Baseline.measure(connections);
     const reqPerSec = round((before.reqPerSec + after.reqPerSec) / 2);
     // The part's cached figure stays the first one measured, for the measurements without a target.
     if (!this.figures.has(connections)) this.figures.set(connections, before);
-    return { figures, baseline: { ...before, reqPerSec }, before: before.reqPerSec, after: after.reqPerSec };
+    return { result, baseline: { ...before, reqPerSec }, before: before.reqPerSec, after: after.reqPerSec };
+  }
+
+  /** The baseline measured now, not cached: for a caller that brackets a measurement it cannot wrap in `bracket`. */
+  fresh(connections: number): Promise<LoadFigures> {
+    return Baseline.measure(connections);
   }
 
   private static async measure(connections: number): Promise<LoadFigures> {

@@ -147,9 +147,9 @@ export async function measureCompletions(
   // Warm-up: the same load on other work orders, until their proofs are announced, so that what is
   // measured is a running deployment rather than freshly started processes compiling the completion,
   // sealing and delivery paths (as the create and lifecycle parts warm up with their own load).
-  const warmUp = await completeAndObserve(api, tenant, receiver, checkpoints, ready.splice(0, warmUpCount), completeBody, { connections: 50 });
+  const warmUp = await completeAndObserve(api, tenant, receiver, checkpoints, ready.splice(0, warmUpCount), completeBody, { connections: FULL_SPEED_CONNECTIONS });
 
-  const saturated = await observe(() => completeAndObserve(api, tenant, receiver, checkpoints, ready.slice(0, saturatedCount), completeBody, { connections: 50 }));
+  const saturated = await observe(() => completeAndObserve(api, tenant, receiver, checkpoints, ready.slice(0, saturatedCount), completeBody, { connections: FULL_SPEED_CONNECTIONS }));
   measurements.push(loadMeasurement(`complete (${saturated.completed} work orders, as fast as possible)`, saturated.load, base));
   // Sealed into the log: when a checkpoint first covered every completion (what the
   // issue's target counts). Announced: when the last record.proof_delivered reached the receiver,
@@ -189,6 +189,9 @@ export async function measureCompletions(
   measurements.push({ ...loadMeasurement(`warm-up before the above: complete (${warmUp.completed} other work orders, as fast as possible; not counted)`, warmUp.load, base), note: 'the first completions after the processes started' });
   return { saturated, paced, sealedRate, announcedRate, pacedP99, measurements };
 }
+
+/** Connections completing work orders as fast as possible (the warm-up and the saturated measurement). */
+export const FULL_SPEED_CONNECTIONS = 50;
 
 /** Steady completion rate for the latency measurement: well inside what one process sustains here. */
 const PACED_COMPLETIONS_PER_S = 500;

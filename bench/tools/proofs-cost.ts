@@ -13,6 +13,7 @@
 // (bench/lib/cpu-profile-window.mjs; window-<pid>.cpuprofile there, the last round's kept).
 // TABLE_STATS=1: also prints, per completion, the commits, WAL bytes and rows written by table (pg_stat_user_tables).
 // WAL_DIR: PostgreSQL's pg_wal directory, readable here, to print what each round's WAL holds by record type (pg_waldump on PATH).
+// WAL_BY_TABLE=1 (with WAL_DIR): also prints each round's WAL bytes per completion by table or index and record kind.
 // STATEMENTS=1: prints each round's statements by time (pg_stat_statements, which the server at BENCH_POSTGRES_URL
 // must preload; its database must hold the extension).
 // NODE_ARGS: Node options for the API processes and the worker (e.g. a GC setting to try).
@@ -79,6 +80,32 @@ async function writeCounters(url: string): Promise<Map<string, number>> {
 
 const statementStats = process.env.STATEMENTS === '1';
 
+/**
+ * WAL_BY_TABLE: the round's WAL records grouped by the relation of their first block reference
+ * (a table, an index, or none for commits) and by kind (`Heap/INSERT`, `Btree/INSERT_LEAF`…), in
+ * bytes per completion including full-page images, largest first.
+ */
+async function printWalByRelation(url: string, from: string, to: string, completions: number): Promise<void> {
+  const names = new Map(
+    (await queryOnce<{ node: string; name: string }>(url, `SELECT pg_relation_filenode(oid)::text AS node, relname AS name FROM pg_class WHERE pg_relation_filenode(oid) IS NOT NULL`)).map((r) => [r.node, r.name]),
+  );
+  const dump = execFileSync('pg_waldump', ['-s', from, '-e', to, '-p', process.env.WAL_DIR!], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const bytes = new Map<string, { bytes: number; records: number }>();
+  for (const line of dump.split('\n')) {
+    const match = /^rmgr: (\S+)\s+len \(rec\/tot\):\s*\d+\/\s*(\d+),.*?desc: (\S+)/.exec(line);
+    if (!match) continue;
+    const node = /blkref #0: rel \d+\/\d+\/(\d+)/.exec(line)?.[1];
+    const key = `${node ? (names.get(node) ?? `filenode ${node}`) : '-'}  ${match[1]}/${match[3]}`;
+    const entry = bytes.get(key) ?? { bytes: 0, records: 0 };
+    entry.bytes += Number(match[2]);
+    entry.records += 1;
+    bytes.set(key, entry);
+  }
+  const rows = [...bytes].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 30);
+  console.log('  WAL per completion by relation and record kind (bytes, records):');
+  for (const [key, { bytes: b, records }] of rows) console.log(`  ${(b / completions).toFixed(0).padStart(7)}  ${(records / completions).toFixed(2).padStart(6)}  ${key}`);
+}
+
 const database = await BenchDatabase.create();
 const observer = await PostgresObserver.connect(database.url);
 const deployment = await PostgresDeployment.prepare(database, WEBHOOK_ENV);
@@ -122,7 +149,11 @@ try {
         `µs CPU per completion: API ${apiUs}, worker ${workerUs}, PostgreSQL ${postgresUs}, this process ${selfUs}, sum ${apiUs + workerUs + postgresUs + selfUs}`,
     );
     console.log(`  waits: ${describeWaits(cost.waits, 6)}`);
-    if (walBefore) console.log(execFileSync('pg_waldump', ['--stats=record', '-s', walBefore, '-e', await walAt(), '-p', process.env.WAL_DIR!], { encoding: 'utf8' }));
+    if (walBefore) {
+      const walAfter = await walAt();
+      console.log(execFileSync('pg_waldump', ['--stats=record', '-s', walBefore, '-e', walAfter, '-p', process.env.WAL_DIR!], { encoding: 'utf8' }));
+      if (process.env.WAL_BY_TABLE === '1') await printWalByRelation(database.url, walBefore, walAfter, result.completed);
+    }
     if (statementStats) {
       const rows = await queryOnce<{ query: string; calls: string; total: number; rows: string }>(
         SERVER_URL,
