@@ -67,7 +67,7 @@ describe('reading driver errors for "the database cannot serve now"', () => {
     }
   });
 
-  it('reads SQLite’s busy, full-disk and I/O errors, and not a constraint or a syntax error', async () => {
+  it('reads SQLite’s busy, full-disk and I/O errors and a missing table, and not a constraint or a syntax error', async () => {
     const file = path.join(dir, 'busy.sqlite');
     const holder = new SqliteDatabase(file);
     holder.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
@@ -85,12 +85,13 @@ describe('reading driver errors for "the database cannot serve now"', () => {
     holder.exec("INSERT INTO t (id, v) VALUES (1, 'a')");
     assert.equal(unavailableCause(await failure(async () => holder.exec("INSERT INTO t (id, v) VALUES (1, 'b')"))), undefined);
     assert.equal(unavailableCause(await failure(async () => holder.exec('SELEC 1'))), undefined);
+    assert.equal(unavailableCause(await failure(async () => holder.exec('SELECT * FROM no_such_table'))), 'schema_missing');
     assert.equal(unavailableCause(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' })), 'storage_failed');
     holder.close();
     other.close();
   });
 
-  it('reads PostgreSQL’s statement timeout, and a session ended by the administrator, and not a constraint', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, async () => {
+  it('reads PostgreSQL’s statement timeout, a session ended by the administrator and a missing table, and not an error in the statement', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, async () => {
     const victim = new pg.Client({ connectionString: POSTGRES_URL, statement_timeout: 50 });
     const admin = new pg.Client({ connectionString: POSTGRES_URL });
     await Promise.all([victim.connect(), admin.connect()]);
@@ -98,7 +99,8 @@ describe('reading driver errors for "the database cannot serve now"', () => {
     victim.on('error', () => {});
     try {
       assert.equal(unavailableCause(await failure(() => victim.query('SELECT pg_sleep(1)'))), 'statement_timeout');
-      assert.equal(unavailableCause(await failure(() => victim.query('SELECT 1 FROM no_such_table'))), undefined);
+      assert.equal(unavailableCause(await failure(() => victim.query('SELECT 1 FROM no_such_table'))), 'schema_missing');
+      assert.equal(unavailableCause(await failure(() => victim.query('SELECT 1 / 0'))), undefined);
       const pid = (await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       const ended = failure(() => victim.query('SELECT pg_sleep(5)'));
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);

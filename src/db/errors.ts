@@ -24,7 +24,7 @@ export function isUndefinedTable(error: unknown): boolean {
 }
 
 /** Why the database cannot serve now, when the statement itself is not at fault. */
-export type UnavailableCause = 'database_unreachable' | 'pool_exhausted' | 'statement_timeout' | 'database_busy' | 'storage_failed';
+export type UnavailableCause = 'database_unreachable' | 'pool_exhausted' | 'statement_timeout' | 'database_busy' | 'storage_failed' | 'schema_missing';
 
 const UNAVAILABLE: Record<UnavailableCause, { detail: string; retryAfterSeconds: number }> = {
   database_unreachable: { detail: 'The database cannot be reached.', retryAfterSeconds: 5 },
@@ -32,6 +32,8 @@ const UNAVAILABLE: Record<UnavailableCause, { detail: string; retryAfterSeconds:
   statement_timeout: { detail: 'The database did not finish the work in time.', retryAfterSeconds: 2 },
   database_busy: { detail: 'The database is locked by another writer.', retryAfterSeconds: 1 },
   storage_failed: { detail: 'The database cannot write to its storage.', retryAfterSeconds: 30 },
+  // An operator's step, not a retry, ends it: `/readyz` says the same (NOT_MIGRATED_RETRY_AFTER_SECONDS).
+  schema_missing: { detail: 'The database holds no schema of this service: it must be migrated (`wo migrate`).', retryAfterSeconds: 30 },
 };
 
 /** Socket errors of a connection to the database server (node-postgres passes them on as they are). */
@@ -41,7 +43,7 @@ const SOCKET_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED'
  * Reads a driver error for "the database cannot serve now": the one place that knows these codes.
  * PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01–57P03 (server shutting down, crashed,
  * starting), 53300 (no connection slot left), 57014 (statement_timeout), 25P03
- * (idle_in_transaction_session_timeout), 53100 (disk full). node-postgres reports a lost connection
+ * (idle_in_transaction_session_timeout), 53100 (disk full), 42P01 (no such table: not migrated). node-postgres reports a lost connection
  * and a pool wait that ran out by message only. SQLite: BUSY (busy_timeout ran out), FULL, IOERR.
  */
 export function unavailableCause(error: unknown): UnavailableCause | undefined {
@@ -53,6 +55,9 @@ export function unavailableCause(error: unknown): UnavailableCause | undefined {
     if (code === '53100' || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) return 'storage_failed';
     if (code.startsWith('SQLITE_BUSY')) return 'database_busy';
   }
+  // A database that answers but was emptied or replaced, and not migrated since (the process checked
+  // the schema when it started): every statement fails until an operator runs `wo migrate`.
+  if (isUndefinedTable(error)) return 'schema_missing';
   if (error.message === 'timeout exceeded when trying to connect') return 'pool_exhausted';
   if (/^Connection terminated|is not queryable$/.test(error.message)) return 'database_unreachable';
   // Connecting to a name with several addresses fails with one error per address.

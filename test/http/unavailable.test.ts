@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { POSTGRES_URL, createPostgresSchema, withSchemaChangeLock } from '../helpers/databases.js';
-import { itOnEachDatabase, startTestApp, waitFor } from '../helpers/test-app.js';
+import { createWorkOrder, itOnEachDatabase, startTestApp, waitFor } from '../helpers/test-app.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { DEFAULT_MIGRATION_TABLE, sql } from 'kysely';
@@ -85,6 +85,30 @@ describe('when the database cannot serve, requests answer 503 unavailable with R
     assert.match(notReady.detail, /not migrated.*wo migrate/);
     await (context.database.dialect === 'postgres' ? withSchemaChangeLock(() => migrateToLatest(context.database)) : migrateToLatest(context.database));
     assert.deepEqual((await app.inject({ method: 'GET', url: '/readyz' })).json(), { status: 'ready', database: context.database.dialect });
+  });
+
+  // The same database emptied or replaced while the process runs (it checked the schema at start):
+  // what was a table is gone, and every statement naming it fails until `wo migrate` has run.
+  itOnEachDatabase('answers 503 (not 500) while a table of its schema is missing, and serves again once it is back', async ({ context, newTenant }) => {
+    const tenant = await newTenant();
+    const id = await createWorkOrder(tenant);
+    const missing = context.database.schema ? sql.table(`${context.database.schema}.records`) : sql.table('records');
+    const away = context.database.schema ? sql.table(`${context.database.schema}.records_away`) : sql.table('records_away');
+    const rename = async (from: typeof missing, to: string) => {
+      const statement = sql`ALTER TABLE ${from} RENAME TO ${sql.raw(to)}`;
+      await (context.database.dialect === 'postgres' ? withSchemaChangeLock(() => statement.execute(context.database.db)) : statement.execute(context.database.db));
+    };
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).statusCode, 200);
+    await rename(missing, 'records_away');
+    try {
+      for (const url of ['/api/v1/records', `/api/v1/records/${id}`]) {
+        const refused = await tenant.request({ method: 'GET', url });
+        assert.match(assertUnavailable(refused, '30').detail, /no schema of this service.*wo migrate/);
+      }
+    } finally {
+      await rename(away, 'records');
+    }
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).statusCode, 200);
   });
 
   itOnEachDatabase('drains on shutdown: /readyz 503 while other requests are served with Connection: close, then every request 503', async ({ app, context }) => {
