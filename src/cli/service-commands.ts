@@ -1,5 +1,5 @@
 import { databaseOptions, openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { compareWithApplied, migrateToLatest } from '../db/migrate.js';
 import { parseOptions, type CliCommand } from './command.js';
 import { runService } from './run-service.js';
 
@@ -34,7 +34,10 @@ export const migrateCommand: CliCommand = {
     const database = openDatabase(databaseOptions(config));
     try {
       const applied = await migrateToLatest(database);
-      io.out(applied.length ? `applied: ${applied.join(', ')}` : 'schema already up to date');
+      const { newer } = await compareWithApplied(database.db, database);
+      if (applied.length > 0) io.out(`applied: ${applied.join(', ')}`);
+      else if (newer.length > 0) io.out(`schema already up to date, and newer than this release (it also holds ${newer.join(', ')}): nothing to apply`);
+      else io.out('schema already up to date');
     } finally {
       await database.close();
     }

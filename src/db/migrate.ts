@@ -1,5 +1,6 @@
 import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Db, DialectName } from './database.js';
+import { ConfigError } from '../config.js';
 import { isUndefinedTable } from './errors.js';
 import { migrations } from './migrations/index.js';
 
@@ -10,6 +11,11 @@ export interface VersionedMigration {
   up(db: Kysely<any>, dialect: DialectName): Promise<void>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   down?(db: Kysely<any>, dialect: DialectName): Promise<void>;
+}
+
+/** The database's schema belongs to a release this process cannot run beside; exits like any configuration error. */
+export class SchemaVersionError extends ConfigError {
+  override name = 'SchemaVersionError';
 }
 
 class ListedMigrations implements MigrationProvider {
@@ -43,6 +49,25 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
 }
 
 async function runMigrations(db: Db, database: Database): Promise<string[]> {
+  // Kysely refuses a database holding a migration it was not given ("corrupted migrations"). During a
+  // rolling upgrade that is a newer release's migration, which is backward compatible by contract
+  // (docs/deployment.md, Upgrades): a process of this release that starts again (restarted after a
+  // crash, an OOM kill) must come up, as those still running keep serving.
+  // On SQLite an older release must not run on a newer schema at all (the README's Upgrades say why).
+  const { newer, missing } = await compareWithApplied(db, database);
+  if (newer.length > 0) {
+    if (database.dialect === 'sqlite') {
+      throw new SchemaVersionError(
+        `The database was migrated by a newer release (it holds ${newer.join(', ')}, unknown here); on SQLite an older release must not run on it: ` +
+          'start the newer release, or restore the backup taken before the upgrade.',
+      );
+    }
+    if (missing.length === 0) return [];
+    throw new SchemaVersionError(
+      `The database was migrated by another release (it holds ${newer.join(', ')}, unknown here) but lacks ${missing.join(', ')} of this one: ` +
+        'run the release that migrated it, or restore a backup taken before.',
+    );
+  }
   const migrator = new Migrator({
     db,
     provider: new ListedMigrations(database.dialect),
@@ -53,6 +78,27 @@ async function runMigrations(db: Db, database: Database): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * The migrations applied to the database that this release does not know (`newer`: a later release
+ * applied them), and this release's migrations not yet applied (`missing`). Both empty on a database
+ * this release migrated; `missing` is everything on one never migrated.
+ */
+export async function compareWithApplied(db: Db, database: Database): Promise<{ newer: string[]; missing: string[] }> {
+  const table = database.schema ? sql.table(`${database.schema}.${DEFAULT_MIGRATION_TABLE}`) : sql.table(DEFAULT_MIGRATION_TABLE);
+  let applied: Set<string>;
+  try {
+    applied = new Set((await sql<{ name: string }>`SELECT name FROM ${table}`.execute(db)).rows.map((row) => row.name));
+  } catch (error) {
+    if (!isUndefinedTable(error)) throw error;
+    applied = new Set();
+  }
+  const known = new Set(migrations.map((migration) => migration.name));
+  return {
+    newer: [...applied].filter((name) => !known.has(name)).sort(),
+    missing: migrations.map((migration) => migration.name).filter((name) => !applied.has(name)),
+  };
 }
 
 /**
