@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
@@ -40,21 +42,48 @@ export async function runService(config: Config, roles: { api: boolean; worker: 
     for (const job of context.backgroundJobs) job.start();
     log.info({ jobs: context.backgroundJobs.map((j) => j.name) }, 'background jobs started');
   }
+  const closeUnusedConnections = server ? unusedConnectionsCloser(server.server) : () => undefined;
   log.info({ database: context.database.dialect, dataDir: config.dataDir, api: roles.api, worker: roles.worker, address: server?.addresses()[0] }, 'work-order service running');
 
-  const signal = await shutdownSignal(context, config.shutdownDrainMs);
+  // A worker that serves no HTTP (WO_WORKER_PORT=0) has nothing for a load balancer to drain.
+  const signal = await shutdownSignal(context, server ? config.shutdownDrainMs : 0);
   const hardStop = setTimeout(() => {
     log.error(`graceful shutdown took longer than ${CLOSE_TIMEOUT_MS / 1000} s; exiting`);
     process.exit(1);
   }, CLOSE_TIMEOUT_MS);
   hardStop.unref();
+  // Until the server has closed, and again for any accepted meanwhile (see unusedConnectionsCloser).
+  const sweep = setInterval(closeUnusedConnections, UNUSED_CONNECTION_SWEEP_MS);
+  closeUnusedConnections();
   try {
     await server?.close();
+    clearInterval(sweep);
     await context.close();
     log.info({ signal }, 'shut down');
   } catch (error) {
+    clearInterval(sweep);
     log.error({ err: error }, 'error during shutdown');
   }
+}
+
+const UNUSED_CONNECTION_SWEEP_MS = 100;
+
+/**
+ * Closing the server waits for every connection to end, and Node closes for it only those idle
+ * between requests: one that never sent a byte (a load balancer's pre-opened connection, a TCP
+ * health check) held the process until the hard stop, which then exited 1. Answers a function that
+ * destroys the server's connections that have not sent anything yet; one that has started a request
+ * is left to finish it.
+ */
+function unusedConnectionsCloser(server: Server): () => void {
+  const connections = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+  return () => {
+    for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+  };
 }
 
 /**
@@ -71,7 +100,8 @@ function shutdownSignal(context: AppContext, drainMs: number): Promise<string> {
       if (first === undefined) {
         first = signal;
         context.lifecycle.beginDrain();
-        log.info({ signal, drainMs }, 'shutting down: not ready any more, still serving during the drain');
+        if (drainMs > 0) log.info({ signal, drainMs }, 'shutting down: not ready any more, still serving during the drain');
+        else log.info({ signal }, 'shutting down');
         const timer = setTimeout(() => endDrain?.(), drainMs);
         endDrain = () => {
           endDrain = undefined;

@@ -2,6 +2,8 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { startChildService, type ChildService } from '../helpers/child-service.js';
 import { freePort } from '../helpers/free-port.js';
@@ -9,8 +11,16 @@ import { waitFor } from '../helpers/test-app.js';
 
 const DRAIN_MS = 3000;
 
+/** A TCP connection to the service that sends nothing. */
+async function openConnection(port: number): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  await once(socket, 'connect');
+  return socket;
+}
+
 /** Sends SIGTERM and checks the drain: /readyz 503 at once, other requests still served, then exit 0. */
-async function checkDrain(service: ChildService, servedDuringDrain: string[]): Promise<void> {
+async function checkDrain(service: ChildService, servedDuringDrain: string[], duringDrain: () => Promise<void> = async () => undefined): Promise<void> {
   const signalledAt = Date.now();
   service.child.kill('SIGTERM');
   const readiness = await waitFor(async () => {
@@ -26,8 +36,10 @@ async function checkDrain(service: ChildService, servedDuringDrain: string[]): P
     assert.equal(response.headers.get('connection'), 'close', 'clients are told to reconnect elsewhere');
     await response.arrayBuffer();
   }
+  await duringDrain();
   assert.ok(Date.now() - signalledAt < DRAIN_MS, 'the checks above ran within the drain');
-  assert.equal(await waitFor(() => service.exited, DRAIN_MS + 20_000, 'the process to exit'), 0);
+  // Well before the hard stop (25 s after the drain), which would exit 1.
+  assert.equal(await waitFor(() => service.exited, DRAIN_MS + 10_000, 'the process to exit'), 0);
   assert.ok(Date.now() - signalledAt >= DRAIN_MS, 'it served for the whole drain before closing');
   await assert.rejects(fetch(`${service.base}/healthz`), 'nothing listens any more');
   assert.match(service.logs(), /"msg":"shut down"/);
@@ -63,13 +75,17 @@ describe('`wo worker` health and graceful shutdown, as real processes', () => {
   });
 
   it('serves no HTTP at all with WO_WORKER_PORT=0, and still stops on SIGTERM with exit 0', async () => {
-    const worker = await startChildService(['worker'], { WO_DATA_DIR: newDataDir(), DATABASE_URL: '', WO_WORKER_PORT: '0', WO_SHUTDOWN_DRAIN_MS: '0' });
+    const worker = await startChildService(['worker'], { WO_DATA_DIR: newDataDir(), DATABASE_URL: '', WO_WORKER_PORT: '0' });
     services.push(worker);
     const running = JSON.parse(worker.logs().split('\n').find((line) => line.includes('"msg":"work-order service running"'))!);
     assert.equal(running.address, undefined, 'it listens nowhere');
     assert.doesNotMatch(worker.logs(), /Server listening/);
+    const signalledAt = Date.now();
     worker.child.kill('SIGTERM');
     assert.equal(await waitFor(() => worker.exited, 20_000, 'the worker to exit'), 0);
+    // WO_SHUTDOWN_DRAIN_MS is left at its default (5 s): with nothing served there is nothing to drain.
+    assert.ok(Date.now() - signalledAt < 4_000, `stopped in ${Date.now() - signalledAt} ms, without waiting for a drain`);
+    assert.doesNotMatch(worker.logs(), /still serving during the drain/);
   });
 
   it('`wo serve` drains on SIGTERM: /readyz 503 at once, API requests served until the drain ends, then exit 0', async () => {
@@ -77,6 +93,12 @@ describe('`wo worker` health and graceful shutdown, as real processes', () => {
     const api = await startChildService(['serve'], { WO_DATA_DIR: newDataDir(), DATABASE_URL: '', PORT: String(port), WO_SHUTDOWN_DRAIN_MS: String(DRAIN_MS) }, port);
     services.push(api);
     assert.equal((await fetch(`${api.base}/readyz`)).status, 200);
-    await checkDrain(api, ['/api/v1/openapi.json', '/.well-known/jwks.json']);
+    // Connections that never send a byte (a load balancer's pre-opened ones, TCP health checks), opened
+    // before the signal and during the drain, do not hold the process open past it.
+    const unused = [await openConnection(port)];
+    await checkDrain(api, ['/api/v1/openapi.json', '/.well-known/jwks.json'], async () => {
+      unused.push(await openConnection(port));
+    });
+    for (const socket of unused) assert.ok(socket.closed || socket.destroyed, 'the server closed the unused connection');
   });
 });
