@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { LogThrottle } from '../log-throttle.js';
 import { unavailableCause } from './errors.js';
+import { withQueryDeadline } from './query-deadline.js';
 import type { Tables } from './tables.js';
 import type { AppendConditions } from './row-appends.js';
 import { UnplannedLimitPlugin } from './unplanned-limit.js';
@@ -101,7 +102,8 @@ export function openDatabase(options: DatabaseOptions): Database {
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: options.poolWaitMs ?? 5000,
       idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS,
-      // The server ends what runs too long; the client's TCP keepalive notices a server that went silent.
+      // The server ends what runs too long (and withQueryDeadline gives up on a server that stopped
+      // answering); TCP keepalive notices an idle connection whose server went away.
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
       keepAlive: true,
@@ -110,7 +112,8 @@ export function openDatabase(options: DatabaseOptions): Database {
       ...(options.schema ? { options: `-c search_path=${quoteIdentifier(options.schema)}` } : {}),
     });
     reportLostConnections(pool, options.logger);
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), plugins: [new ExplicitColumnsPlugin()] });
+    const connections = withQueryDeadline(withNamedStatements(pool), options.statementTimeoutMs ?? 0);
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: connections }), plugins: [new ExplicitColumnsPlugin()] });
     return { db, dialect: 'postgres', ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
   }
 

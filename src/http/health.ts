@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { databaseUnavailable } from '../db/errors.js';
 import { schemaIsCurrent } from '../db/migrate.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { componentRef } from './openapi.js';
 
@@ -23,6 +23,12 @@ const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 1;
 /** An unmigrated schema waits for an operator (or a starting process) to migrate it. */
 const NOT_MIGRATED_RETRY_AFTER_SECONDS = 30;
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+/**
+ * A readiness probe answers within this, whatever the database does: a load balancer's check times out
+ * after a few seconds, and a database that stopped answering must read as "not ready", not as a hang
+ * (the query itself is given up later, see withQueryDeadline).
+ */
+const READINESS_DATABASE_TIMEOUT_MS = 2_000;
 
 /** Liveness, readiness and metrics: served by `wo serve` on its port and by `wo worker` on WO_WORKER_PORT. */
 export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
@@ -59,9 +65,10 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
         if (context.lifecycle.phase !== 'running') throw errors.unavailable('The process is shutting down.', SHUTTING_DOWN_RETRY_AFTER_SECONDS);
         let current: boolean;
         try {
-          current = await schemaIsCurrent(context.database);
+          current = await withinReadinessTimeout(schemaIsCurrent(context.database));
         } catch (error) {
-          // Whatever the database answers instead of a row, this process cannot serve: not ready.
+          // Whatever the database answers instead of a row (or its silence), this process cannot serve: not ready.
+          if (error instanceof AppError) throw error;
           throw databaseUnavailable(error) ?? errors.unavailable('The database does not answer as expected.', DATABASE_RETRY_AFTER_SECONDS);
         }
         if (!current) throw errors.unavailable('The database schema is not migrated to this version: run `wo migrate`.', NOT_MIGRATED_RETRY_AFTER_SECONDS);
@@ -92,4 +99,22 @@ export function installShutdownGuard(app: FastifyInstance, lifecycle: Lifecycle)
     if (lifecycle.phase === 'closing') return done(errors.unavailable('The process is shutting down; retry.', SHUTTING_DOWN_RETRY_AFTER_SECONDS));
     done();
   });
+}
+
+/** The check's answer, or a 503 once READINESS_DATABASE_TIMEOUT_MS has passed without one. */
+async function withinReadinessTimeout<T>(check: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(errors.unavailable(`The database did not answer within ${READINESS_DATABASE_TIMEOUT_MS / 1000} s.`, DATABASE_RETRY_AFTER_SECONDS)),
+      READINESS_DATABASE_TIMEOUT_MS,
+    );
+  });
+  // The check may still fail after the timeout has answered: nothing is waiting for it then.
+  check.catch(() => undefined);
+  try {
+    return await Promise.race([check, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

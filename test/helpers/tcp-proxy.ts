@@ -7,19 +7,31 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Accepts connections again on the same port. */
   restore(): Promise<void>;
+  /**
+   * Keeps every connection open but forwards nothing any more, either way (what is sent is taken and
+   * dropped), like a frozen server whose kernel still acknowledges: the link is never closed.
+   */
+  stall(): void;
+  /** Forwards again, on the connections opened from now on (those stalled stay silent). */
+  unstall(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  let stalled = false;
+  const stalledSockets = new WeakSet<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => {});
+      if (stalled) stalledSockets.add(socket);
     }
-    client.pipe(upstream).pipe(client);
+    const forward = (from: net.Socket, to: net.Socket) => from.on('data', (chunk) => !stalledSockets.has(from) && to.write(chunk));
+    forward(client, upstream);
+    forward(upstream, client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -39,6 +51,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       await closed;
     },
     restore: () => listen(port),
+    stall() {
+      stalled = true;
+      for (const socket of sockets) stalledSockets.add(socket);
+    },
+    unstall() {
+      stalled = false;
+    },
     async close() {
       const closed = stopListening();
       closeAll();

@@ -76,6 +76,52 @@ describe('when the database cannot serve, requests answer 503 unavailable with R
     }
   });
 
+  // A server that stops answering without closing anything (frozen, or a middlebox keeping the TCP
+  // connection up): statement_timeout never arrives, and TCP keeps the connection alive.
+  it('gives up on a PostgreSQL server that stops answering: 503 after statement_timeout and a grace, /readyz 503 within 2 s, then recovers', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-stalled-'));
+    const target = new URL(POSTGRES_URL!);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const throughProxy = new URL(POSTGRES_URL!);
+    throughProxy.port = String(proxy.port);
+    const schema = await createPostgresSchema();
+    const { logger } = capturedLogger();
+    const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: throughProxy.toString(), WO_DATABASE_STATEMENT_TIMEOUT_MS: '500', WO_DATABASE_POOL_WAIT_MS: '1000' });
+    const context = await withSchemaChangeLock(() => createContext(config, { logger, databaseSchema: schema.schema, createKeys: true }));
+    const app = await buildApp(context);
+    const timed = async (request: Parameters<typeof app.inject>[0]) => {
+      const started = Date.now();
+      const response = await app.inject(request);
+      return { response, ms: Date.now() - started };
+    };
+    try {
+      // Connections in the pool, idle, for what follows to take: opened before the server stalls.
+      await Promise.all(Array.from({ length: 4 }, () => context.database.db.selectFrom('organizations').select('id').execute()));
+      proxy.stall();
+      const key = `wo_${'A'.repeat(44)}`;
+      const [request, readiness] = await Promise.all([
+        timed({ method: 'GET', url: '/api/v1/records', headers: { authorization: `Bearer ${key}` } }),
+        timed({ method: 'GET', url: '/readyz' }),
+      ]);
+      assert.match(assertUnavailable(request.response, '5').detail, /cannot be reached/);
+      assert.ok(request.ms >= 2_500, `given up only past statement_timeout and the grace (${request.ms} ms)`);
+      assert.ok(request.ms < 6_000, `the request was answered after ${request.ms} ms`);
+      assert.match(assertUnavailable(readiness.response, '5').detail, /did not answer within 2 s/);
+      assert.ok(readiness.ms < 3_000, `/readyz was answered after ${readiness.ms} ms`);
+      proxy.unstall();
+      // The stuck connections were dropped, not handed to the next request: new ones serve.
+      await waitFor(async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200, 15_000, 'ready again once the database answers');
+      const after = await app.inject({ method: 'GET', url: '/api/v1/records', headers: { authorization: `Bearer ${key}` } });
+      assert.equal(after.statusCode, 401, after.body);
+    } finally {
+      await app.close();
+      await context.close();
+      await proxy.close();
+      await schema.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   // Database back but empty (restored from an old backup, or recreated): the process started on a
   // migrated schema, which has since lost its latest migration.
   itOnEachDatabase('is not ready while the schema is not migrated, and ready once it is', async ({ app, context }) => {

@@ -1,0 +1,60 @@
+import type pg from 'pg';
+
+/** How long past the session's statement_timeout a query may go unanswered before its connection is given up. */
+export const QUERY_DEADLINE_GRACE_MS = 2_000;
+
+/**
+ * `statement_timeout` is enforced by the server. A server that stops answering altogether (frozen, or
+ * behind a middlebox that keeps the TCP connection up) never sends that error, and TCP does not help
+ * either: a frozen server's kernel still acknowledges what is sent, and keepalive probes are not sent
+ * while sent data waits for its acknowledgement. A request that had a connection then waited forever.
+ *
+ * So every query also has a deadline on this side: the session's statement_timeout plus a grace.
+ * Past it, the connection is destroyed: the query fails as a lost connection (answered 503
+ * `unavailable`), and the pool discards the client (it is no longer queryable) instead of handing
+ * the stuck session to the next request. The deadline follows the session's own setting: a session
+ * that runs `SET statement_timeout = 0` (migrations, which may build an index for minutes) has none
+ * until it runs `RESET statement_timeout`. No deadline when `statementTimeoutMs` is 0.
+ */
+export function withQueryDeadline(pool: pg.Pool, statementTimeoutMs: number): pg.Pool {
+  if (statementTimeoutMs <= 0) return pool;
+  const deadlines = new WeakMap<pg.PoolClient, number>();
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    const client = await connect();
+    if (deadlines.has(client)) return client;
+    deadlines.set(client, statementTimeoutMs + QUERY_DEADLINE_GRACE_MS);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+      if (typeof text === 'string') {
+        const setting = sessionTimeoutSetting(text);
+        if (setting !== undefined) deadlines.set(client, setting === 0 ? 0 : (setting ?? statementTimeoutMs) + QUERY_DEADLINE_GRACE_MS);
+      }
+      const result = query(...args);
+      const deadline = deadlines.get(client)!;
+      // A callback or a cursor (Submittable) is not what Kysely sends; those run without a deadline.
+      if (deadline === 0 || !(result instanceof Promise)) return result;
+      const timer = setTimeout(() => giveUp(client, deadline), deadline);
+      return result.finally(() => clearTimeout(timer));
+    };
+    return client;
+  };
+  return pool;
+}
+
+/** Ends a connection whose query went unanswered: its query fails, and the pool drops the client. */
+function giveUp(client: pg.PoolClient, deadline: number): void {
+  const { connection } = client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } };
+  connection?.stream?.destroy(new Error(`Connection terminated: the database did not answer within ${deadline} ms`));
+}
+
+/**
+ * The statement_timeout a statement sets for its session: milliseconds, null for RESET (back to the
+ * pool's), undefined when it is not such a statement. Only the forms this service sends.
+ */
+function sessionTimeoutSetting(text: string): number | null | undefined {
+  if (/^\s*reset\s+statement_timeout\s*;?\s*$/i.test(text)) return null;
+  const set = /^\s*set\s+(?:session\s+)?statement_timeout\s*(?:=|to)\s*'?(\d+)(ms)?'?\s*;?\s*$/i.exec(text);
+  return set ? Number(set[1]) : undefined;
+}
