@@ -12,7 +12,8 @@ export async function buildWorkerApp(context: AppContext): Promise<FastifyInstan
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     // Its callers are probes and scrapers, every few seconds: a log line each would be noise.
-    logController: new LogController({ disableRequestLogging: true }),
+    // Its log lines name the request as the API's do (`requestId`, see AccessLogController).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     // Ids as the API's (`req_…`, or a sane X-Request-Id), so a problem's `requestId` reads the same everywhere.
     genReqId: requestIdOf,
     return503OnClosing: false,
