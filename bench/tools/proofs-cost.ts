@@ -89,12 +89,16 @@ async function printWalByRelation(url: string, from: string, to: string, complet
   const names = new Map(
     (await queryOnce<{ node: string; name: string }>(url, `SELECT pg_relation_filenode(oid)::text AS node, relname AS name FROM pg_class WHERE pg_relation_filenode(oid) IS NOT NULL`)).map((r) => [r.node, r.name]),
   );
+  // Relation file numbers repeat across databases (catalogs copied from the template): keep this database's records.
+  const [{ oid: databaseOid }] = (await queryOnce<{ oid: string }>(url, `SELECT oid::text AS oid FROM pg_database WHERE datname = current_database()`)) as [{ oid: string }];
   const dump = execFileSync('pg_waldump', ['-s', from, '-e', to, '-p', process.env.WAL_DIR!], { encoding: 'utf8', maxBuffer: 1 << 30 });
   const bytes = new Map<string, { bytes: number; records: number }>();
   for (const line of dump.split('\n')) {
     const match = /^rmgr: (\S+)\s+len \(rec\/tot\):\s*\d+\/\s*(\d+),.*?desc: (\S+)/.exec(line);
     if (!match) continue;
-    const node = /blkref #0: rel \d+\/\d+\/(\d+)/.exec(line)?.[1];
+    const relation = /blkref #0: rel \d+\/(\d+)\/(\d+)/.exec(line);
+    if (relation && relation[1] !== databaseOid) continue;
+    const node = relation?.[2];
     const key = `${node ? (names.get(node) ?? `filenode ${node}`) : '-'}  ${match[1]}/${match[3]}`;
     const entry = bytes.get(key) ?? { bytes: 0, records: 0 };
     entry.bytes += Number(match[2]);

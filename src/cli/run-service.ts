@@ -71,18 +71,24 @@ const UNUSED_CONNECTION_SWEEP_MS = 100;
 /**
  * Closing the server waits for every connection to end, and Node closes for it only those idle
  * between requests: one that never sent a byte (a load balancer's pre-opened connection, a TCP
- * health check) held the process until the hard stop, which then exited 1. Answers a function that
- * destroys the server's connections that have not sent anything yet; one that has started a request
- * is left to finish it.
+ * health check) held the process until the hard stop, which then exited 1. Answers a sweep that
+ * destroys the server's connections that have sent nothing across two sweeps in a row: bytes already
+ * in the kernel's buffer but not yet read (a busy event loop) are read by the next sweep, and their
+ * request is answered as any other. One that has started a request is left to finish it.
  */
 function unusedConnectionsCloser(server: Server): () => void {
   const connections = new Set<Socket>();
+  const silentAtLastSweep = new WeakSet<Socket>();
   server.on('connection', (socket: Socket) => {
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
   });
   return () => {
-    for (const socket of connections) if (socket.bytesRead === 0) socket.destroy();
+    for (const socket of connections) {
+      if (socket.bytesRead > 0) continue;
+      if (silentAtLastSweep.has(socket)) socket.destroy();
+      else silentAtLastSweep.add(socket);
+    }
   };
 }
 

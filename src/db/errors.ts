@@ -17,24 +17,33 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }
 
-/** The table does not exist: on a database that answers, the schema was never migrated. */
+/**
+ * A table the statement names does not exist: on a database that answers, the schema was never
+ * migrated (or was emptied). PostgreSQL also raises 42P01 for a wrong alias ("missing FROM-clause
+ * entry"), a fault of the statement, which is not this.
+ */
 export function isUndefinedTable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return code === '42P01' || (code === 'SQLITE_ERROR' && typeof message === 'string' && message.startsWith('no such table'));
+  if (typeof message !== 'string') return false;
+  return (code === '42P01' && /^relation ".+" does not exist$/.test(message)) || (code === 'SQLITE_ERROR' && message.startsWith('no such table'));
 }
 
 /** Why the database cannot serve now, when the statement itself is not at fault. */
-export type UnavailableCause = 'database_unreachable' | 'pool_exhausted' | 'statement_timeout' | 'database_busy' | 'storage_failed' | 'schema_missing';
+export type UnavailableCause = 'database_unreachable' | 'database_silent' | 'pool_exhausted' | 'statement_timeout' | 'database_busy' | 'storage_failed' | 'schema_missing';
 
 const UNAVAILABLE: Record<UnavailableCause, { detail: string; retryAfterSeconds: number }> = {
   database_unreachable: { detail: 'The database cannot be reached.', retryAfterSeconds: 5 },
+  database_silent: { detail: 'The database did not answer in time.', retryAfterSeconds: 5 },
   pool_exhausted: { detail: 'Every database connection of this process is busy.', retryAfterSeconds: 2 },
   statement_timeout: { detail: 'The database did not finish the work in time.', retryAfterSeconds: 2 },
   database_busy: { detail: 'The database is locked by another writer.', retryAfterSeconds: 1 },
   storage_failed: { detail: 'The database cannot write to its storage.', retryAfterSeconds: 30 },
   // An operator's step, not a retry, ends it: `/readyz` says the same (NOT_MIGRATED_RETRY_AFTER_SECONDS).
-  schema_missing: { detail: 'The database holds no schema of this service: it must be migrated (`wo migrate`).', retryAfterSeconds: 30 },
+  schema_missing: { detail: 'The database lacks a table of this service: if it was emptied or replaced, it must be migrated (`wo migrate`).', retryAfterSeconds: 30 },
 };
+
+/** How withQueryDeadline ends a connection whose query went unanswered (query-deadline.ts). */
+export const QUERY_DEADLINE_MESSAGE = 'Connection terminated: the database did not answer within';
 
 /** Socket errors of a connection to the database server (node-postgres passes them on as they are). */
 const SOCKET_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -59,6 +68,7 @@ export function unavailableCause(error: unknown): UnavailableCause | undefined {
   // the schema when it started): every statement fails until an operator runs `wo migrate`.
   if (isUndefinedTable(error)) return 'schema_missing';
   if (error.message === 'timeout exceeded when trying to connect') return 'pool_exhausted';
+  if (error.message.startsWith(QUERY_DEADLINE_MESSAGE)) return 'database_silent';
   if (/^Connection terminated|is not queryable$/.test(error.message)) return 'database_unreachable';
   // Connecting to a name with several addresses fails with one error per address.
   if (error instanceof AggregateError) return error.errors.map(unavailableCause).find((cause) => cause !== undefined);

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { QUERY_DEADLINE_MESSAGE } from './errors.js';
 
 /** How long past the session's statement_timeout a query may go unanswered before its connection is given up. */
 export const QUERY_DEADLINE_GRACE_MS = 2_000;
@@ -46,7 +47,7 @@ export function withQueryDeadline(pool: pg.Pool, statementTimeoutMs: number): pg
 /** Ends a connection whose query went unanswered: its query fails, and the pool drops the client. */
 function giveUp(client: pg.PoolClient, deadline: number): void {
   const { connection } = client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } };
-  connection?.stream?.destroy(new Error(`Connection terminated: the database did not answer within ${deadline} ms`));
+  connection?.stream?.destroy(new Error(`${QUERY_DEADLINE_MESSAGE} ${deadline} ms`));
 }
 
 /**

@@ -186,7 +186,9 @@ export function installErrorHandling(app: FastifyInstance, routeMethods: () => M
         const fromDatabase = appError instanceof DatabaseUnavailableError;
         const cause = fromDatabase ? appError.unavailableCause : appError.detail;
         const admitted = unavailableLog.admit(cause);
-        if (admitted) request.log.warn({ cause, suppressed: admitted.suppressed, ...(fromDatabase ? { err: appError.cause } : {}) }, 'request refused: service unavailable');
+        // A missing table wants an operator (or is a fault of ours): an error, not a passing outage.
+        const level = cause === 'schema_missing' ? 'error' : 'warn';
+        if (admitted) request.log[level]({ cause, suppressed: admitted.suppressed, ...(fromDatabase ? { err: appError.cause } : {}) }, 'request refused: service unavailable');
       } else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
       return sendProblem(reply, appError, request.url.split('?')[0]);
     }

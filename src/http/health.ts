@@ -33,6 +33,7 @@ const READINESS_DATABASE_TIMEOUT_MS = 2_000;
 /** Liveness, readiness and metrics: served by `wo serve` on its port and by `wo worker` on WO_WORKER_PORT. */
 export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
+    let schemaCheck: Promise<boolean> | undefined;
     app.get(
       '/healthz',
       {
@@ -65,7 +66,12 @@ export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
         if (context.lifecycle.phase !== 'running') throw errors.unavailable('The process is shutting down.', SHUTTING_DOWN_RETRY_AFTER_SECONDS);
         let current: boolean;
         try {
-          current = await withinReadinessTimeout(schemaIsCurrent(context.database));
+          // Probes arriving while a check is out share it: a database that stopped answering holds one
+          // connection for the check, not one per probe.
+          schemaCheck ??= schemaIsCurrent(context.database).finally(() => {
+            schemaCheck = undefined;
+          });
+          current = await withinReadinessTimeout(schemaCheck);
         } catch (error) {
           // Whatever the database answers instead of a row (or its silence), this process cannot serve: not ready.
           if (error instanceof AppError) throw error;

@@ -171,16 +171,19 @@ describe('the wo CLI and the service as a user runs them', () => {
 
       // A database a newer release migrated: on SQLite an older one refuses it, saying what to do.
       const file = new SqliteDatabase(path.join(dataDir, 'wo.sqlite'));
-      file.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run('9999-a-later-release', new Date().toISOString());
-      const newer = await cli(dataDir, ['migrate']).then(
-        () => assert.fail('should fail'),
-        (error: { code: number; stderr: string }) => error,
-      );
-      assert.equal(newer.code, 2);
-      assert.match(newer.stderr, /configuration error: The database was migrated by a newer release \(it holds 9999-a-later-release/);
-      assert.ok(!/\n\s+at /.test(newer.stderr));
-      file.prepare('DELETE FROM kysely_migration WHERE name = ?').run('9999-a-later-release');
-      file.close();
+      try {
+        file.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?)').run('9999-a-later-release', new Date().toISOString());
+        const newer = await cli(dataDir, ['migrate']).then(
+          () => assert.fail('should fail'),
+          (error: { code: number; stderr: string }) => error,
+        );
+        assert.equal(newer.code, 2);
+        assert.match(newer.stderr, /configuration error: The database was migrated by a newer release \(it holds 9999-a-later-release/);
+        assert.ok(!/\n\s+at /.test(newer.stderr));
+        file.prepare('DELETE FROM kysely_migration WHERE name = ?').run('9999-a-later-release');
+      } finally {
+        file.close();
+      }
 
       // `--help` after any command shows its usage and exits 0 instead of refusing an unknown option.
       const help = await cli(dataDir, ['keys', 'create', '--help']);

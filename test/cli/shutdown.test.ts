@@ -75,7 +75,7 @@ describe('`wo worker` health and graceful shutdown, as real processes', () => {
   });
 
   it('serves no HTTP at all with WO_WORKER_PORT=0, and still stops on SIGTERM with exit 0', async () => {
-    const worker = await startChildService(['worker'], { WO_DATA_DIR: newDataDir(), DATABASE_URL: '', WO_WORKER_PORT: '0' });
+    const worker = await startChildService(['worker'], { WO_DATA_DIR: newDataDir(), DATABASE_URL: '', WO_WORKER_PORT: '0', WO_SHUTDOWN_DRAIN_MS: '60000' });
     services.push(worker);
     const running = JSON.parse(worker.logs().split('\n').find((line) => line.includes('"msg":"work-order service running"'))!);
     assert.equal(running.address, undefined, 'it listens nowhere');
@@ -83,8 +83,8 @@ describe('`wo worker` health and graceful shutdown, as real processes', () => {
     const signalledAt = Date.now();
     worker.child.kill('SIGTERM');
     assert.equal(await waitFor(() => worker.exited, 20_000, 'the worker to exit'), 0);
-    // WO_SHUTDOWN_DRAIN_MS is left at its default (5 s): with nothing served there is nothing to drain.
-    assert.ok(Date.now() - signalledAt < 4_000, `stopped in ${Date.now() - signalledAt} ms, without waiting for a drain`);
+    // With nothing served there is nothing to drain: the minute asked for is not waited.
+    assert.ok(Date.now() - signalledAt < 15_000, `stopped in ${Date.now() - signalledAt} ms, without waiting for a drain`);
     assert.doesNotMatch(worker.logs(), /still serving during the drain/);
   });
 
@@ -95,10 +95,11 @@ describe('`wo worker` health and graceful shutdown, as real processes', () => {
     assert.equal((await fetch(`${api.base}/readyz`)).status, 200);
     // Connections that never send a byte (a load balancer's pre-opened ones, TCP health checks), opened
     // before the signal and during the drain, do not hold the process open past it.
+    // Held open here until the process exits: checkDrain's exit 0 well within the hard stop is the proof.
     const unused = [await openConnection(port)];
     await checkDrain(api, ['/api/v1/openapi.json', '/.well-known/jwks.json'], async () => {
       unused.push(await openConnection(port));
     });
-    for (const socket of unused) assert.ok(socket.closed || socket.destroyed, 'the server closed the unused connection');
+    for (const socket of unused) socket.destroy();
   });
 });

@@ -56,15 +56,19 @@ function proofsWith(apiProcesses: number, checked: boolean): Promise<PartResult>
     // The target is checked as a ratio too: the baseline is measured right before and after the completions.
     let bracket: { baseline: LoadFigures; before: number; after: number } | undefined;
     const { saturated, sealedRate, announcedRate, measurements } = await measureCompletions(api, tenant, receiver, categoryId, run.base, checkpoints, async (complete) => {
-      const workerBefore = deployment.workerCpuSeconds();
-      const benchBefore = process.cpuUsage();
-      const apiBefore = api.cpuSeconds?.() ?? 0;
-      const { result: watched, ...around } = await run.baseline.bracket(FULL_SPEED_CONNECTIONS, () => observer.during(complete));
+      // CPU is read around the completions alone, inside the baseline's bracket (whose loads are not the service's).
+      const { result: watched, ...around } = await run.baseline.bracket(FULL_SPEED_CONNECTIONS, async () => {
+        const workerBefore = deployment.workerCpuSeconds();
+        const benchBefore = process.cpuUsage();
+        const apiBefore = api.cpuSeconds?.() ?? 0;
+        const observed = await observer.during(complete);
+        workerCpuSeconds = deployment.workerCpuSeconds() - workerBefore;
+        apiCpuSeconds = (api.cpuSeconds?.() ?? 0) - apiBefore;
+        const bench = process.cpuUsage(benchBefore);
+        benchCpuSeconds = (bench.user + bench.system) / 1e6;
+        return observed;
+      });
       bracket = around;
-      workerCpuSeconds = deployment.workerCpuSeconds() - workerBefore;
-      apiCpuSeconds = (api.cpuSeconds?.() ?? 0) - apiBefore;
-      const bench = process.cpuUsage(benchBefore);
-      benchCpuSeconds = (bench.user + bench.system) / 1e6;
       cost = watched.cost;
       return watched.result;
     });
