@@ -101,6 +101,10 @@ describe('reading driver errors for "the database cannot serve now"', () => {
       assert.equal(unavailableCause(await failure(() => victim.query('SELECT pg_sleep(1)'))), 'statement_timeout');
       assert.equal(unavailableCause(await failure(() => victim.query('SELECT 1 FROM no_such_table'))), 'schema_missing');
       assert.equal(unavailableCause(await failure(() => victim.query('SELECT 1 / 0'))), undefined);
+      // The same SQLSTATE for a wrong alias: a fault of the statement, not a schema to migrate.
+      const alias = await failure(() => victim.query('SELECT x.n FROM (SELECT 1 AS n) AS y'));
+      assert.equal((alias as { code?: string }).code, '42P01');
+      assert.equal(unavailableCause(alias), undefined);
       const pid = (await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       const ended = failure(() => victim.query('SELECT pg_sleep(5)'));
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
