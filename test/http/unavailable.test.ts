@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
@@ -13,7 +13,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { POSTGRES_URL, createPostgresSchema, withSchemaChangeLock } from '../helpers/databases.js';
 import { createWorkOrder, itOnEachDatabase, startTestApp, waitFor } from '../helpers/test-app.js';
-import { startTcpProxy } from '../helpers/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { DEFAULT_MIGRATION_TABLE, sql } from 'kysely';
 
@@ -38,21 +38,40 @@ function capturedLogger() {
   return { logger: pino({ level: 'info' }, stream), lines };
 }
 
+/**
+ * A process (API and its context) on a fresh PostgreSQL schema reached through a TCP proxy the test
+ * controls, with `env` on top; everything is closed and removed after `check`.
+ */
+async function withProxiedDatabase(
+  env: Record<string, string>,
+  check: (service: { app: FastifyInstance; context: AppContext; proxy: TcpProxy; lines: ReturnType<typeof capturedLogger>['lines'] }) => Promise<void>,
+): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-proxied-'));
+  const target = new URL(POSTGRES_URL!);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const throughProxy = new URL(POSTGRES_URL!);
+  throughProxy.port = String(proxy.port);
+  const schema = await createPostgresSchema();
+  const { logger, lines } = capturedLogger();
+  const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: throughProxy.toString(), ...env });
+  const context = await withSchemaChangeLock(() => createContext(config, { logger, databaseSchema: schema.schema, createKeys: true }));
+  const app = await buildApp(context);
+  try {
+    await check({ app, context, proxy, lines });
+  } finally {
+    await app.close();
+    await context.close();
+    await proxy.close();
+    await schema.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe('when the database cannot serve, requests answer 503 unavailable with Retry-After, never 500', () => {
   // A process must reach its database at start (it checks its keys against the deployment's there);
   // the database going away afterwards is what this covers: a proxy in front of PostgreSQL is cut.
   it('answers 503 on every request and on /readyz while PostgreSQL cannot be reached, logging one line per cause', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-unreachable-'));
-    const target = new URL(POSTGRES_URL!);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const throughProxy = new URL(POSTGRES_URL!);
-    throughProxy.port = String(proxy.port);
-    const schema = await createPostgresSchema();
-    const { logger, lines } = capturedLogger();
-    const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: throughProxy.toString() });
-    const context = await withSchemaChangeLock(() => createContext(config, { logger, databaseSchema: schema.schema, createKeys: true }));
-    const app = await buildApp(context);
-    try {
+    await withProxiedDatabase({}, async ({ app, proxy, lines }) => {
       await proxy.cut();
       const key = `wo_${'A'.repeat(44)}`;
       const answers = await Promise.all(
@@ -67,41 +86,20 @@ describe('when the database cannot serve, requests answer 503 unavailable with R
       assert.ok(!lines.some((line) => line.level >= 50), 'nothing logged as an error');
       await proxy.restore();
       await waitFor(async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200, 15_000, 'ready again once the database is back');
-    } finally {
-      await app.close();
-      await context.close();
-      await proxy.close();
-      await schema.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   // A server that stops answering without closing anything (frozen, or a middlebox keeping the TCP
   // connection up): statement_timeout never arrives, and TCP keeps the connection alive.
   it('gives up on a PostgreSQL server that stops answering: 503 after statement_timeout and a grace, /readyz 503 within 2 s, then recovers', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-stalled-'));
-    const target = new URL(POSTGRES_URL!);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const throughProxy = new URL(POSTGRES_URL!);
-    throughProxy.port = String(proxy.port);
-    const schema = await createPostgresSchema();
-    const { logger } = capturedLogger();
     // A pool of 4, all opened before the stall: each stalled idle one costs a later request its deadline.
-    const config = loadConfig({
-      WO_DATA_DIR: dataDir,
-      DATABASE_URL: throughProxy.toString(),
-      WO_DATABASE_STATEMENT_TIMEOUT_MS: '500',
-      WO_DATABASE_POOL_WAIT_MS: '1000',
-      WO_DATABASE_POOL_SIZE: '4',
-    });
-    const context = await withSchemaChangeLock(() => createContext(config, { logger, databaseSchema: schema.schema, createKeys: true }));
-    const app = await buildApp(context);
-    const timed = async (request: InjectOptions) => {
-      const started = Date.now();
-      const response = await app.inject(request);
-      return { response, ms: Date.now() - started };
-    };
-    try {
+    const env = { WO_DATABASE_STATEMENT_TIMEOUT_MS: '500', WO_DATABASE_POOL_WAIT_MS: '1000', WO_DATABASE_POOL_SIZE: '4' };
+    await withProxiedDatabase(env, async ({ app, context, proxy }) => {
+      const timed = async (request: InjectOptions) => {
+        const started = Date.now();
+        const response = await app.inject(request);
+        return { response, ms: Date.now() - started };
+      };
       // Connections in the pool, idle, for what follows to take: opened before the server stalls.
       await Promise.all(Array.from({ length: 4 }, () => context.database.db.selectFrom('organizations').select('id').execute()));
       proxy.stall();
@@ -122,13 +120,7 @@ describe('when the database cannot serve, requests answer 503 unavailable with R
       await waitFor(async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200, 20_000, 'ready again once the database answers');
       const after = await app.inject({ method: 'GET', url: '/api/v1/records', headers: { authorization: `Bearer ${key}` } });
       assert.equal(after.statusCode, 401, after.body);
-    } finally {
-      await app.close();
-      await context.close();
-      await proxy.close();
-      await schema.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   // Database back but empty (restored from an old backup, or recreated): the process started on a
