@@ -50,8 +50,11 @@ export function runPostgresWebhooksPart(options: PostgresPartOptions): Promise<P
         },
       });
       const after = (await run.baseline.fresh(BASELINE_CONNECTIONS)).reqPerSec;
+      const bracket = { ...base, connections: BASELINE_CONNECTIONS, reqPerSec: round((before + after) / 2) };
       memory.push(...delivered.memory);
-      measurements.push(withPostgresCost(deliveryMeasurement(delivered, `${WORKERS} workers`, subscriptions, base), delivered.stats.count, cost!));
+      // The row's ratio is the one the target line checks: to the baseline around it, not the part's first.
+      const row = { ...deliveryMeasurement(delivered, `${WORKERS} workers`, subscriptions, bracket), baselineBracket: { before, after } };
+      measurements.push(withPostgresCost(row, delivered.stats.count, cost!));
       targets.push(
         check(
           `≥ ${TARGET_PER_S.toLocaleString('en')} deliveries/s from ${WORKERS} workers, ${subscriptions} subscription(s) per event`,
@@ -61,7 +64,7 @@ export function runPostgresWebhooksPart(options: PostgresPartOptions): Promise<P
         absoluteTargetAsRatio(
           `≥ ${TARGET_PER_S.toLocaleString('en')} deliveries/s from ${WORKERS} workers, ${subscriptions} subscription(s) per event,`,
           TARGET_PER_S,
-          { value: delivered.rate, unit: 'deliveries/s', baseline: { reqPerSec: round((before + after) / 2), connections: BASELINE_CONNECTIONS }, before, after },
+          { value: delivered.rate, unit: 'deliveries/s', baseline: bracket, before, after },
           delivered.stats.count === delivered.expected,
         ),
       );
