@@ -57,12 +57,12 @@ export async function runService(config: Config, roles: { api: boolean; worker: 
   closeUnusedConnections();
   try {
     await server?.close();
-    clearInterval(sweep);
     await context.close();
     log.info({ signal }, 'shut down');
   } catch (error) {
-    clearInterval(sweep);
     log.error({ err: error }, 'error during shutdown');
+  } finally {
+    clearInterval(sweep);
   }
 }
 
