@@ -20,12 +20,18 @@ export interface ListScope {
 export interface FoundCheckpoints {
   keys: readonly ListKey[];
   /**
-   * Keeps them for later requests. Call it only once that snapshot's transaction has committed: on
-   * SQLite a read joins the open write group and sees its uncommitted writes, and a group that fails
-   * to commit would otherwise leave checkpoints of a list that never existed, tagged with a
-   * generation that the next move reuses.
+   * Call once that snapshot's transaction has ended, with whether it committed: only then are they
+   * kept for later requests. On SQLite a read joins the open write group and sees its uncommitted
+   * writes, and a group that fails to commit would otherwise leave checkpoints of a list that never
+   * existed, tagged with a generation that the next move reuses. Requests waiting for checkpoints
+   * this one took from scratch go on then.
    */
-  remember(): void;
+  done(committed: boolean): void;
+}
+
+/** Another request is taking the list's checkpoints from scratch: wait for it outside the snapshot, then read again. */
+export interface RebuildUnderway {
+  rebuildUnderway: Promise<void>;
 }
 
 /**
@@ -52,11 +58,20 @@ export class ListCheckpoints {
   private readonly byList = new Map<string, { keys: ListKey[]; generation: number }>();
   /** Lists found moved since their checkpoints: the generation seen then (see checkpointsFor). */
   private readonly movedAt = new Map<string, number>();
-  /** Lists whose checkpoints a request is taking from scratch right now: others walk the plain way meanwhile. */
-  private readonly rebuilding = new Set<string>();
+  /**
+   * Lists whose checkpoints a request is taking from scratch right now, each settled once that request
+   * has kept them or given up. Others wait for it rather than walk the plain way meanwhile: on a busy
+   * machine those walks, each half the list, took the CPU the rebuild needed, and a 1M list's
+   * checkpoints were still not taken 10 s after a process started (bench/analysis.md, session 27).
+   */
+  private readonly rebuilding = new Map<string, Promise<void>>();
   private keysKept = 0;
   /** How often checkpoints were taken from scratch, walking a whole list (first use, or found stale). */
   fullWalks = 0;
+  /** How often a caller was told to walk the plain way (see checkpointsFor). */
+  plainWalks = 0;
+  /** How often a caller was told to wait for checkpoints another request was taking. */
+  waits = 0;
 
   constructor(
     /** Entries between two checkpoints: a deep page walks fewer than this plus the tail (below). */
@@ -76,13 +91,22 @@ export class ListCheckpoints {
    * newest entry, so work orders created slightly out of order (clocks of several API processes)
    * land after it and change nothing.
    *
-   * Undefined when the caller should walk the plain way: the counters and the index disagree, another
-   * request is taking this list's checkpoints from scratch, or the list moved since its checkpoints
-   * and has not held still since the last time this was asked. A list whose work orders keep changing
-   * status would otherwise pay a walk of the whole list to rebuild checkpoints on nearly every deep
-   * page, twice what OFFSET walks; one that holds still between two deep pages is worth rebuilding.
+   * Undefined when the caller should walk the plain way: the counters and the index disagree, the list
+   * moved since its checkpoints and has not held still since the last time this was asked, or another
+   * request is taking this list's checkpoints from scratch and the caller cannot wait (`canWait` false:
+   * it reads inside a transaction of its own caller, or has waited once already). A list whose work
+   * orders keep changing status would otherwise pay a walk of the whole list to rebuild checkpoints on
+   * nearly every deep page, twice what OFFSET walks; one that holds still between two deep pages is
+   * worth rebuilding. With `canWait`, a rebuild underway is answered with its promise instead: the
+   * caller ends its snapshot (holding no connection), waits, and reads again.
    */
-  async checkpointsFor(db: Executor, scope: ListScope, total: number, generation = 0): Promise<FoundCheckpoints | undefined> {
+  async checkpointsFor(
+    db: Executor,
+    scope: ListScope,
+    total: number,
+    generation = 0,
+    canWait = false,
+  ): Promise<FoundCheckpoints | RebuildUnderway | undefined> {
     const id = listId(scope);
     const cached = this.byList.get(id);
     let keys: ListKey[] | undefined;
@@ -90,22 +114,57 @@ export class ListCheckpoints {
       keys = await this.extended(db, scope, total, cached.keys);
     } else if (cached && this.movedAt.get(id) !== generation) {
       this.movedAt.set(id, generation);
-      return undefined;
+      return this.walkPlainly();
     }
+    if (keys) {
+      const found = keys;
+      return {
+        keys: found,
+        done: (committed) => {
+          if (committed) this.remember(id, found, generation);
+        },
+      };
+    }
+    const underway = this.rebuilding.get(id);
+    if (underway && canWait) {
+      this.waits++;
+      return { rebuildUnderway: underway };
+    }
+    if (underway) return this.walkPlainly();
+    let settle!: () => void;
+    this.rebuilding.set(id, new Promise((resolve) => (settle = resolve)));
+    const ended = () => {
+      this.rebuilding.delete(id);
+      settle();
+    };
+    this.fullWalks++;
+    try {
+      keys = await this.extended(db, scope, total, []);
+    } catch (error) {
+      ended();
+      throw error;
+    }
+    // Undefined again means the counters and the index disagree: the caller walks the plain way.
     if (!keys) {
-      if (this.rebuilding.has(id)) return undefined;
-      this.rebuilding.add(id);
-      this.fullWalks++;
-      try {
-        keys = await this.extended(db, scope, total, []);
-      } finally {
-        this.rebuilding.delete(id);
-      }
-      // Undefined again means the counters and the index disagree: the caller walks the plain way.
-      if (!keys) return undefined;
+      ended();
+      return this.walkPlainly();
     }
     const found = keys;
-    return { keys: found, remember: () => this.remember(id, found, generation) };
+    let settled = false;
+    return {
+      keys: found,
+      done: (committed) => {
+        if (settled) return;
+        settled = true;
+        if (committed) this.remember(id, found, generation);
+        ended();
+      },
+    };
+  }
+
+  private walkPlainly(): undefined {
+    this.plainWalks++;
+    return undefined;
   }
 
   private remember(id: string, keys: ListKey[], generation: number): void {

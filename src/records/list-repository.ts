@@ -5,7 +5,7 @@ import { preparedQuery } from '../db/prepared.js';
 import type { RecordsTable, Tables } from '../db/tables.js';
 import { postgresTotal, recordCounts } from './record-counts.js';
 import type { Page } from '../db/page.js';
-import { BEFORE_OLDEST, type ListCheckpoints, type ListScope } from './list-checkpoints.js';
+import { BEFORE_OLDEST, type FoundCheckpoints, type ListCheckpoints, type ListScope, type RebuildUnderway } from './list-checkpoints.js';
 import { WORK_ORDER_FIELDS } from './repository.js';
 import type { RecordListQuery } from './schemas.js';
 
@@ -133,7 +133,8 @@ const DEEP_WALK_CHECKPOINTS = 4;
  * total, the status's generation, the check of the checkpoints and the page come from one snapshot,
  * so concurrent writes can neither pass a stale checkpoint nor skip or repeat a row; checkpoints taken
  * are remembered once that snapshot has committed (not at all inside a caller's transaction, whose
- * fate is not known here).
+ * fate is not known here). While another request takes the list's checkpoints from scratch, the page
+ * ends its snapshot, waits for them and reads again (once), rather than walk half the list meanwhile.
  */
 async function listFromCheckpoint(
   db: Executor,
@@ -142,11 +143,14 @@ async function listFromCheckpoint(
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
-  const read = async (snapshot: Executor) => {
+  let found: FoundCheckpoints | undefined;
+  const read = async (snapshot: Executor, canWait: boolean): Promise<{ rows: unknown[]; total: number } | RebuildUnderway> => {
     const { total, generation } = await listSize(snapshot, scope);
     const walk = pageWalk(page, total);
     if (!walk) return { rows: [], total };
-    const found = await checkpoints.checkpointsFor(snapshot, scope, total, generation);
+    const answer = await checkpoints.checkpointsFor(snapshot, scope, total, generation, canWait);
+    if (answer && 'rebuildUnderway' in answer) return answer;
+    found = answer;
     if (!found) return { rows: await plainPage(snapshot, scope, walk, form), total };
     const end = total - page.offset; // positions counted from the oldest: the page is [start, end)
     const start = Math.max(0, end - page.limit);
@@ -157,15 +161,29 @@ async function listFromCheckpoint(
       scope.status === undefined
         ? await organizationPageAfterQueries[form](snapshot, window)
         : await statusPageAfterQueries[form](snapshot, { ...window, status: scope.status });
-    return { rows: result.rows.reverse(), total, found };
+    return { rows: result.rows.reverse(), total };
   };
-  if (db.isTransaction) {
-    const { rows, total } = await read(db);
-    return { rows, total };
+  let committed = false;
+  try {
+    if (db.isTransaction) return readPage(await read(db, false));
+    for (let canWait = true; ; canWait = false) {
+      const answer = await (db as Db).transaction().setIsolationLevel('repeatable read').execute((snapshot) => read(snapshot, canWait));
+      if ('rebuildUnderway' in answer) {
+        await answer.rebuildUnderway;
+        continue;
+      }
+      committed = true;
+      return answer;
+    }
+  } finally {
+    found?.done(committed);
   }
-  const { rows, total, found } = await (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
-  found?.remember();
-  return { rows, total };
+}
+
+/** A page read without waiting: only a caller that may wait is ever told to. */
+function readPage(answer: { rows: unknown[]; total: number } | RebuildUnderway): { rows: unknown[]; total: number } {
+  if ('rebuildUnderway' in answer) throw new Error('a read that may not wait was told to wait for a rebuild');
+  return answer;
 }
 
 /** How many work orders a list holds, and its status's generation (moves; 0 for the whole list). */

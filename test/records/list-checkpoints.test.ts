@@ -15,7 +15,7 @@ import { countCreated, countMoved } from '../../src/records/repository.js';
 import { RowAppends } from '../../src/db/row-appends.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { workOrderRow } from '../helpers/records.js';
-import { seedCategory, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+import { seedCategory, startTestApp, waitFor, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 const STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'];
 
@@ -262,6 +262,33 @@ for (const dialect of TEST_DIALECTS) {
       // but a different list. Checkpoints of the rolled-back one would skip a row and repeat another.
       await changeStatusByHand(block[20]!, 'CANCELLED');
       await assertEveryPage(checkpoints, [3], 'after the rollback', 'IN_PROGRESS');
+    });
+
+    it('takes a list\'s checkpoints once when deep pages arrive together, the others waiting for them instead of walking', async () => {
+      const checkpoints = new ListCheckpoints(4);
+      const whole = await wholeList();
+      const offset = Math.floor(whole.length / 2);
+      assert.ok(whole.length >= 200, `a list long enough that taking its checkpoints outlasts a request's first query (${whole.length})`);
+      const pages = await Promise.all(Array.from({ length: 8 }, () => pageIds(checkpoints, 5, offset)));
+      for (const page of pages) {
+        assert.equal(page.total, whole.length);
+        assert.deepEqual(page.ids, whole.slice(offset, offset + 5));
+      }
+      assert.equal(checkpoints.fullWalks, 1);
+      assert.equal(checkpoints.plainWalks, 0, 'no page walked the plain way while the checkpoints were being taken');
+
+      // A request that took checkpoints from scratch and then gave up (its snapshot did not commit)
+      // lets the page waiting for it go on, which then takes them itself.
+      const abandoned = new ListCheckpoints(4);
+      const taken = await abandoned.checkpointsFor(db, { orgId: tenant.orgId }, whole.length);
+      assert.ok(taken && 'keys' in taken);
+      const waiting = pageIds(abandoned, 5, offset);
+      await waitFor(() => abandoned.waits === 1, 10_000, 'the page to wait for the checkpoints being taken');
+      taken.done(false);
+      assert.deepEqual((await waiting).ids, whole.slice(offset, offset + 5));
+      assert.equal(abandoned.fullWalks, 2);
+      assert.equal(abandoned.plainWalks, 0);
+      assert.ok(abandoned.cachedFor({ orgId: tenant.orgId }), 'the waiting page kept the checkpoints it took');
     });
   });
 }
