@@ -20,19 +20,30 @@ export interface ListScope {
 export interface FoundCheckpoints {
   keys: readonly ListKey[];
   /**
-   * Call once that snapshot's transaction has ended, with whether it committed: only then are they
-   * kept for later requests. On SQLite a read joins the open write group and sees its uncommitted
-   * writes, and a group that fails to commit would otherwise leave checkpoints of a list that never
-   * existed, tagged with a generation that the next move reuses. Requests waiting for checkpoints
-   * this one took from scratch go on then.
+   * Must be called on every path, once it is known whether that snapshot's transaction committed:
+   * only then are they kept for later requests (with `false` as soon as they will not be kept, such
+   * as inside a caller's transaction). On SQLite a read joins the open write group and sees its
+   * uncommitted writes, and a group that fails to commit would otherwise leave checkpoints of a list
+   * that never existed, tagged with a generation that the next move reuses. Requests waiting for
+   * checkpoints this one took from scratch go on then (or after REBUILD_WAIT_MS, should it never come).
    */
   done(committed: boolean): void;
 }
 
-/** Another request is taking the list's checkpoints from scratch: wait for it outside the snapshot, then read again. */
+/**
+ * Another request is taking the list's checkpoints from scratch: wait for it outside the snapshot,
+ * then read again. Settles when that request is done with them, or after REBUILD_WAIT_MS.
+ */
 export interface RebuildUnderway {
   rebuildUnderway: Promise<void>;
 }
+
+/**
+ * The longest a deep page waits for another request's rebuild before it reads again, walking the plain
+ * way if the rebuild is still underway: a few million entries' walk on a busy machine, beyond which
+ * the wait would cost more than the walk it saves.
+ */
+export const REBUILD_WAIT_MS = 5_000;
 
 /**
  * Positions in large work-order lists (an organization's whole list, or its part in one status),
@@ -60,9 +71,8 @@ export class ListCheckpoints {
   private readonly movedAt = new Map<string, number>();
   /**
    * Lists whose checkpoints a request is taking from scratch right now, each settled once that request
-   * has kept them or given up. Others wait for it rather than walk the plain way meanwhile: on a busy
-   * machine those walks, each half the list, took the CPU the rebuild needed, and a 1M list's
-   * checkpoints were still not taken 10 s after a process started (bench/analysis.md, session 27).
+   * has kept them or given up. Others wait for it rather than walk the plain way meanwhile: each of
+   * those walks covers up to half the list, and together they took the CPU the rebuild needed.
    */
   private readonly rebuilding = new Map<string, Promise<void>>();
   private keysKept = 0;
@@ -82,6 +92,8 @@ export class ListCheckpoints {
      * many organizations' lists by status.
      */
     private readonly maxKeys = 65_536,
+    /** How long a deep page waits for another request's rebuild (REBUILD_WAIT_MS). */
+    private readonly rebuildWaitMs = REBUILD_WAIT_MS,
   ) {}
 
   /**
@@ -98,7 +110,9 @@ export class ListCheckpoints {
    * orders keep changing status would otherwise pay a walk of the whole list to rebuild checkpoints on
    * nearly every deep page, twice what OFFSET walks; one that holds still between two deep pages is
    * worth rebuilding. With `canWait`, a rebuild underway is answered with its promise instead: the
-   * caller ends its snapshot (holding no connection), waits, and reads again.
+   * caller ends its snapshot (holding no connection), waits, and reads again. Pages woken by a rebuild
+   * that gave up (or ran inside a caller's transaction, and so kept nothing) cannot wait a second
+   * time: one of them takes the checkpoints, the others walk the plain way.
    */
   async checkpointsFor(
     db: Executor,
@@ -128,13 +142,14 @@ export class ListCheckpoints {
     const underway = this.rebuilding.get(id);
     if (underway && canWait) {
       this.waits++;
-      return { rebuildUnderway: underway };
+      return { rebuildUnderway: settledWithin(underway, this.rebuildWaitMs) };
     }
     if (underway) return this.walkPlainly();
     let settle!: () => void;
-    this.rebuilding.set(id, new Promise((resolve) => (settle = resolve)));
+    const rebuild = new Promise<void>((resolve) => (settle = resolve));
+    this.rebuilding.set(id, rebuild);
     const ended = () => {
-      this.rebuilding.delete(id);
+      if (this.rebuilding.get(id) === rebuild) this.rebuilding.delete(id);
       settle();
     };
     this.fullWalks++;
@@ -206,6 +221,13 @@ export class ListCheckpoints {
   cachedFor(scope: ListScope): readonly ListKey[] | undefined {
     return this.byList.get(listId(scope))?.keys;
   }
+}
+
+/** `promise`, or after `ms` whatever it does (never rejects: a rebuild's promise only resolves). */
+function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
 function listId(scope: ListScope): string {

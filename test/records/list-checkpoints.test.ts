@@ -289,6 +289,14 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(abandoned.fullWalks, 2);
       assert.equal(abandoned.plainWalks, 0);
       assert.ok(abandoned.cachedFor({ orgId: tenant.orgId }), 'the waiting page kept the checkpoints it took');
+
+      // One never done with them (a caller that forgot) holds a waiting page up for the wait's bound
+      // only: it then reads again, and walks the plain way since the rebuild is still underway.
+      const forgotten = new ListCheckpoints(4, 65_536, 200);
+      assert.ok(await forgotten.checkpointsFor(db, { orgId: tenant.orgId }, whole.length));
+      assert.deepEqual((await pageIds(forgotten, 5, offset)).ids, whole.slice(offset, offset + 5));
+      assert.equal(forgotten.waits, 1);
+      assert.equal(forgotten.plainWalks, 1);
     });
   });
 }
