@@ -18,7 +18,8 @@ const dataDir = process.argv[4] ?? `/tmp/wo-list-cost-${size}`;
 const only = process.env.LIST_COST_ONLY ? new RegExp(process.env.LIST_COST_ONLY) : undefined; // which labels to run
 const statePath = path.join(dataDir, 'list-cost.json');
 const sqlitePath = path.join(dataDir, 'wo.sqlite');
-const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+// Without the per-key rate limit: thousands of requests a second from one key would be answered 429.
+const config = loadConfig({ WO_DATA_DIR: dataDir, LOG_LEVEL: 'silent', WO_RATE_LIMIT_PER_MINUTE: '0' });
 
 interface SeededState {
   orgId: string;

@@ -64,13 +64,25 @@ async function readList(
 ): Promise<{ rows: unknown[]; total: number }> {
   if (filtersByStatusOnly(filter)) return listByStatus(db, orgId, filter.status, page, form, checkpoints);
 
-  const matching = narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
-  const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const total = Number(counted.n);
-  const walk = pageWalk(page, total);
-  if (!walk) return { rows: [], total };
-  const result = await db.executeQuery(pageQuery(db, matching, walk, form).compile());
-  return { rows: inListOrder(result.rows, walk), total };
+  return inOneSnapshot(db, async (snapshot) => {
+    const matching = narrow(snapshot.selectFrom('records').where('org_id', '=', orgId), filter);
+    const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const total = Number(counted.n);
+    const walk = pageWalk(page, total);
+    if (!walk) return { rows: [], total };
+    const result = await snapshot.executeQuery(pageQuery(snapshot, matching, walk, form).compile());
+    return { rows: inListOrder(result.rows, walk), total };
+  });
+}
+
+/**
+ * `read`'s statements in one snapshot: a repeatable-read transaction (on SQLite, the connection held
+ * throughout), or the caller's transaction. A page and its total read apart could otherwise disagree
+ * while work orders are created: the total counted before a create, the page read after it.
+ */
+async function inOneSnapshot<T>(db: Executor, read: (snapshot: Executor) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return read(db);
+  return (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
 }
 
 /** Whether at most `status` narrows the list: its total then comes from the maintained counts. */
@@ -99,13 +111,16 @@ async function listByStatus(
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
-  const { total } = await listSize(db, { orgId, status });
-  const walk = pageWalk(page, total);
-  if (!walk) return { rows: [], total };
-  if (walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
-    return listFromCheckpoint(db, { orgId, status }, page, form, checkpoints);
-  }
-  return { rows: await plainPage(db, { orgId, status }, walk, form), total };
+  const scope = { orgId, status };
+  const shallow = await inOneSnapshot(db, async (snapshot) => {
+    const { total } = await listSize(snapshot, scope);
+    const walk = pageWalk(page, total);
+    if (!walk) return { rows: [], total };
+    // A deep page is read from checkpoints, in a snapshot of its own (listFromCheckpoint).
+    if (walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) return undefined;
+    return { rows: await plainPage(snapshot, scope, walk, form), total };
+  });
+  return shallow ?? listFromCheckpoint(db, scope, page, form, checkpoints);
 }
 
 /** A page read the plain way: OFFSET from the nearer end of the list. */

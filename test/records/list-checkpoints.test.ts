@@ -154,6 +154,33 @@ for (const dialect of TEST_DIALECTS) {
       }
     });
 
+    it('reads a shallow page and its total from one snapshot while work orders are being created, filtered or not', async () => {
+      const checkpoints = new ListCheckpoints(1024); // every page read here is a shallow one
+      const before = await wholeList();
+      const start = Date.parse('2028-01-01T00:00:00.000Z');
+      const creating = (async () => {
+        for (let i = 0; i < 60; i++) await insertAt(new Date(start + i * 1000).toISOString(), 'OPEN');
+      })();
+      const answers: { offset: number; ids: string[]; total: number; filtered: boolean }[] = [];
+      const reader = async (first: number, filtered: boolean) => {
+        for (let i = first; i < first + 40; i++) {
+          const offset = 1 + (i % 30);
+          // A category filter goes through COUNT(*) and a page query; no filter, through the maintained counts.
+          const { recordsJson, total } = await listRecordsAsJson(db, tenant.orgId, filtered ? { categoryId } : {}, { limit: 5, offset }, checkpoints);
+          answers.push({ offset, total, filtered, ids: (JSON.parse(`[${recordsJson}]`) as { id: string }[]).map((record) => record.id) });
+        }
+      };
+      await Promise.all([creating, reader(0, false), reader(7, true), reader(13, false), reader(19, true)]);
+
+      const created = (await wholeList()).slice(0, 60);
+      for (const answer of answers) {
+        const added = answer.total - before.length;
+        assert.ok(added >= 0 && added <= 60, `total ${answer.total}`);
+        const listThen = [...created.slice(60 - added), ...before];
+        assert.deepEqual(answer.ids, listThen.slice(answer.offset, answer.offset + 5), `offset ${answer.offset}, total ${answer.total}, filtered: ${answer.filtered}`);
+      }
+    });
+
     it('stops using a status list\'s checkpoints once a work order enters or leaves it, and rebuilds them once it holds still', async () => {
       // Older than every other work order here: a list of their own, behind everything the tests above read.
       const base = Date.parse('2020-01-01T00:00:00.000Z');
