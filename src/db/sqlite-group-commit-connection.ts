@@ -4,6 +4,8 @@ import type { GroupCommitSqliteDriver } from './sqlite-group-commit.js';
 /** One acquisition of the group-commit driver's connection: a single query, or a whole transaction. */
 export class GroupCommitConnection implements DatabaseConnection {
   inTransaction = false;
+  /** The transaction in progress reads only (see GroupCommitSqliteDriver.beginTransaction). */
+  readOnly = false;
   private locked = true;
 
   constructor(private readonly driver: GroupCommitSqliteDriver) {}

@@ -184,6 +184,39 @@ describe('SQLite group commit: reads outside a transaction', () => {
     assert.equal(rows.length, 1, 'the read ran in the write’s group and saw it');
     assert.ok(committedWhenReturned, 'and returned only once it was committed');
   });
+
+  it('run a read-only transaction in the read group, one snapshot, taking no write lock and committing nothing', async () => {
+    await nextTurn();
+    const commitsBefore = pair.stats.commits;
+    const seen = await pair.db
+      .transaction()
+      .setAccessMode('read only')
+      .execute(async (tx) => {
+        const first = await tx.selectFrom('items').select('label').execute();
+        // Another process writes in between: with no write lock taken it is not blocked (busy_timeout 0),
+        // and the transaction's snapshot does not see it.
+        outsider.prepare('INSERT INTO items (label) VALUES (?)').run('outside-3');
+        const second = await tx.selectFrom('items').select('label').execute();
+        return { first: first.length, second: second.length };
+      });
+    assert.equal(seen.second, seen.first, 'both reads saw one snapshot');
+    assert.equal(pair.stats.commits, commitsBefore, 'nothing was committed for it');
+    await nextTurn();
+    assert.ok((await labels()).includes('outside-3'));
+  });
+
+  it('run a read-only transaction inside an open write group, returning once that group is committed', async () => {
+    await nextTurn();
+    const write = insertInTransaction(pair.db, 'written-then-read-only');
+    const read = pair.db
+      .transaction()
+      .setAccessMode('read only')
+      .execute((tx) => tx.selectFrom('items').select('label').where('label', '=', 'written-then-read-only').execute())
+      .then((rows) => ({ rows, committedWhenReturned: pair.committedLabels().includes('written-then-read-only') }));
+    const [{ rows, committedWhenReturned }] = await Promise.all([read, write]);
+    assert.equal(rows.length, 1, 'it read inside the write’s group and saw it');
+    assert.ok(committedWhenReturned, 'and returned only once it was committed');
+  });
 });
 
 describe('SQLite group commit: group size', () => {

@@ -12,6 +12,7 @@ import {
   type CompiledQuery,
   type QueryCompiler,
   type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 import { FifoLock } from './fifo-lock.js';
 import { asLease, GroupCommitConnection } from './sqlite-group-commit-connection.js';
@@ -170,8 +171,19 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     return new GroupCommitConnection(this);
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     const lease = asLease(connection);
+    if (settings.accessMode === 'read only') {
+      // One snapshot needs no savepoint and no write lock: the lock, held from begin to commit, keeps
+      // this process's other statements out, and a read group's deferred BEGIN keeps other processes'
+      // commits out. Inside an open write group it reads that group's writes, as any read then does,
+      // and commitTransaction waits for the group as such a read does.
+      this.joinReadGroup();
+      lease.inTransaction = true;
+      lease.readOnly = true;
+      this.transactionLease = lease;
+      return;
+    }
     this.joinGroup();
     this.control.savepoint.run();
     lease.inTransaction = true;
@@ -180,6 +192,13 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = asLease(connection);
+    if (lease.readOnly) {
+      this.endTransaction(lease);
+      const group = this.group;
+      lease.release();
+      if (group && !group.readOnly) await group.committed;
+      return;
+    }
     this.endTransaction(lease);
     this.control.release.run();
     await this.awaitCommit(lease);
@@ -189,8 +208,10 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     const lease = asLease(connection);
     // Not in a transaction any more: its group already failed (and was rolled back as a whole).
     if (!lease.inTransaction) return;
+    const readOnly = lease.readOnly;
     this.endTransaction(lease);
-    if (this.sqlite.inTransaction) {
+    // A read-only transaction has nothing of its own to undo.
+    if (!readOnly && this.sqlite.inTransaction) {
       this.control.rollbackTo.run();
       this.control.release.run();
     }
@@ -245,6 +266,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
 
   private endTransaction(lease: GroupCommitConnection): void {
     lease.inTransaction = false;
+    lease.readOnly = false;
     if (this.transactionLease === lease) this.transactionLease = undefined;
   }
 

@@ -76,13 +76,23 @@ async function readList(
 }
 
 /**
- * `read`'s statements in one snapshot: a repeatable-read transaction (on SQLite, the connection held
- * throughout), or the caller's transaction. A page and its total read apart could otherwise disagree
- * while work orders are created: the total counted before a create, the page read after it.
+ * `read`'s statements in one snapshot: a read-only repeatable-read transaction, or the caller's
+ * transaction (one snapshot there on SQLite, and on PostgreSQL if the caller chose repeatable read). A
+ * page and its total read apart could otherwise disagree while work orders are created: the total
+ * counted before a create, the page read after it.
  */
 async function inOneSnapshot<T>(db: Executor, read: (snapshot: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return read(db);
-  return (db as Db).transaction().setIsolationLevel('repeatable read').execute(read);
+  return snapshotTransaction(db as Db).execute(read);
+}
+
+/**
+ * A read-only repeatable-read transaction: one snapshot on PostgreSQL; on SQLite the connection held,
+ * in a read group rather than a write group (no write lock taken, no commit waited for unless writes
+ * were already open).
+ */
+function snapshotTransaction(db: Db) {
+  return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only');
 }
 
 /** Whether at most `status` narrows the list: its total then comes from the maintained counts. */
@@ -103,7 +113,7 @@ function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRecords {
   return query;
 }
 
-async function listByStatus(
+function listByStatus(
   db: Executor,
   orgId: string,
   status: string | undefined,
@@ -111,16 +121,7 @@ async function listByStatus(
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
-  const scope = { orgId, status };
-  const shallow = await inOneSnapshot(db, async (snapshot) => {
-    const { total } = await listSize(snapshot, scope);
-    const walk = pageWalk(page, total);
-    if (!walk) return { rows: [], total };
-    // A deep page is read from checkpoints, in a snapshot of its own (listFromCheckpoint).
-    if (walk.offset >= DEEP_WALK_CHECKPOINTS * checkpoints.spacing) return undefined;
-    return { rows: await plainPage(snapshot, scope, walk, form), total };
-  });
-  return shallow ?? listFromCheckpoint(db, scope, page, form, checkpoints);
+  return listInOneSnapshot(db, { orgId, status }, page, form, checkpoints);
 }
 
 /** A page read the plain way: OFFSET from the nearer end of the list. */
@@ -143,15 +144,16 @@ async function plainPage(db: Executor, scope: ListScope, walk: PageWalk, form: R
 const DEEP_WALK_CHECKPOINTS = 4;
 
 /**
- * A deep page of a list (the whole list, or one status's), read from the nearest checkpoint below it
- * (ListCheckpoints), or the plain way when the checkpoints cannot be used (see checkpointsFor). The
- * total, the status's generation, the check of the checkpoints and the page come from one snapshot,
+ * A page of a list (the whole list, or one status's) with its total, in one snapshot: a shallow page
+ * the plain way; a deep one from the nearest checkpoint below it (ListCheckpoints), or the plain way
+ * when the checkpoints cannot be used (see checkpointsFor). The total, the status's generation, the
+ * check of the checkpoints and the page come from one snapshot,
  * so concurrent writes can neither pass a stale checkpoint nor skip or repeat a row; checkpoints taken
  * are remembered once that snapshot has committed (not at all inside a caller's transaction, whose
  * fate is not known here). While another request takes the list's checkpoints from scratch, the page
  * ends its snapshot, waits for them and reads again (once), rather than walk half the list meanwhile.
  */
-async function listFromCheckpoint(
+async function listInOneSnapshot(
   db: Executor,
   scope: ListScope,
   page: Page,
@@ -163,6 +165,7 @@ async function listFromCheckpoint(
     const { total, generation } = await listSize(snapshot, scope);
     const walk = pageWalk(page, total);
     if (!walk) return { rows: [], total };
+    if (walk.offset < DEEP_WALK_CHECKPOINTS * checkpoints.spacing) return { rows: await plainPage(snapshot, scope, walk, form), total };
     const answer = await checkpoints.checkpointsFor(snapshot, scope, total, generation, canWait);
     if (answer && 'rebuildUnderway' in answer) return answer;
     found = answer;
@@ -182,7 +185,7 @@ async function listFromCheckpoint(
   try {
     if (db.isTransaction) return readPage(await read(db, false));
     for (let canWait = true; ; canWait = false) {
-      const answer = await (db as Db).transaction().setIsolationLevel('repeatable read').execute((snapshot) => read(snapshot, canWait));
+      const answer = await snapshotTransaction(db as Db).execute((snapshot) => read(snapshot, canWait));
       if ('rebuildUnderway' in answer) {
         await answer.rebuildUnderway;
         continue;
