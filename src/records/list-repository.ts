@@ -62,7 +62,7 @@ async function readList(
   form: RowForm,
   checkpoints: ListCheckpoints,
 ): Promise<{ rows: unknown[]; total: number }> {
-  if (filtersByStatusOnly(filter)) return listByStatus(db, orgId, filter.status, page, form, checkpoints);
+  if (filtersByStatusOnly(filter)) return listInOneSnapshot(db, { orgId, status: filter.status }, page, form, checkpoints);
 
   return inOneSnapshot(db, async (snapshot) => {
     const matching = narrow(snapshot.selectFrom('records').where('org_id', '=', orgId), filter);
@@ -111,17 +111,6 @@ function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRecords {
   if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
   if (filter.updatedAfter) query = query.where('updated_at', '>=', filter.updatedAfter);
   return query;
-}
-
-function listByStatus(
-  db: Executor,
-  orgId: string,
-  status: string | undefined,
-  page: Page,
-  form: RowForm,
-  checkpoints: ListCheckpoints,
-): Promise<{ rows: unknown[]; total: number }> {
-  return listInOneSnapshot(db, { orgId, status }, page, form, checkpoints);
 }
 
 /** A page read the plain way: OFFSET from the nearer end of the list. */
