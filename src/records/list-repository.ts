@@ -1,4 +1,4 @@
-import { sql, type Compilable, type QueryResult, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type QueryResult, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -46,7 +46,7 @@ export async function listRecordsAsJson(
   page: Page,
   checkpoints: ListCheckpoints,
 ): Promise<{ recordsJson: string; total: number }> {
-  if (page.offset === 0 && filtersByStatusOnly(filter) && !isSqlite(db)) return firstPageWithTotal(db, { orgId, status: filter.status }, page.limit);
+  if (!isSqlite(db) && page.offset < DEEP_WALK_CHECKPOINTS * checkpoints.spacing) return pageWithTotalOnPostgres(db, orgId, filter, page);
   const { rows, total } = await readList(db, orgId, filter, page, 'json', checkpoints);
   return { recordsJson: (rows as { json: string }[]).map((row) => row.json).join(','), total };
 }
@@ -240,33 +240,76 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
 }));
 
 /**
- * PostgreSQL, GET /records: a list's first page and its total from one statement (one snapshot, one
- * round trip instead of two), the page as one text: its work orders' JSON, newest first, joined by
- * commas in the database rather than sent as 50 rows to be parsed and joined here. An empty page
- * means an empty list. Any first page reads newest first: when the list is shorter than the page,
- * it is all of it.
+ * PostgreSQL, GET /records: a page among a list's first few thousand entries (deeper ones come from
+ * the checkpoints) and its total from one statement: one snapshot and one round trip, where a
+ * transaction around them takes four (BEGIN, total, page, COMMIT). The page comes as one text, its
+ * work orders' JSON newest first, joined by commas in the database rather than sent as 50 rows to be
+ * parsed and joined here; it is empty when the offset is at or past the total. Such a page is always
+ * read newest first: pageWalk would read one in the older half of a short list up from its oldest
+ * entry, which at these offsets saves a few thousand index entries at most.
  */
-async function firstPageWithTotal(db: Executor, scope: ListScope, limit: number): Promise<{ recordsJson: string; total: number }> {
-  const byStatus = scope.status !== undefined;
-  const query = firstPageStatement(`json+total newest-first ${byStatus ? 'status' : 'all'} ${limit}`, () =>
-    preparedQuery((db, p: { orgId: string; status?: string }) => {
-      let matching = db.selectFrom('records').where('org_id', '=', p.orgId);
-      if (byStatus) matching = matching.where('status', '=', p.status!);
-      // Straight off the index: a first page skips no entry, so the deferred join of deeper pages
-      // (ids first, then rows by primary key) would only add a lookup per row.
-      const page = matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(sql.lit(limit));
-      return db
-        .selectFrom(page.as('records'))
-        .crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order'))
-        .select([
-          sql<string | null>`string_agg(to_json(work_order)::text, ',' ORDER BY records.created_at DESC, records.id DESC)`.as('data'),
-          postgresTotal(p.orgId, byStatus ? p.status : undefined).as('total'),
-        ]);
-    }),
-  );
-  const { rows } = await query(db, byStatus ? { orgId: scope.orgId, status: scope.status } : { orgId: scope.orgId });
-  const [row] = rows as { data: string | null; total: string | number }[];
+async function pageWithTotalOnPostgres(db: Executor, orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string; total: number }> {
+  let result: QueryResult<unknown>;
+  if (filtersByStatusOnly(filter)) {
+    const byStatus = filter.status !== undefined;
+    const params = { orgId, ...(byStatus ? { status: filter.status } : {}), limit: page.limit, offset: page.offset };
+    const statement = page.offset === 0 ? firstPageWithTotalStatement(byStatus, page.limit) : pageWithTotalStatements[byStatus ? 'status' : 'all'];
+    result = await statement(db, params);
+  } else {
+    // Other filters vary too much to compile once; their total is a COUNT(*) of the same rows.
+    const matching = narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
+    const total = sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`;
+    result = await db.executeQuery(pageWithTotal(db, matching, total, page).compile());
+  }
+  const [row] = result.rows as { data: string | null; total: string | number }[];
   return { recordsJson: row?.data ?? '', total: Number(row?.total ?? 0) };
+}
+
+type PageWithTotalParams = { orgId: string; status?: string; limit: number; offset: number };
+type PageWithTotalStatement = (executor: Executor, params: PageWithTotalParams) => Promise<QueryResult<unknown>>;
+
+/**
+ * The page of `matching` that `window` names (newest first) as one JSON text, and `total` beside it,
+ * in one row: an aggregate over no rows still answers one. A first page is read straight off the
+ * index, since it skips no entry; a later one walks the index for ids only and joins the page's rows
+ * afterwards (see pageQuery), so no skipped entry costs a visit to the table.
+ */
+function pageWithTotal(db: Executor, matching: MatchingRecords, total: RawBuilder<string>, window: Page, options: { limitInText?: boolean } = {}) {
+  const limit = options.limitInText ? sql.lit(window.limit) : window.limit;
+  const page =
+    window.offset === 0
+      ? matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit)
+      : db
+          .selectFrom('records')
+          .innerJoin(matching.select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(window.offset).as('page'), 'page.id', 'records.id')
+          .selectAll('records');
+  return db
+    .selectFrom(page.as('records'))
+    .crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order'))
+    .select([
+      sql<string | null>`string_agg(to_json(work_order)::text, ',' ORDER BY records.created_at DESC, records.id DESC)`.as('data'),
+      total.as('total'),
+    ]);
+}
+
+function matchingScope(db: Executor, p: { orgId: string; status?: string }): MatchingRecords {
+  const matching = db.selectFrom('records').where('org_id', '=', p.orgId);
+  return p.status === undefined ? matching : matching.where('status', '=', p.status);
+}
+
+/** Pages after the first, of the whole list and of one status's, with their totals (LIMIT and OFFSET as parameters). */
+const pageWithTotalStatements: Record<'all' | 'status', PageWithTotalStatement> = {
+  all: preparedQuery((db, p: PageWithTotalParams) => pageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId), p)),
+  status: preparedQuery((db, p: PageWithTotalParams) => pageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId, p.status), p)),
+};
+
+/** A first page with its total, its LIMIT written into the statement (see FirstPageStatement). */
+function firstPageWithTotalStatement(byStatus: boolean, limit: number): FirstPageStatement {
+  return firstPageStatement(`json+total newest-first ${byStatus ? 'status' : 'all'} ${limit}`, () =>
+    preparedQuery((db, p: { orgId: string; status?: string }) =>
+      pageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId, p.status), { limit, offset: 0 }, { limitInText: true }),
+    ),
+  );
 }
 
 /**
