@@ -14,7 +14,7 @@ export function commentRoutes(comments: CommentService): FastifyPluginAsyncTypeb
       '/records/:id/comments',
       {
         // Not conditional: a comment does not change the work order, whatever version the client read.
-        config: { scope: 'records:write', conditional: false },
+        config: { scope: 'records:write', conditional: false, answersInTransaction: true },
         schema: {
           tags,
           operationId: 'createRecordComment',

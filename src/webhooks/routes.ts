@@ -33,7 +33,7 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
     app.post(
       '/webhooks',
       {
-        config: { scope },
+        config: { scope, answersInTransaction: true },
         onSend: revealSecret,
         schema: {
           tags,

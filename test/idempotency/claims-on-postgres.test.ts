@@ -84,5 +84,51 @@ if (POSTGRES_URL) {
         await owner.end().catch(() => {});
       }
     });
+
+    // Every operation that stores its answer with its change (docs/api.md lists them) claims its key
+    // in that change's transaction: a process killed while the work waits leaves no claim behind, where
+    // a claim committed up front held the key for its 60 s lease.
+    const operations: { name: string; table: string; request: (categoryId: string, recordId: string) => { url: string; payload: object } }[] = [
+      { name: 'a work-order create', table: 'records', request: (categoryId) => ({ url: '/api/v1/records', payload: recordBody(categoryId) }) },
+      { name: 'a webhook subscription', table: 'webhook_subscriptions', request: () => ({ url: '/api/v1/webhooks', payload: { name: 'w', url: 'https://93.184.216.34/hook', events: ['record.created'] } }) },
+      { name: 'a comment', table: 'record_comments', request: (_categoryId, recordId) => ({ url: `/api/v1/records/${recordId}/comments`, payload: { body: 'on my way' } }) },
+      { name: 'a lifecycle action', table: 'records', request: (_categoryId, recordId) => ({ url: `/api/v1/records/${recordId}/assign`, payload: { assignee: 'Tech' } }) },
+    ];
+    for (const operation of operations) {
+      it(`commits no claim for ${operation.name} before its work: while the work waits, no row holds the key`, async () => {
+        const tenant = await harness.newTenant();
+        const categoryId = await seedCategory(tenant);
+        const record = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId) });
+        assert.equal(record.statusCode, 201, record.body);
+        const key = randomUUID();
+        const { url, payload } = operation.request(categoryId, record.json().id as string);
+        const schema = harness.context.database.schema;
+        // Writes to the operation's table wait behind this lock; reads (the key, the work order) do not.
+        const blocker = new pg.Client({ connectionString: POSTGRES_URL });
+        const admin = new pg.Client({ connectionString: POSTGRES_URL });
+        await blocker.connect();
+        await admin.connect();
+        try {
+          await blocker.query(`SET search_path TO "${schema}"`);
+          await blocker.query('BEGIN');
+          await blocker.query(`LOCK TABLE ${operation.table} IN EXCLUSIVE MODE`);
+          const answer = tenant.request({ method: 'POST', url, headers: { 'idempotency-key': key }, payload });
+          await waitFor(async () => {
+            const waiting = await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'relation'`);
+            return waiting.rowCount! > 0;
+          }, 10_000, 'the request waiting for the table');
+          const claimed = await admin.query(`SELECT state FROM "${schema}".idempotency_keys WHERE org_id = $1 AND key = $2`, [tenant.orgId, key]);
+          assert.deepEqual(claimed.rows, [], 'no claim committed while the work waits');
+          await blocker.query('COMMIT');
+          const response = await answer;
+          assert.ok(response.statusCode === 200 || response.statusCode === 201, response.body);
+          const stored = await admin.query(`SELECT state, response_status FROM "${schema}".idempotency_keys WHERE org_id = $1 AND key = $2`, [tenant.orgId, key]);
+          assert.deepEqual(stored.rows, [{ state: 'completed', response_status: response.statusCode }]);
+        } finally {
+          await blocker.end();
+          await admin.end();
+        }
+      });
+    }
   });
 }
