@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { metadataPatchMode } from '../http/merge-patch.js';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotent-answers.js';
@@ -97,7 +98,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const asset = await assets.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request));
+        const asset = await assets.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request), metadataPatchMode(request));
         setEtag(reply, asset.version);
         return asset;
       },

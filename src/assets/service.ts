@@ -6,7 +6,7 @@ import type { AssetsTable } from '../db/tables.js';
 import { searchKey } from '../db/text-search.js';
 import { emitEvent } from '../events/outbox.js';
 import { errors } from '../errors.js';
-import { assertMetadataSize } from '../metadata.js';
+import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { findLocation } from '../locations/repository.js';
 import type { RecordFilter } from '../records/list-repository.js';
@@ -94,7 +94,7 @@ export class AssetService {
     return this.records.list(orgId, { ...filter, assetId: id }, page);
   }
 
-  async update(orgId: string, id: string, input: UpdateAssetInput, acceptedVersions?: number[]): Promise<Asset> {
+  async update(orgId: string, id: string, input: UpdateAssetInput, acceptedVersions?: number[], metadataMode: MetadataPatchMode = 'replace'): Promise<Asset> {
     assertMetadataSize(input.metadata);
     return this.write(orgId, id, acceptedVersions, input.tag?.trim(), async (tx, current) => {
       const next: AssetsTable = { ...current };
@@ -110,7 +110,7 @@ export class AssetService {
       if (input.manufacturer !== undefined) next.manufacturer = input.manufacturer;
       if (input.model !== undefined) next.model = input.model;
       if (input.externalRef !== undefined) next.external_ref = input.externalRef;
-      if (input.metadata !== undefined) next.metadata = JSON.stringify(input.metadata);
+      if (input.metadata !== undefined) next.metadata = patchedMetadata(current.metadata, input.metadata, metadataMode);
       if (input.status !== undefined) next.status = input.status;
       if (input.locationId !== undefined && input.locationId !== current.location_id) {
         if (input.locationId !== null) await assertLocationExists(tx, orgId, input.locationId);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { metadataPatchMode } from '../http/merge-patch.js';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { answerCreated } from '../http/idempotent-answers.js';
@@ -80,7 +81,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
         },
       },
       async (request, reply) => {
-        const location = await locations.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request));
+        const location = await locations.update(principalOf(request).orgId, request.params.id, request.body, acceptedVersions(request), metadataPatchMode(request));
         setEtag(reply, location.version);
         return location;
       },

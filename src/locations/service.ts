@@ -6,7 +6,7 @@ import type { LocationsTable } from '../db/tables.js';
 import { lockForOrganization } from '../db/row-locks.js';
 import { searchKey } from '../db/text-search.js';
 import { errors, type FieldError } from '../errors.js';
-import { assertMetadataSize } from '../metadata.js';
+import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
 import { isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
@@ -75,7 +75,7 @@ export class LocationService {
     return { locations: rows.map(toLocation), total };
   }
 
-  async update(orgId: string, id: string, input: UpdateLocationInput, acceptedVersions?: number[]): Promise<Location> {
+  async update(orgId: string, id: string, input: UpdateLocationInput, acceptedVersions?: number[], metadataMode: MetadataPatchMode = 'replace'): Promise<Location> {
     assertMetadataSize(input.metadata);
     const moves = input.parentId !== undefined && input.parentId !== null;
     return writeOptimistically(this.db, {
@@ -98,7 +98,7 @@ export class LocationService {
         if (input.latitude !== undefined) next.latitude = input.latitude;
         if (input.longitude !== undefined) next.longitude = input.longitude;
         if (input.externalRef !== undefined) next.external_ref = input.externalRef;
-        if (input.metadata !== undefined) next.metadata = JSON.stringify(input.metadata);
+        if (input.metadata !== undefined) next.metadata = patchedMetadata(current.metadata, input.metadata, metadataMode);
         if (input.parentId !== undefined) next.parent_id = input.parentId;
         assertCoordinatesPaired(next.latitude, next.longitude);
         if (next.parent_id !== null && next.parent_id !== current.parent_id) await this.assertValidParent(tx, orgId, id, next.parent_id);

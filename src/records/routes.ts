@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
+import { metadataPatchMode } from '../http/merge-patch.js';
 import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { etagFor } from '../db/versioned-rows.js';
@@ -127,7 +128,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
         },
       },
       async (request, reply) => {
-        const record = await records.update(principalOf(request), request.params.id, request.body, acceptedVersions(request));
+        const record = await records.update(principalOf(request), request.params.id, request.body, acceptedVersions(request), metadataPatchMode(request));
         setEtag(reply, record.version);
         return record;
       },

@@ -4,7 +4,7 @@ import { isForeignKeyViolation } from '../db/errors.js';
 import { writeOptimistically, writeOptimisticallyInOneStatement, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../errors.js';
-import { assertMetadataSize } from '../metadata.js';
+import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { emitEvent, outboxRow } from '../events/outbox.js';
 import { RowAppends, type AppendConditions } from '../db/row-appends.js';
@@ -216,7 +216,7 @@ export class RecordService {
     return { events: rows.map(toHistoryEntry), total };
   }
 
-  async update(principal: Principal, id: string, input: UpdateRecordInput, acceptedVersions?: number[]): Promise<WorkOrder> {
+  async update(principal: Principal, id: string, input: UpdateRecordInput, acceptedVersions?: number[], metadataMode: MetadataPatchMode = 'replace'): Promise<WorkOrder> {
     requireSomeField(input);
     assertMetadataSize(input.metadata);
     return this.writeWithRetry(principal.orgId, id, acceptedVersions, undefined, async (tx, current) => {
@@ -233,10 +233,15 @@ export class RecordService {
       for (const [field, column] of Object.entries(EDITABLE_FIELDS) as [keyof UpdateRecordInput, keyof RecordsTable][]) {
         const value = input[field];
         if (value === undefined) continue;
-        const stored = field === 'metadata' ? JSON.stringify(value) : field === 'dueAt' && value ? canonicalInstant(value as string, 'body.dueAt') : value;
+        const stored =
+          field === 'metadata'
+            ? patchedMetadata(current.metadata, value as Record<string, unknown>, metadataMode)
+            : field === 'dueAt' && value
+              ? canonicalInstant(value as string, 'body.dueAt')
+              : value;
         if (stored === current[column]) continue;
         (changes as Record<string, unknown>)[column] = stored;
-        changed[field] = { from: before[field], to: field === 'metadata' ? value : stored };
+        changed[field] = { from: before[field], to: field === 'metadata' ? JSON.parse(stored as string) : stored };
       }
       if (Object.keys(changes).length === 0) return { next: current };
       const now = isoNow(this.clock);
