@@ -79,6 +79,8 @@ export interface ContextOptions {
    * and record them, which fixes the log's origin. Otherwise the keys are only checked.
    */
   createKeys?: boolean;
+  /** The database sessions' `application_name` (DatabaseOptions); the CLI's commands leave the default. */
+  applicationName?: string;
 }
 
 /** @NOTE: these paths never reach the logs, whatever object is logged. */
@@ -162,7 +164,13 @@ async function prepareDatabase(database: Database, config: Config, options: Cont
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const logger = options.logger ?? createLogger(config);
   const clock = options.clock ?? systemClock;
-  const database = openDatabase(databaseOptions(config, { logger, ...(options.databaseSchema ? { schema: options.databaseSchema } : {}) }));
+  const database = openDatabase(
+    databaseOptions(config, {
+      logger,
+      ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
+      ...(options.applicationName ? { applicationName: options.applicationName } : {}),
+    }),
+  );
   const { proofKeys, secrets } = await prepareDatabase(database, config, options, { clock, logger });
 
   const metrics = new Registry();

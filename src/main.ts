@@ -1,5 +1,6 @@
 import { loadConfig, ConfigError } from './config.js';
 import { AppError } from './errors.js';
+import { startFailure } from './db/errors.js';
 import { COMMANDS } from './cli/commands.js';
 import { UsageError, type CliCommand, type CliIo } from './cli/command.js';
 
@@ -59,6 +60,12 @@ async function main(argv: string[]): Promise<number> {
       const details = error.extra.errors?.map((e) => `\n  ${e.field}: ${e.message}`).join('') ?? '';
       io.err(`wo ${found.command.path.join(' ')}: ${error.detail}${details}`);
       return 1;
+    }
+    // The database failing the command (unreachable, refusing our role, not migrated): said plainly, no stack.
+    const failure = startFailure(error);
+    if (failure) {
+      io.err(`wo: ${failure.message}`);
+      return failure.configuration ? 2 : 1;
     }
     io.err(`wo: ${(error as Error)?.stack ?? String(error)}`);
     return 1;

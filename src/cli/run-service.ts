@@ -19,7 +19,9 @@ const CLOSE_TIMEOUT_MS = 25_000;
  */
 export async function runService(config: Config, roles: { api: boolean; worker: boolean }): Promise<void> {
   limitHeapGrowth(config.heapGrowingPercent);
-  const context: AppContext = await createContext(config, { createKeys: true });
+  // Which process holds a connection, in pg_stat_activity: `wo-api pid 4242`, `wo-worker pid 4243`.
+  const applicationName = `${roles.api && roles.worker ? 'wo-serve' : roles.api ? 'wo-api' : 'wo-worker'} pid ${process.pid}`;
+  const context: AppContext = await createContext(config, { createKeys: true, applicationName });
   const log = context.logger;
   let server: FastifyInstance | undefined;
   try {

@@ -61,6 +61,11 @@ export interface DatabaseOptions {
   poolWaitMs?: number;
   /** Server-side statement_timeout of every session; 0: none. */
   statementTimeoutMs?: number;
+  /**
+   * PostgreSQL: the `application_name` of the pool's sessions, so that `pg_stat_activity` tells which
+   * process (and role) holds a connection. A DATABASE_URL that sets one itself wins.
+   */
+  applicationName?: string;
   /** Where lost connections are reported (rate-limited per cause); unset: nowhere. */
   logger?: Pick<Logger, 'warn'>;
 }
@@ -77,7 +82,7 @@ export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 export const POOL_IDLE_TIMEOUT_MS = 10 * 60_000;
 
 /** The database a process's config names. */
-export function databaseOptions(config: Config, extra: Pick<DatabaseOptions, 'schema' | 'logger'> = {}): DatabaseOptions {
+export function databaseOptions(config: Config, extra: Pick<DatabaseOptions, 'schema' | 'logger' | 'applicationName'> = {}): DatabaseOptions {
   return {
     ...(config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: path.join(config.dataDir, 'wo.sqlite') }),
     poolSize: config.database.poolSize,
@@ -106,6 +111,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       // answering); TCP keepalive notices an idle connection whose server went away.
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      application_name: options.applicationName ?? `wo pid ${process.pid}`,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       types: pgTypes as pg.CustomTypesConfig,

@@ -75,6 +75,25 @@ export function unavailableCause(error: unknown): UnavailableCause | undefined {
   return undefined;
 }
 
+/**
+ * PostgreSQL refused the connection for who or what it names: no such database (3D000), no such role
+ * or not allowed (28000, pg_hba.conf), wrong password (28P01). A wrong DATABASE_URL, which no retry mends.
+ */
+export function isRefusedConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '3D000' || code === '28000' || code === '28P01';
+}
+
+/** What a process prints when the database fails it at start: the cause, without a stack trace. */
+export function startFailure(error: unknown): { message: string; configuration: boolean } | undefined {
+  if (isRefusedConnection(error)) return { message: `configuration error: DATABASE_URL: ${(error as Error).message}`, configuration: true };
+  const cause = unavailableCause(error);
+  if (!cause) return undefined;
+  const driverMessage = error instanceof AggregateError ? error.errors.map((e: unknown) => (e as Error)?.message).join('; ') : (error as Error).message;
+  const hint = cause === 'schema_missing' ? '' : ' Check DATABASE_URL and that the database is running; a process manager that restarts this process retries.';
+  return { message: `${UNAVAILABLE[cause].detail.replace(/\.$/, '')}: ${driverMessage}.${hint}`, configuration: false };
+}
+
 /** A driver error that means "not now": answered 503 `unavailable` with Retry-After, never 500. */
 export class DatabaseUnavailableError extends AppError {
   override name = 'DatabaseUnavailableError';

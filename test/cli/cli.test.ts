@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import SqliteDatabase from 'better-sqlite3';
 import { waitFor } from '../helpers/test-app.js';
 import { freePort } from '../helpers/free-port.js';
+import { POSTGRES_URL } from '../helpers/databases.js';
 
 const run = promisify(execFile);
 const MAIN = path.resolve('src/main.ts');
@@ -192,6 +193,30 @@ describe('the wo CLI and the service as a user runs them', () => {
       assert.match((await cli(dataDir, ['serve', '-h'])).stdout, /^usage: wo serve \[--no-worker\]/);
       // After `--`, `--help` is a value: here an organization's name.
       assert.match((await cli(dataDir, ['orgs', 'create', '--json', '--', '--help'])).stdout, /"name":"--help"/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('says in one line why the database failed a process at start: unreachable exits 1, a refused role or database 2', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cli-'));
+    try {
+      const started = (databaseUrl: string) =>
+        run(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--no-worker'], { env: { ...process.env, WO_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, PORT: '0' } }).then(
+          () => assert.fail('should not start'),
+          (error: { code: number; stderr: string }) => error,
+        );
+      const nothingListens = await freePort();
+      const unreachable = await started(`postgres://postgres@127.0.0.1:${nothingListens}/wo`);
+      assert.equal(unreachable.code, 1);
+      assert.equal(unreachable.stderr.trim(), `wo: The database cannot be reached: connect ECONNREFUSED 127.0.0.1:${nothingListens}. Check DATABASE_URL and that the database is running; a process manager that restarts this process retries.`);
+      if (POSTGRES_URL) {
+        const noSuchDatabase = new URL(POSTGRES_URL);
+        noSuchDatabase.pathname = '/wo_no_such_database';
+        const refused = await started(noSuchDatabase.href);
+        assert.equal(refused.code, 2);
+        assert.equal(refused.stderr.trim(), 'wo: configuration error: DATABASE_URL: database "wo_no_such_database" does not exist');
+      }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

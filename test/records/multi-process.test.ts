@@ -137,6 +137,17 @@ async function assertExactTotals(env: Record<string, string>, orgId: string, key
 }
 
 /** The ids of the organization's events of `types`, as the outbox holds them. */
+/** The `application_name` of every session on the deployment's database (pg_stat_activity). */
+async function sessionNames(env: Record<string, string>): Promise<Set<string>> {
+  const check = await createContext(loadConfig(env), { logger: pino({ level: 'silent' }), migrate: false });
+  try {
+    const { rows } = await sql<{ name: string }>`SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database()`.execute(check.database.db);
+    return new Set(rows.map((row) => row.name));
+  } finally {
+    await check.close();
+  }
+}
+
 async function outboxEventIds(env: Record<string, string>, orgId: string, types: string[]): Promise<string[]> {
   const check = await createContext(loadConfig(env), { logger: pino({ level: 'silent' }), migrate: false });
   try {
@@ -223,6 +234,9 @@ if (POSTGRES_URL) {
       assert.equal(events.length, KEYS + changes, 'a created event per work order and a status change per action');
       const delivered = () => new Set(receiver.received.map((r) => r.headers['x-webhook-id'] as string));
       await waitFor(() => events.every((id) => delivered().has(id)), 60_000, 'every event to be delivered by the worker');
+      // Each process's sessions name it and its role, for an operator reading pg_stat_activity.
+      const names = await sessionNames(env);
+      for (const [i, child] of children.entries()) assert.ok(names.has(`${i < 2 ? 'wo-api' : 'wo-worker'} pid ${child.pid}`), [...names].join(', '));
     });
   });
 
