@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
-import { ProblemSchema, answerClientError, answerFailedExpectation, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
+import { ProblemSchema, answerClientError, answerFailedExpectation, answerStalledRequest, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
@@ -63,6 +63,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     },
     // What Node's parser refuses (oversized headers, malformed HTTP) is answered as a problem too.
     clientErrorHandler: answerClientError,
+    // A connection silent this long: a stalled body is answered 408 by the `timeout` listener below.
+    connectionTimeout: context.config.bodyIdleTimeoutMs,
     // Node would answer a request without Host with an empty 400; the hook below answers a problem.
     http: { requireHostHeader: false },
     // Response serializers with only the named schemas each one uses (a start in a fifth of the time).
@@ -70,6 +72,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Node answers an unmet `Expect` before Fastify sees the request; this listener makes it a problem.
   app.server.on('checkExpectation', answerFailedExpectation);
+  // With a listener, Node leaves a silent connection open: answerStalledRequest decides.
+  app.server.on('timeout', answerStalledRequest);
 
   installRequestIdHeader(app);
   // Every request passes here: a callback hook, no promise per request.

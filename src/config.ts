@@ -11,6 +11,8 @@ export interface Config {
   readonly workerPort: number;
   /** After SIGTERM/SIGINT, how long /readyz answers 503 while everything else is still served. */
   readonly shutdownDrainMs: number;
+  /** How long a request's body may go without a byte arriving before it is answered 408 and its connection closed. */
+  readonly bodyIdleTimeoutMs: number;
   /** Where the embedded database, key files and other local state live. */
   readonly dataDir: string;
   /** `postgres://…` selects PostgreSQL; unset selects SQLite at `<dataDir>/wo.sqlite`. */
@@ -206,6 +208,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     host,
     workerPort: readInteger(env, 'WO_WORKER_PORT', 8081, 0, 65535),
     shutdownDrainMs: readInteger(env, 'WO_SHUTDOWN_DRAIN_MS', 5000, 0, 600_000),
+    bodyIdleTimeoutMs: readInteger(env, 'WO_BODY_IDLE_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     dataDir,
     databaseUrl,
     database,

@@ -89,6 +89,21 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
 }
 
 /**
+ * The server's `timeout` listener (a connection without a byte in or out for `connectionTimeout`): a
+ * request whose body stopped arriving is answered 408 `request_timeout` and its connection closed.
+ * Node's own request timeout measures the whole request, which a large upload over a slow link may
+ * rightly exceed; what it never stops is a client that sends the headers and then part of a body and
+ * nothing more, holding the connection (and, on an authenticated route, a parsed request) forever.
+ * A connection idle between requests is left to keepAliveTimeout, and one whose request arrived whole
+ * is being answered: neither is touched here.
+ */
+export function answerStalledRequest(socket: Duplex): void {
+  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req?: { complete: boolean } } })._httpMessage;
+  if (!inProgress || inProgress.headersSent || inProgress.req?.complete !== false) return;
+  answerClientError(Object.assign(new Error('the request body stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+}
+
+/**
  * Node answers a request whose `Expect` is anything but `100-continue` itself, before any route
  * runs, with a bare 417 and no body. This is the server's `checkExpectation` listener instead: the
  * same 417, as a problem. The connection is closed, since the client may be sending the body anyway.

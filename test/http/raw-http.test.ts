@@ -96,3 +96,48 @@ describe('requests the HTTP parser refuses', () => {
     assert.match(answer, /^HTTP\/1\.1 200 /);
   });
 });
+
+describe('a request whose body stops arriving', () => {
+  let testApp: TestApp;
+  let port: number;
+  let key: string;
+
+  before(async () => {
+    testApp = await startTestApp('sqlite', { env: { WO_BODY_IDLE_TIMEOUT_MS: '1000' } });
+    await testApp.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (testApp.app.server.address() as { port: number }).port;
+    key = (await testApp.newTenant()).key;
+  });
+  after(() => testApp.close());
+
+  it('is answered 408 request_timeout as problem+json once no byte arrived for WO_BODY_IDLE_TIMEOUT_MS, and closed', async () => {
+    const started = Date.now();
+    const answer = await exchange(port, `POST /api/v1/categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`, 10_000);
+    const problem = problemOf(answer);
+    assert.equal(problem.status, 408, answer);
+    assert.equal(problem.body.code, 'request_timeout');
+    assert.match(problem.contentType, /^application\/problem\+json/);
+    assert.ok(Date.now() - started >= 900, 'not before the timeout');
+    const categories = await testApp.app.inject({ method: 'GET', url: '/api/v1/categories', headers: { authorization: `Bearer ${key}` } });
+    assert.equal(categories.json().total, 0, 'nothing was created');
+  });
+
+  it('leaves alone a request that arrived whole and takes longer than the timeout to answer', async () => {
+    // A long-poll of the event feed for 2 s, twice the idle timeout, on a connection silent meanwhile.
+    const answer = await exchange(port, `GET /api/v1/events?wait=2 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`, 10_000);
+    assert.match(answer, /^HTTP\/1\.1 200 /, answer.slice(0, 300));
+  });
+
+  it('leaves an idle keep-alive connection to keepAliveTimeout, serving its next request', async () => {
+    const answers = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(port, '127.0.0.1', () => socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`));
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      // Silent for 1.5 timeouts, then a second request on the same connection.
+      setTimeout(() => socket.write(`GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 1_500);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    });
+    assert.equal(answers.match(/HTTP\/1\.1 200 /g)?.length, 2, answers);
+  });
+});
