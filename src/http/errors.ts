@@ -94,12 +94,17 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
  * Node's own request timeout measures the whole request, which a large upload over a slow link may
  * rightly exceed; what it never stops is a client that sends the headers and then part of a body and
  * nothing more, holding the connection (and, on an authenticated route, a parsed request) forever.
- * A connection idle between requests is left to keepAliveTimeout, and one whose request arrived whole
- * is being answered: neither is touched here.
+ * A connection with no request in progress is closed, as Node does when nothing listens: it sent
+ * nothing since it opened, or was idle since its last answer for keepAliveTimeout (Node then arms
+ * that timer instead). One whose request arrived whole is being answered, and is left alone.
  */
 export function answerStalledRequest(socket: Duplex): void {
   const inProgress = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req?: { complete: boolean } } })._httpMessage;
-  if (!inProgress || inProgress.headersSent || inProgress.req?.complete !== false) return;
+  if (!inProgress) {
+    socket.destroy();
+    return;
+  }
+  if (inProgress.headersSent || inProgress.req?.complete !== false) return;
   answerClientError(Object.assign(new Error('the request body stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
 }
 

@@ -128,6 +128,12 @@ describe('a request whose body stops arriving', () => {
     assert.match(answer, /^HTTP\/1\.1 200 /, answer.slice(0, 300));
   });
 
+  it('closes a connection that sends nothing for the timeout, as Node does', async () => {
+    const started = Date.now();
+    assert.equal(await exchange(port, '', 10_000), '');
+    assert.ok(Date.now() - started >= 900, 'not before the timeout');
+  });
+
   it('leaves an idle keep-alive connection to keepAliveTimeout, serving its next request', async () => {
     const answers = await new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
