@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
-import { ProblemSchema, answerClientError, answerFailedExpectation, answerStalledRequest, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
+import { ProblemSchema, answerClientError, answerFailedExpectation, answerStalledRequest, frameworkProblem, malformedQuery, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
@@ -81,7 +81,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       return done(new AppError('malformed_request', 'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).', { headers: { connection: 'close' } }));
     }
-    done();
+    done(malformedQuery(request.url));
   });
 
   const routeMethods = new Map<string, Set<string>>();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import { toAppError } from '../http/errors.js';
 import type { Organization } from '../orgs/organizations.js';
 import type { SafeHtml } from './html.js';
@@ -56,6 +56,12 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
       const message =
         status === 413 ? 'The form is larger than the admin area accepts (64 KiB).' : appError && status < 500 ? appError.detail : 'An unexpected error occurred. It has been logged.';
       return send(reply, status, errorPage({ session: request.adminSession, status, title, message, signInLink: status === 401 }));
+    });
+
+    // Each page reads a query parameter as one text; sent twice it would arrive as a list.
+    app.addHook('preHandler', (request, _reply, done) => {
+      const repeated = Object.entries((request.query ?? {}) as Record<string, unknown>).find(([, value]) => typeof value !== 'string');
+      done(repeated ? errors.validation([{ field: `query.${repeated[0]}`, message: 'may appear once' }], `The query parameter "${repeated[0].slice(0, 40)}" may appear once.`) : undefined);
     });
 
     app.setNotFoundHandler((request, reply) =>

@@ -188,6 +188,22 @@ export function toAppError(error: unknown): AppError | undefined {
 }
 
 /** The problem for an error Fastify raises before routing (its `frameworkErrors` option). */
+/**
+ * A query string whose percent-escapes do not spell UTF-8 (`%ff`, an encoded lone surrogate, `%zz`):
+ * the parser would hand the escape on as literal text, to be stored as a filename or compared as a
+ * filter. Refused like a malformed path.
+ */
+export function malformedQuery(url: string): AppError | undefined {
+  const start = url.indexOf('?');
+  if (start === -1 || !url.includes('%', start)) return undefined;
+  try {
+    decodeURIComponent(url.slice(start + 1));
+    return undefined;
+  } catch {
+    return errors.validation([{ field: 'query', message: 'is not valid percent-encoding of UTF-8' }], 'The request URL is not valid.');
+  }
+}
+
 export function frameworkProblem(error: FastifyError): AppError {
   const invalidPath = (message: string) => errors.validation([{ field: 'path', message }], 'The request URL is not valid.');
   if (error.code === 'FST_ERR_BAD_URL') return invalidPath('is not valid percent-encoding');

@@ -78,6 +78,18 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(rows.some((r) => r.id === token), false);
     });
 
+    it('answers a repeated or malformed query parameter with a 400 page, never a 500', async () => {
+      const browser = new AdminBrowser(t);
+      await browser.signIn();
+      for (const url of ['/admin/audit?org=a&org=b', '/admin/audit?offset=1&offset=2', '/admin/organizations?created=a&created=b', '/admin/audit?org=%ff']) {
+        const page = await browser.get(url);
+        assert.equal(page.statusCode, 400, `${url}: ${page.body.slice(0, 200)}`);
+        assert.match(page.headers['content-type'] as string, /^text\/html/);
+        assert.match(page.body, /Request not accepted/);
+      }
+      assert.equal((await browser.get('/admin/audit?offset=0')).statusCode, 200);
+    });
+
     it('answers an unknown email and a wrong password with the same message', async () => {
       const unknown = await new AdminBrowser(t, '198.51.100.1').signIn('nobody@example.com', ADMIN_PASSWORD);
       const wrong = await new AdminBrowser(t, '198.51.100.2').signIn(ADMIN_EMAIL, 'not the password at all');

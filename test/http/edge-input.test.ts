@@ -20,6 +20,28 @@ describe('edge-case input', () => {
     assert.equal(fine.statusCode, 201);
   });
 
+  itOnEachDatabase('refuses a query string whose percent-escapes do not spell UTF-8, rather than read them as literal text', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const record = (await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId) })).json() as { id: string };
+    const requests = [
+      { method: 'GET' as const, url: '/api/v1/assets?q=%zz' },
+      { method: 'GET' as const, url: '/api/v1/records?assignee=%ff' },
+      { method: 'POST' as const, url: `/api/v1/records/${record.id}/attachments?filename=%ED%A0%80.txt`, headers: { 'content-type': 'text/plain' }, payload: 'abc' },
+    ];
+    for (const request of requests) {
+      const response = await tenant.request(request);
+      assert.equal(response.statusCode, 400, `${request.url}: ${response.body}`);
+      assert.equal(response.json().code, 'validation_failed');
+      assert.deepEqual(response.json().errors, [{ field: 'query', message: 'is not valid percent-encoding of UTF-8' }]);
+    }
+    const attachments = await tenant.request({ method: 'GET', url: `/api/v1/records/${record.id}/attachments` });
+    assert.equal(attachments.json().total, 0, 'no file stored');
+    // Well-formed escapes, a literal "%" written as %25, and "+" still read as before.
+    const fine = await tenant.request({ method: 'GET', url: '/api/v1/records?assignee=%C3%A9+a%25' });
+    assert.equal(fine.statusCode, 200, fine.body);
+  });
+
   itOnEachDatabase('refuses what no database stores as sent: lone surrogates and unsafe numbers, anywhere in the body', async ({ newTenant }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
