@@ -5,8 +5,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
-import { AppError } from './errors.js';
-import { ProblemSchema, answerClientError, answerFailedExpectation, answerStalledRequest, frameworkProblem, malformedQuery, installErrorHandling, sendProblem } from './http/errors.js';
+import { AppError, errors } from './errors.js';
+import { ProblemSchema, answerClientError, answerConnect, answerFailedExpectation, answerStalledRequest, frameworkProblem, malformedQuery, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
@@ -17,7 +17,7 @@ import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
 import { intervalLoop } from './background-loop.js';
-import { installInputGuard, installValidation } from './http/validation.js';
+import { installInputGuard, installValidation, repeatedSingletonHeader } from './http/validation.js';
 import { responseSerializers } from './http/serialization.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
@@ -72,6 +72,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Node answers an unmet `Expect` before Fastify sees the request; this listener makes it a problem.
   app.server.on('checkExpectation', answerFailedExpectation);
+  app.server.on('connect', answerConnect);
   // With a listener, Node leaves a silent connection open: answerStalledRequest decides.
   app.server.on('timeout', answerStalledRequest);
 
@@ -81,6 +82,8 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
       return done(new AppError('malformed_request', 'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2).', { headers: { connection: 'close' } }));
     }
+    const repeated = repeatedSingletonHeader(request.raw.rawHeaders);
+    if (repeated) return done(errors.validation([{ field: `header.${repeated}`, message: 'must be sent once' }], `The ${repeated} header was sent more than once.`));
     done(malformedQuery(request.url));
   });
 
@@ -183,6 +186,10 @@ function installJsonParser(app: FastifyInstance): void {
   // JSON only: no text/plain or other default parsers, so any other media type is a 415.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'buffer' }, (request, body, done) => {
+    // A merge patch (RFC 7396) describes a change to something that exists: a PATCH body only.
+    if (request.method !== 'PATCH' && request.headers['content-type']?.split(';', 1)[0]!.trim().toLowerCase() === 'application/merge-patch+json') {
+      return done(new AppError('unsupported_media_type', `application/merge-patch+json is for PATCH; send this ${request.method} body as application/json.`), undefined);
+    }
     // Bodies are read as sent: a compressed one would only fail as "not JSON", which misleads.
     const encoding = request.headers['content-encoding']?.trim().toLowerCase();
     if (encoding && encoding !== 'identity') {

@@ -205,9 +205,18 @@ function evidenceCannotBeDeleted(id: string): AppError {
 
 async function* noBytes(): AsyncIterable<Uint8Array> {}
 
+/**
+ * C0 and C1 controls, DEL, and the invisible marks that reorder or hide displayed text (bidirectional
+ * embeddings, overrides and isolates, U+200B–U+200F, U+2028/U+2029): `invoice\u202Efdp.exe` shows as
+ * `invoiceexe.pdf` in a client's file list.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const UNSAFE_FILENAME_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff/\\]/u;
+
 function assertSafeFilename(filename: string): void {
-  const unsafe = [...filename].some((character) => character <= '\u001f' || character === '\u007f' || character === '/' || character === '\\');
-  if (unsafe || filename === '.' || filename === '..') {
-    throw errors.validation([{ field: 'querystring.filename', message: 'must be a file name: no path separators (/ \\) or control characters' }]);
+  if (UNSAFE_FILENAME_CHARACTER.test(filename) || filename === '.' || filename === '..') {
+    throw errors.validation([
+      { field: 'querystring.filename', message: 'must be a file name: no path separators (/ \\), control characters or invisible text-direction marks' },
+    ]);
   }
 }

@@ -109,6 +109,21 @@ export function answerStalledRequest(socket: Duplex): void {
 }
 
 /**
+ * The server's `connect` listener: Node hands a CONNECT request (a proxy tunnel) to it rather than to
+ * the routes, and without one closes the connection unanswered. This is no proxy: 405 as a problem.
+ */
+export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
+  const problem = new AppError('method_not_allowed', 'CONNECT is not supported: this server is not a proxy.');
+  const requestId = newRequestId();
+  const body = JSON.stringify(problemBody(problem.code, problem.detail, undefined, { requestId }));
+  socket.on('error', () => {});
+  socket.end(
+    `HTTP/1.1 405 ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+}
+
+/**
  * Node answers a request whose `Expect` is anything but `100-continue` itself, before any route
  * runs, with a bare 417 and no body. This is the server's `checkExpectation` listener instead: the
  * same 417, as a problem. The connection is closed, since the client may be sending the body anyway.
@@ -240,6 +255,10 @@ export function installErrorHandling(app: FastifyInstance, routeMethods: () => M
   app.setNotFoundHandler((request, reply) => {
     const pathOnly = request.url.split('?')[0] ?? '/';
     const methods = matchingMethods(routeMethods(), pathOnly);
+    // The path matched only once its trailing slash was set aside: no route has it, whatever the method.
+    if (methods.has(request.method) || (request.method === 'HEAD' && methods.has('GET'))) {
+      return sendProblem(reply, new AppError('route_not_found', `No route matches ${request.method} ${pathOnly}; without the trailing slash it would.`), pathOnly);
+    }
     if (methods.size > 0) {
       reply.header('allow', [...methods].sort().join(', '));
       return sendProblem(

@@ -100,3 +100,23 @@ export function installInputGuard(app: FastifyInstance): void {
     done();
   });
 }
+
+/**
+ * Headers a request may carry once. Node keeps the first of repeated `Authorization` or
+ * `Content-Type` and drops the rest, while a proxy in front may act on the last: the two would then
+ * disagree about who is calling or what the body is. `Idempotency-Key` likewise names one request.
+ */
+const SINGLETON_HEADERS = new Set(['authorization', 'content-type', 'idempotency-key']);
+
+/** The name of a header sent more than once that may appear once, if any (rawHeaders alternate name, value). */
+export function repeatedSingletonHeader(rawHeaders: readonly string[]): string | undefined {
+  let seen: Set<string> | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!SINGLETON_HEADERS.has(name)) continue;
+    seen ??= new Set();
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
+}

@@ -161,7 +161,7 @@ describe('attachments', () => {
       const empty = await upload(tenant, recordId, Buffer.alloc(0), 'image/jpeg');
       assert.equal(empty.statusCode, 400);
       assert.deepEqual(empty.json().errors, [{ field: 'body', message: 'must not be empty' }]);
-      for (const filename of ['../etc/passwd', 'a\\b.jpg', 'line\nbreak.jpg', '..', ' ']) {
+      for (const filename of ['../etc/passwd', 'a\\b.jpg', 'line\nbreak.jpg', '..', ' ', 'a\u0085.jpg', 'invoice\u202Egpj.exe', 'zero\u200Bwidth.jpg', 'bom\uFEFF.jpg']) {
         const unsafe = await upload(tenant, recordId, sampleFiles.jpeg(), 'image/jpeg', filename);
         assert.equal(unsafe.statusCode, 400, `${JSON.stringify(filename)}: ${unsafe.body}`);
       }

@@ -27,6 +27,21 @@ describe('errors are RFC 9457 problem+json', () => {
     const put = await tenant.request({ method: 'PUT', url: '/api/v1/records/rec_01JD3Q4W8Y6V3C0M2ZP4K7N9XA' });
     assertProblem(put, 405, 'method_not_allowed');
     assert.equal(put.headers.allow, 'GET, PATCH');
+    // A trailing slash names no route, whatever the method: 404, not a 405 offering the same method.
+    for (const [method, url] of [['GET', '/healthz/'], ['GET', '/api/v1/openapi.json/'], ['POST', '/api/v1/records/'], ['HEAD', '/.well-known/jwks.json/']] as const) {
+      const slashed = await tenant.request({ method, url });
+      assert.equal(slashed.statusCode, 404, `${method} ${url}: ${slashed.body}`);
+      if (method !== 'HEAD') assertProblem(slashed, 404, 'route_not_found');
+      assert.equal(slashed.headers.allow, undefined);
+    }
+    assertProblem(await tenant.request({ method: 'DELETE', url: '/api/v1/records/' }), 405, 'method_not_allowed');
+  });
+
+  itOnEachDatabase('refuses application/merge-patch+json on anything but PATCH with 415', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const refused = await tenant.request({ method: 'POST', url: '/api/v1/categories', headers: { 'content-type': 'application/merge-patch+json' }, payload: JSON.stringify({ name: 'x' }) });
+    assertProblem(refused, 415, 'unsupported_media_type');
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/categories' })).json().total, 0);
   });
 
   itOnEachDatabase('malformed JSON, a wrong media type and a body over 1 MiB each get their own problem; an empty body is no body', async ({ newTenant }) => {

@@ -91,6 +91,31 @@ describe('requests the HTTP parser refuses', () => {
     assert.match(answer, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401 /);
   });
 
+  it('answers CONNECT with 405 method_not_allowed as problem+json, then closes', async () => {
+    const problem = problemOf(await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+    assert.equal(problem.status, 405);
+    assert.equal(problem.body.code, 'method_not_allowed');
+    assert.match(problem.contentType, /^application\/problem\+json/);
+  });
+
+  it('refuses Authorization, Content-Type or Idempotency-Key sent twice with 400, whichever copy is valid', async () => {
+    const key = (await testApp.newTenant()).key;
+    const body = '{"name":"twice"}';
+    const twice = [
+      `Authorization: Bearer ${key}\r\nAuthorization: Bearer wo_other\r\nContent-Type: application/json`,
+      `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Type: text/plain`,
+      `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nIdempotency-Key: a\r\nIdempotency-Key: b`,
+    ];
+    for (const headers of twice) {
+      const answer = await exchange(port, `POST /api/v1/categories HTTP/1.1\r\nHost: x\r\n${headers}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      const problem = problemOf(answer);
+      assert.equal(problem.status, 400, answer);
+      assert.equal(problem.body.code, 'validation_failed');
+    }
+    const listed = await testApp.app.inject({ method: 'GET', url: '/api/v1/categories', headers: { authorization: `Bearer ${key}` } });
+    assert.equal(listed.json().total, 0, 'nothing was created');
+  });
+
   it('still serves a well-formed request on a new connection afterwards', async () => {
     const answer = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 200 /);
