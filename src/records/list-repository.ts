@@ -46,7 +46,10 @@ export async function listRecordsAsJson(
   page: Page,
   checkpoints: ListCheckpoints,
 ): Promise<{ recordsJson: string; total: number }> {
-  if (!isSqlite(db) && page.offset < DEEP_WALK_CHECKPOINTS * checkpoints.spacing) return pageWithTotalOnPostgres(db, orgId, filter, page);
+  if (!isSqlite(db) && page.offset < DEEP_WALK_CHECKPOINTS * checkpoints.spacing) {
+    const found = await pageWithTotalOnPostgres(db, orgId, filter, page);
+    if (found) return found;
+  }
   const { rows, total } = await readList(db, orgId, filter, page, 'json', checkpoints);
   return { recordsJson: (rows as { json: string }[]).map((row) => row.json).join(','), total };
 }
@@ -242,47 +245,40 @@ const statusPageQueries = pageQueriesByShape((db, p: { orgId: string; status: st
 /**
  * PostgreSQL, GET /records: a page among a list's first few thousand entries (deeper ones come from
  * the checkpoints) and its total from one statement: one snapshot and one round trip, where a
- * transaction around them takes four (BEGIN, total, page, COMMIT). The page comes as one text, its
- * work orders' JSON newest first, joined by commas in the database rather than sent as 50 rows to be
- * parsed and joined here; it is empty when the offset is at or past the total. Such a page is always
- * read newest first: pageWalk would read one in the older half of a short list up from its oldest
- * entry, which at these offsets saves a few thousand index entries at most.
+ * transaction around them takes four (BEGIN, total, page, COMMIT). Such a page is always read newest
+ * first: pageWalk would read one in the older half of a short list up from its oldest entry, which at
+ * these offsets saves a few thousand index entries at most. Undefined when a later page came back
+ * empty: its statement carries the total on its rows, so an offset past the end is left to readList.
  */
-async function pageWithTotalOnPostgres(db: Executor, orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string; total: number }> {
-  let result: QueryResult<unknown>;
-  if (filtersByStatusOnly(filter)) {
-    const byStatus = filter.status !== undefined;
-    const params = { orgId, ...(byStatus ? { status: filter.status } : {}), limit: page.limit, offset: page.offset };
-    const statement = page.offset === 0 ? firstPageWithTotalStatement(byStatus, page.limit) : pageWithTotalStatements[byStatus ? 'status' : 'all'];
-    result = await statement(db, params);
-  } else {
-    // Other filters vary too much to compile once; their total is a COUNT(*) of the same rows.
-    const matching = narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
-    const total = sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`;
-    result = await db.executeQuery(pageWithTotal(db, matching, total, page).compile());
+async function pageWithTotalOnPostgres(db: Executor, orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string; total: number } | undefined> {
+  const byStatusOnly = filtersByStatusOnly(filter);
+  const params = { orgId, ...(filter.status !== undefined ? { status: filter.status } : {}), limit: page.limit, offset: page.offset };
+  // Filters other than status vary too much to compile once; their total is a COUNT(*) of the same rows.
+  const matching = byStatusOnly ? undefined : narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
+  const counted = matching && sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`;
+  if (page.offset === 0) {
+    const { rows } = matching
+      ? await db.executeQuery(firstPageWithTotal(db, matching, counted!, page.limit).compile())
+      : await firstPageWithTotalStatement(filter.status !== undefined, page.limit)(db, params);
+    const [row] = rows as { data: string | null; total: string | number }[];
+    return { recordsJson: row?.data ?? '', total: Number(row?.total ?? 0) };
   }
-  const [row] = result.rows as { data: string | null; total: string | number }[];
-  return { recordsJson: row?.data ?? '', total: Number(row?.total ?? 0) };
+  const { rows } = matching
+    ? await db.executeQuery(laterPageWithTotal(db, matching, counted!, page).compile())
+    : await laterPageWithTotalStatements[filter.status === undefined ? 'all' : 'status'](db, params);
+  if (rows.length === 0) return undefined;
+  const pageRows = rows as { json: string; total: string | number }[];
+  return { recordsJson: pageRows.map((row) => row.json).join(','), total: Number(pageRows[0]!.total) };
 }
 
 type PageWithTotalParams = { orgId: string; status?: string; limit: number; offset: number };
-type PageWithTotalStatement = (executor: Executor, params: PageWithTotalParams) => Promise<QueryResult<unknown>>;
 
 /**
- * The page of `matching` that `window` names (newest first) as one JSON text, and `total` beside it,
- * in one row: an aggregate over no rows still answers one. A first page is read straight off the
- * index, since it skips no entry; a later one walks the index for ids only and joins the page's rows
- * afterwards (see pageQuery), so no skipped entry costs a visit to the table.
+ * A first page of `matching` as one JSON text, newest first, and `total` beside it, in one row (an
+ * aggregate over no rows still answers one), read straight off the index: it skips no entry.
  */
-function pageWithTotal(db: Executor, matching: MatchingRecords, total: RawBuilder<string>, window: Page, options: { limitInText?: boolean } = {}) {
-  const limit = options.limitInText ? sql.lit(window.limit) : window.limit;
-  const page =
-    window.offset === 0
-      ? matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit)
-      : db
-          .selectFrom('records')
-          .innerJoin(matching.select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(window.offset).as('page'), 'page.id', 'records.id')
-          .selectAll('records');
+function firstPageWithTotal(db: Executor, matching: MatchingRecords, total: RawBuilder<string>, limit: number | RawBuilder<number>) {
+  const page = matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
   return db
     .selectFrom(page.as('records'))
     .crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order'))
@@ -292,23 +288,38 @@ function pageWithTotal(db: Executor, matching: MatchingRecords, total: RawBuilde
     ]);
 }
 
+/**
+ * A later page of `matching`, newest first: its work orders' JSON, one row each, each carrying
+ * `total` (evaluated once). Rows rather than one aggregated text, as the first page has: the
+ * aggregate's sort and a statement PostgreSQL plans afresh each time (LIMIT and OFFSET are
+ * parameters) cost the database more than the rows cost this process to join.
+ */
+function laterPageWithTotal(db: Executor, matching: MatchingRecords, total: RawBuilder<string>, window: { limit: number; offset: number }) {
+  const ids = matching.select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(window.limit).offset(window.offset);
+  return db
+    .selectFrom('records')
+    .innerJoin(ids.as('page'), 'page.id', 'records.id')
+    .crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order'))
+    .select([sql<string>`to_json(work_order)::text`.as('json'), total.as('total')])
+    .orderBy('records.created_at', 'desc')
+    .orderBy('records.id', 'desc');
+}
+
 function matchingScope(db: Executor, p: { orgId: string; status?: string }): MatchingRecords {
   const matching = db.selectFrom('records').where('org_id', '=', p.orgId);
   return p.status === undefined ? matching : matching.where('status', '=', p.status);
 }
 
-/** Pages after the first, of the whole list and of one status's, with their totals (LIMIT and OFFSET as parameters). */
-const pageWithTotalStatements: Record<'all' | 'status', PageWithTotalStatement> = {
-  all: preparedQuery((db, p: PageWithTotalParams) => pageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId), p)),
-  status: preparedQuery((db, p: PageWithTotalParams) => pageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId, p.status), p)),
+/** Later pages of the whole list and of one status's, with their totals. */
+const laterPageWithTotalStatements = {
+  all: preparedQuery((db, p: PageWithTotalParams) => laterPageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId), p)),
+  status: preparedQuery((db, p: PageWithTotalParams) => laterPageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId, p.status), p)),
 };
 
 /** A first page with its total, its LIMIT written into the statement (see FirstPageStatement). */
 function firstPageWithTotalStatement(byStatus: boolean, limit: number): FirstPageStatement {
   return firstPageStatement(`json+total newest-first ${byStatus ? 'status' : 'all'} ${limit}`, () =>
-    preparedQuery((db, p: { orgId: string; status?: string }) =>
-      pageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId, p.status), { limit, offset: 0 }, { limitInText: true }),
-    ),
+    preparedQuery((db, p: { orgId: string; status?: string }) => firstPageWithTotal(db, matchingScope(db, p), postgresTotal(p.orgId, p.status), sql.lit(limit))),
   );
 }
 
