@@ -10,7 +10,7 @@ import { attachmentDisposition } from '../http/content-disposition.js';
 import { claimAfterStreamedBody } from '../http/idempotency-hooks.js';
 import { answerInTransaction } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
-import { problems, componentRef } from '../http/openapi.js';
+import { problemResponse, problems, componentRef } from '../http/openapi.js';
 import { ALLOWED_MEDIA_TYPES } from './media-type.js';
 import type { AttachmentService, Upload } from './service.js';
 import { AttachmentList, AttachmentListQuery, AttachmentParams, AttachmentSchema, UploadBody, UploadQuery, type Attachment } from './schemas.js';
@@ -21,11 +21,26 @@ const binary = (description: string, headers: Record<string, unknown>) => ({
   content: Object.fromEntries(ALLOWED_MEDIA_TYPES.map((type) => [type, { schema: {} }])),
   headers,
 });
+const CacheControlHeader = Type.Literal('private, no-cache', { description: 'Kept by the client only, and checked (If-None-Match) before reuse.' });
+
 const ContentHeaders = {
   etag: Type.String({ description: 'The SHA-256 of the whole file, in quotes: send it in If-None-Match (304) or If-Range.' }),
   'content-disposition': Type.String({ description: '`attachment`, with the filename (RFC 6266; `filename*` holds it exactly).' }),
   'content-range': Type.Optional(Type.String({ description: 'On 206: `bytes <first>-<last>/<size>`.' })),
+  'accept-ranges': Type.Literal('bytes', { description: 'A `Range` of bytes may be asked for.' }),
+  'cache-control': CacheControlHeader,
+  'x-content-type-options': Type.Literal('nosniff', { description: 'The declared media type is the one to use.' }),
+  'content-security-policy': Type.Literal("default-src 'none'; sandbox", { description: 'A file opened in a browser runs nothing and loads nothing.' }),
 };
+
+/** The request headers a download reads. */
+const DownloadRequestHeaders = Type.Object({
+  range: Type.Optional(
+    Type.String({ description: 'One range of bytes, `bytes=<first>-[<last>]` or `bytes=-<suffix length>`: answers 206. Several ranges, or one that cannot be read, are ignored (200, the whole file).' }),
+  ),
+  'if-range': Type.Optional(Type.String({ description: 'The ETag you hold: the `Range` applies only while the file still has it (else 200, the whole file).' })),
+  'if-none-match': Type.Optional(Type.String({ description: 'ETags you hold, or `*`: 304 when one is the file’s.' })),
+});
 
 /** Upload bodies, handed over as the request's stream by the content-type parser below. */
 const uploadStreams = new WeakMap<FastifyRequest, Readable>();
@@ -107,53 +122,62 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       async (request) => attachments.get(principalOf(request).orgId, request.params.id, request.params.attachmentId),
     );
 
-    app.get(
-      '/records/:id/attachments/:attachmentId/content',
-      {
-        config: { scope: 'records:read' },
-        schema: {
-          tags,
-          operationId: 'downloadRecordAttachment',
-          summary: 'Download an attachment',
-          description: 'The bytes as uploaded, streamed. `ETag` is their SHA-256: `If-None-Match` answers 304. One `Range` of bytes answers 206 (several are ignored: the whole file is sent); a range past the end 416.',
-          params: AttachmentParams,
-          response: {
-            200: binary('The whole file.', ContentHeaders),
-            206: binary('The requested range.', ContentHeaders),
-            304: { ...Type.Null({ description: 'Not modified: If-None-Match names the current ETag.' }), headers: { etag: ContentHeaders.etag } },
-            ...problems(404, 416),
-          },
+    const downloadSchema = (method: 'GET' | 'HEAD') => ({
+      tags,
+      operationId: method === 'GET' ? 'downloadRecordAttachment' : 'headRecordAttachment',
+      summary: method === 'GET' ? 'Download an attachment' : 'An attachment’s download headers, without its bytes',
+      description:
+        method === 'GET'
+          ? 'The bytes as uploaded, streamed. `ETag` is their SHA-256: `If-None-Match` answers 304. One `Range` of bytes answers 206 (several are ignored: the whole file is sent); a range past the end 416, with `Content-Range: bytes */<size>`.'
+          : 'The answer a GET would give (status and headers, `Content-Length` included), with no body: the size and ETag of a file before downloading it.',
+      params: AttachmentParams,
+      headers: DownloadRequestHeaders,
+      response: {
+        200: binary('The whole file.', ContentHeaders),
+        206: binary('The requested range.', ContentHeaders),
+        304: { ...Type.Null({ description: 'Not modified: If-None-Match names the current ETag.' }), headers: { etag: ContentHeaders.etag, 'cache-control': CacheControlHeader } },
+        ...problems(404),
+        416: { ...problemResponse(416), headers: { 'content-range': Type.String({ description: '`bytes */<size>`: the file’s size.' }) } },
+      },
+    });
+    // HEAD is declared before GET, so Fastify does not add one of its own (which the document would not show).
+    for (const method of ['HEAD', 'GET'] as const) {
+      app.route({
+        method,
+        url: '/records/:id/attachments/:attachmentId/content',
+        // The document shows this HEAD (@fastify/swagger leaves HEAD routes out unless told).
+        config: { scope: 'records:read', swagger: { exposeHeadRoute: true } },
+        schema: downloadSchema(method),
+        handler: async (request, reply) => {
+          const { attachment, read } = await attachments.openContent(principalOf(request).orgId, request.params.id, request.params.attachmentId);
+          const etag = `"${attachment.sha256}"`;
+          const caching = { etag, 'cache-control': 'private, no-cache' };
+          if (noneMatchHits(request, etag)) return reply.code(304).headers(caching).send(null);
+          const { size } = attachment;
+          const ifRange = request.headers['if-range'];
+          const range = byteRangeOf(request.headers.range, typeof ifRange === 'string' ? ifRange : undefined, size, etag);
+          if (range.kind === 'unsatisfiable') {
+            throw new AppError('range_not_satisfiable', `The file has ${size} bytes: the Range asks for none of them.`, { headers: { 'content-range': `bytes */${size}` } });
+          }
+          const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, size - 1];
+          reply.headers({
+            ...caching,
+            'accept-ranges': 'bytes',
+            'x-content-type-options': 'nosniff',
+            'content-type': attachment.mediaType === 'text/plain' ? 'text/plain; charset=utf-8' : attachment.mediaType,
+            'content-length': end - start + 1,
+            'content-disposition': attachmentDisposition(attachment.filename),
+            // A file opened in the browser after all runs nothing and loads nothing.
+            'content-security-policy': "default-src 'none'; sandbox",
+          });
+          if (range.kind === 'part') reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
+          // A HEAD reads no chunk: it would only drain them.
+          if (request.method === 'HEAD') return reply.send(Readable.from([]));
+          // One chunk read ahead at most: a byte high-water mark, which every chunk exceeds.
+          return reply.send(Readable.from(read(start, end), { objectMode: false, highWaterMark: 1 }));
         },
-      },
-      async (request, reply) => {
-        const { attachment, read } = await attachments.openContent(principalOf(request).orgId, request.params.id, request.params.attachmentId);
-        const etag = `"${attachment.sha256}"`;
-        const caching = { etag, 'cache-control': 'private, no-cache' };
-        if (noneMatchHits(request, etag)) return reply.code(304).headers(caching).send(null);
-        const { size } = attachment;
-        const ifRange = request.headers['if-range'];
-        const range = byteRangeOf(request.headers.range, typeof ifRange === 'string' ? ifRange : undefined, size, etag);
-        if (range.kind === 'unsatisfiable') {
-          throw new AppError('range_not_satisfiable', `The file has ${size} bytes: the Range asks for none of them.`, { headers: { 'content-range': `bytes */${size}` } });
-        }
-        const [start, end] = range.kind === 'part' ? [range.start, range.end] : [0, size - 1];
-        reply.headers({
-          ...caching,
-          'accept-ranges': 'bytes',
-          'x-content-type-options': 'nosniff',
-          'content-type': attachment.mediaType === 'text/plain' ? 'text/plain; charset=utf-8' : attachment.mediaType,
-          'content-length': end - start + 1,
-          'content-disposition': attachmentDisposition(attachment.filename),
-          // A file opened in the browser after all runs nothing and loads nothing.
-          'content-security-policy': "default-src 'none'; sandbox",
-        });
-        if (range.kind === 'part') reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
-        // HEAD (which Fastify answers with this handler) reads no chunk: it would only drain them.
-        if (request.method === 'HEAD') return reply.send(Readable.from([]));
-        // One chunk read ahead at most: a byte high-water mark, which every chunk exceeds.
-        return reply.send(Readable.from(read(start, end), { objectMode: false, highWaterMark: 1 }));
-      },
-    );
+      });
+    }
 
     app.delete(
       '/records/:id/attachments/:attachmentId',

@@ -52,6 +52,9 @@ export function openApiOptions(config: Config): SwaggerOptions {
         // PATCH bodies are also accepted as JSON Merge Patch (RFC 7396, the same document and schema).
         const content = item.patch?.requestBody?.content;
         if (content?.['application/json']) content['application/merge-patch+json'] ??= content['application/json'];
+        // A HEAD route shown on purpose (config.swagger.exposeHeadRoute) keeps the operationId it names:
+        // @fastify/swagger suffixes `-head`, for a HEAD copied from a GET's schema.
+        if (item.head?.operationId?.endsWith('-head')) item.head.operationId = item.head.operationId.slice(0, -'-head'.length);
         for (const operation of Object.values(item)) documentWhatMayBeLeftOut(operation, document);
       }
       return document as never;
@@ -67,6 +70,7 @@ export function openApiOptions(config: Config): SwaggerOptions {
 const API_LICENSE = { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' };
 
 interface OpenApiOperation {
+  operationId?: string;
   parameters?: { in: string; required?: boolean; schema?: { default?: unknown } }[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> };
 }

@@ -16,7 +16,7 @@ const proofResponses = {
   200: { description: `The sealed proof bundle (\`Content-Type: ${BUNDLE_MEDIA_TYPE}\`).`, content: { [BUNDLE_MEDIA_TYPE.split(';')[0]!]: { schema: Type.Ref('ProofBundle') } } },
   202: {
     ...Type.Ref('PendingProof'),
-    description: 'Signed, not yet sealed into the log; retry after `Retry-After` seconds.',
+    description: 'Recorded, not yet signed and sealed into the log (the sequencer does both, within a batch interval); retry after `Retry-After` seconds.',
     headers: { 'retry-after': Type.String({ description: 'Seconds to wait before asking again.' }) },
   },
   ...problems(404),

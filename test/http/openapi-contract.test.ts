@@ -56,6 +56,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/records/{id}/attachments/{attachmentId}': 'getRecordAttachment',
   'DELETE /api/v1/records/{id}/attachments/{attachmentId}': 'deleteRecordAttachment',
   'GET /api/v1/records/{id}/attachments/{attachmentId}/content': 'downloadRecordAttachment',
+  'HEAD /api/v1/records/{id}/attachments/{attachmentId}/content': 'headRecordAttachment',
   'POST /api/v1/locations': 'createLocation',
   'GET /api/v1/locations': 'listLocations',
   'GET /api/v1/locations/{id}': 'getLocation',
@@ -265,6 +266,10 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     assert.equal((await call(tenant, { method: 'GET', url: `${attachmentUrl}/content`, headers: { range: 'bytes=0-99' } })).statusCode, 206);
     assert.equal((await call(tenant, { method: 'GET', url: `${attachmentUrl}/content`, headers: { range: 'bytes=999999-' } })).statusCode, 416);
     assert.equal((await call(tenant, { method: 'GET', url: `${attachmentUrl}/content`, headers: { 'if-none-match': `"${photo.sha256}"` } })).statusCode, 304);
+    const head = await call(tenant, { method: 'HEAD', url: `${attachmentUrl}/content` });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['content-length'], String(photo.size));
+    assert.equal(head.body, '');
     const spareFile = json(await upload(sampleFiles.jpeg(), 'image/jpeg'));
     assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/records/${record.id}/attachments/${spareFile.id}` })).statusCode, 204);
     const actionKey = randomUUID();
