@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
@@ -85,6 +86,7 @@ export async function openDeploymentKeys(database: Database, config: Config, opt
       `WO_PUBLIC_URL (or WO_LOG_ORIGIN) names the transparency log "${config.proofs.logOrigin}", but it was named "${proofKeys.log.name}" at its first start: keeping "${proofKeys.log.name}" (a log keeps its origin for life, so that its old checkpoints keep verifying)`,
     );
   }
+  if (options.createKeys) warnIfKeysDirShared(config.keysDir, options.logger);
   return {
     proofKeys: proofKeys ?? ProofKeys.notYetCreated(config.keysDir),
     // Without a key yet (a command before the first start), the key file is created when a secret is first sealed.
@@ -105,4 +107,21 @@ export async function rotateDeploymentStatementKey(database: Database, keysDir: 
     if ((await recordedKeys(tx)).length > 0) await recordKeys(tx, [{ kind: 'statement', fingerprint: rotated.kid, log_origin: null }], clock.now().toISOString());
     return rotated;
   });
+}
+
+/**
+ * The service creates the keys directory 0700; one an operator made beforehand (a shared volume) keeps
+ * its own mode. The files in it are 0600 either way, but a directory others can read lists them and
+ * one they can write lets them be replaced: said at every start, not changed (the volume may be
+ * shared on purpose, with a backup job say).
+ */
+function warnIfKeysDirShared(keysDir: string, logger: Pick<Logger, 'warn'>): void {
+  let mode: number;
+  try {
+    mode = fs.statSync(keysDir).mode & 0o777;
+  } catch {
+    return;
+  }
+  if ((mode & 0o077) === 0) return;
+  logger.warn({ keysDir, mode: mode.toString(8).padStart(4, '0') }, `the keys directory ${keysDir} is open to other users (mode ${mode.toString(8).padStart(4, '0')}): \`chmod 700\` it, as the service would have created it`);
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -56,6 +56,19 @@ for (const dialect of TEST_DIALECTS) {
       await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
+    it('warns at a service start when the keys directory is open to other users, and not when it is 0700', async () => {
+      const keysDir = path.join(dataDir, 'shared-keys');
+      mkdirSync(keysDir, { mode: 0o755 });
+      chmodSync(keysDir, 0o755); // whatever the umask
+      const open755 = warningsLogger();
+      await open(configWith({ WO_KEYS_DIR: keysDir }), { createKeys: true, logger: open755.logger });
+      assert.deepEqual(open755.warnings, [`the keys directory ${keysDir} is open to other users (mode 0755): \`chmod 700\` it, as the service would have created it`]);
+      chmodSync(keysDir, 0o700);
+      const closed = warningsLogger();
+      await open(configWith({ WO_KEYS_DIR: keysDir }), { createKeys: true, logger: closed.logger });
+      assert.deepEqual(closed.warnings, []);
+    });
+
     it('creates no key when a command runs first, and the first service start names the log after WO_PUBLIC_URL for good', async () => {
       const io = captureIo();
       // WO_PUBLIC_URL is not set yet when the operator creates the first organization.
