@@ -62,11 +62,19 @@ export function sendProblem(reply: FastifyReply, error: AppError, instance?: str
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   // The response in progress on this connection, if any. When its request was read completely, the
-  // error is in a later, pipelined request, and anything written now would be read as the earlier
-  // one's answer; once its headers are out, a problem would land inside its body. Closing is then
-  // the only unambiguous signal left. (A request whose own body is broken is answered.)
-  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req?: { complete: boolean } } })._httpMessage;
-  if ((inProgress && (inProgress.headersSent || inProgress.req?.complete)) || ANSWERED.has(socket) || !socket.writable) {
+  // error is in a later, pipelined request, and a problem written now would be read as the earlier
+  // one's answer; once its headers are out, it would land inside its body, and closing is the only
+  // unambiguous signal left. (A request whose own body is broken is answered.)
+  const inProgress = (socket as Duplex & { _httpMessage?: { headersSent: boolean; shouldKeepAlive: boolean; req?: { complete: boolean } } })._httpMessage;
+  if (inProgress && !inProgress.headersSent && inProgress.req?.complete && !ANSWERED.has(socket)) {
+    // The earlier request arrived whole and is being worked on: its answer still goes out, marked
+    // `Connection: close`, and Node closes the connection after it. Closing now would leave its
+    // client not knowing whether work it asked for (a create) was done.
+    ANSWERED.add(socket);
+    inProgress.shouldKeepAlive = false;
+    return;
+  }
+  if (inProgress?.headersSent || ANSWERED.has(socket) || !socket.writable) {
     socket.destroy();
     return;
   }

@@ -74,6 +74,15 @@ describe('requests the HTTP parser refuses', () => {
     if (answer) assert.match(answer, /^HTTP\/1\.1 401 /, 'whatever arrives is the first request\'s own answer');
   });
 
+  it('still answers a create that arrived whole before a malformed request, then closes', async () => {
+    const key = (await testApp.newTenant()).key;
+    const body = '{"name":"before the garbage"}';
+    const answer = await exchange(port, `POST /api/v1/categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}GARBAGE\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 201 /, answer.slice(0, 300));
+    assert.match(answer, /\r\nconnection: close\r\n/i);
+    assert.doesNotMatch(answer, /malformed_request/);
+  });
+
   it('answers an Expect other than 100-continue with 417 expectation_failed as problem+json, then closes', async () => {
     const answer = await exchange(port, 'POST /api/v1/records HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
     const problem = problemOf(answer);
