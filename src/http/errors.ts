@@ -85,7 +85,14 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('request_timeout', 'The request did not arrive in time; send it again.')
         : new AppError('malformed_request', 'The request is not valid HTTP/1.1 and could not be read.');
-  // No request was read, so no client id can be trusted: always a new one.
+  endWithProblem(socket, problem);
+}
+
+/**
+ * Writes `problem` straight onto a connection no request object stands for, and closes it. No request
+ * was read, so no client id can be trusted: always a new one.
+ */
+function endWithProblem(socket: Duplex, problem: AppError): void {
   const requestId = newRequestId();
   const body = JSON.stringify(problemBody(problem.code, problem.detail, undefined, { requestId }));
   // end(), not destroy(): a client still sending (oversized headers) would otherwise get a reset
@@ -121,14 +128,9 @@ export function answerStalledRequest(socket: Duplex): void {
  * the routes, and without one closes the connection unanswered. This is no proxy: 405 as a problem.
  */
 export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
-  const problem = new AppError('method_not_allowed', 'CONNECT is not supported: this server is not a proxy.');
-  const requestId = newRequestId();
-  const body = JSON.stringify(problemBody(problem.code, problem.detail, undefined, { requestId }));
+  // A client that goes away meanwhile is no error of ours.
   socket.on('error', () => {});
-  socket.end(
-    `HTTP/1.1 405 ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+  endWithProblem(socket, new AppError('method_not_allowed', 'CONNECT is not supported: this server is not a proxy.'));
 }
 
 /**
