@@ -93,9 +93,12 @@ describe('scopes', () => {
       const withoutScope = await newTenant(ALL_SCOPES.filter((s) => s !== operation.scope));
       const response = await withoutScope.request({ method: operation.method as 'GET', url: concrete(operation.path), payload: operation.method === 'GET' || operation.method === 'DELETE' ? undefined : {} });
       assert.equal(response.statusCode, 403, `${operation.method} ${operation.path}: ${response.body}`);
-      assert.equal(response.json().code, 'insufficient_scope');
-      assert.equal(response.json().requiredScope, operation.scope);
-      assert.ok(response.json().detail.includes(operation.scope));
+      // A HEAD answer has the GET's headers and no body to read the problem from.
+      if (operation.method !== 'HEAD') {
+        assert.equal(response.json().code, 'insufficient_scope');
+        assert.equal(response.json().requiredScope, operation.scope);
+        assert.ok(response.json().detail.includes(operation.scope));
+      }
 
       const anonymous = await app.inject({ method: operation.method as 'GET', url: concrete(operation.path) });
       assert.equal(anonymous.statusCode, 401, `${operation.method} ${operation.path}`);
