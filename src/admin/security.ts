@@ -1,10 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import querystring from 'node:querystring';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { AppError, errors } from '../errors.js';
+import { spellsUtf8 } from '../http/errors.js';
 import { TOKEN_PATTERN, formOf, text } from './forms.js';
 import { CSRF_FIELD } from './pages.js';
 import { SESSION_MAX_AGE_MS, newSecretToken, sha256Hex, type AdminService, type AdminSession } from './service.js';
@@ -39,12 +41,21 @@ export interface AdminCookies {
 }
 
 /**
+ * A urlencoded form, refused (400) when its percent-escapes do not spell UTF-8: the parser would
+ * keep them as literal text, and an organization would be named `%ED%A0%80`.
+ */
+function parseForm(text: string): querystring.ParsedUrlQuery {
+  if (!spellsUtf8(text)) throw errors.validation([{ field: 'body', message: 'is not valid percent-encoding of UTF-8' }], 'The form could not be read: its percent-escapes spell no UTF-8 text.');
+  return querystring.parse(text);
+}
+
+/**
  * Everything that makes the admin scope safe, registered inside the admin plugin only: form
  * parsing, cookies, security headers, the session guard and CSRF checks. Routes are guarded by
  * default; only `config: { adminAccess: 'public' | 'asset' }` opts out.
  */
 export async function installAdminSecurity(app: FastifyInstance, config: Config, admin: AdminService): Promise<AdminCookies> {
-  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT_BYTES });
+  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT_BYTES, parser: parseForm });
   await app.register(cookie);
   const secureOrigin = config.publicUrl.startsWith('https:');
   await app.register(helmet, {

@@ -220,12 +220,18 @@ export function toAppError(error: unknown): AppError | undefined {
  */
 export function malformedQuery(url: string): AppError | undefined {
   const start = url.indexOf('?');
-  if (start === -1 || !url.includes('%', start)) return undefined;
+  if (start === -1 || spellsUtf8(url.slice(start + 1))) return undefined;
+  return errors.validation([{ field: 'query', message: 'is not valid percent-encoding of UTF-8' }], 'The request URL is not valid.');
+}
+
+/** Whether every percent-escape of urlencoded `text` belongs to well-formed UTF-8. */
+export function spellsUtf8(text: string): boolean {
+  if (!text.includes('%')) return true;
   try {
-    decodeURIComponent(url.slice(start + 1));
-    return undefined;
+    decodeURIComponent(text);
+    return true;
   } catch {
-    return errors.validation([{ field: 'query', message: 'is not valid percent-encoding of UTF-8' }], 'The request URL is not valid.');
+    return false;
   }
 }
 

@@ -43,11 +43,16 @@ export class AdminBrowser {
   }
 
   async post(url: string, fields: Record<string, string | string[]>): Promise<LightMyRequestResponse> {
+    return this.postEncoded(url, formBody(fields));
+  }
+
+  /** Posts a form body exactly as given, already urlencoded (or not quite). */
+  async postEncoded(url: string, payload: string): Promise<LightMyRequestResponse> {
     return this.remember(
       await this.test.app.inject({
         method: 'POST',
         url,
-        payload: formBody(fields),
+        payload,
         headers: { ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
         remoteAddress: this.ip,
       }),

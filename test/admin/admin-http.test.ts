@@ -88,6 +88,15 @@ for (const dialect of TEST_DIALECTS) {
         assert.match(page.body, /Request not accepted/);
       }
       assert.equal((await browser.get('/admin/audit?offset=0')).statusCode, 200);
+      // A form whose percent-escapes spell no UTF-8 (an encoded lone surrogate) is refused, not stored as literal text.
+      const token = await browser.csrfToken();
+      const form = await browser.postEncoded('/admin/organizations', `_csrf=${encodeURIComponent(token)}&name=%ED%A0%80`);
+      assert.equal(form.statusCode, 400, form.body.slice(0, 300));
+      assert.match(form.body, /percent-escapes spell no UTF-8/);
+      const organizations = await t.context.database.db.selectFrom('organizations').select('name').execute();
+      assert.ok(!organizations.some((org) => org.name.includes('%')), JSON.stringify(organizations));
+      const fine = await browser.post('/admin/organizations', { _csrf: token, name: 'Ünïcode 100% fine' });
+      assert.equal(fine.statusCode, 303, fine.body.slice(0, 300));
     });
 
     it('answers an unknown email and a wrong password with the same message', async () => {
