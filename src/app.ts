@@ -8,6 +8,7 @@ import type { AppContext } from './context.js';
 import { AppError, errors } from './errors.js';
 import { ProblemSchema, answerClientError, answerConnect, answerFailedExpectation, answerStalledRequest, frameworkProblem, malformedQuery, installErrorHandling, sendProblem } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
+import { isMergePatch } from './http/merge-patch.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
 import { RequestRateLimits } from './http/rate-limits.js';
@@ -187,7 +188,7 @@ function installJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'buffer' }, (request, body, done) => {
     // A merge patch (RFC 7396) describes a change to something that exists: a PATCH body only.
-    if (request.method !== 'PATCH' && request.headers['content-type']?.split(';', 1)[0]!.trim().toLowerCase() === 'application/merge-patch+json') {
+    if (request.method !== 'PATCH' && isMergePatch(request)) {
       return done(new AppError('unsupported_media_type', `application/merge-patch+json is for PATCH; send this ${request.method} body as application/json.`), undefined);
     }
     // Bodies are read as sent: a compressed one would only fail as "not JSON", which misleads.

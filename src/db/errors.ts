@@ -79,7 +79,7 @@ export function unavailableCause(error: unknown): UnavailableCause | undefined {
  * PostgreSQL refused the connection for who or what it names: no such database (3D000), no such role
  * or not allowed (28000, pg_hba.conf), wrong password (28P01). A wrong DATABASE_URL, which no retry mends.
  */
-export function isRefusedConnection(error: unknown): boolean {
+function isRefusedConnection(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '3D000' || code === '28000' || code === '28P01';
 }

@@ -7,6 +7,10 @@ import type { MetadataPatchMode } from '../metadata.js';
  * behave the same under both: a member sent is set, `null` clears a nullable one.
  */
 export function metadataPatchMode(request: FastifyRequest): MetadataPatchMode {
-  const mediaType = request.headers['content-type']?.split(';', 1)[0]!.trim().toLowerCase();
-  return mediaType === 'application/merge-patch+json' ? 'merge' : 'replace';
+  return isMergePatch(request) ? 'merge' : 'replace';
+}
+
+/** Whether the body is sent as `application/merge-patch+json` (RFC 7396), parameters aside. */
+export function isMergePatch(request: Pick<FastifyRequest, 'headers'>): boolean {
+  return request.headers['content-type']?.split(';', 1)[0]!.trim().toLowerCase() === 'application/merge-patch+json';
 }

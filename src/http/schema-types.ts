@@ -1,4 +1,5 @@
 import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox';
+import { MAX_METADATA_BYTES, MAX_METADATA_KEYS } from '../metadata.js';
 
 /** A required text field: at least one non-blank character, at most `max` characters. */
 export function Text(max: number, description?: string) {
@@ -44,9 +45,9 @@ export function JsonObject(options: { description?: string } = {}) {
 export const Metadata = Type.Unsafe<Record<string, unknown>>({
   type: 'object',
   additionalProperties: true,
-  maxProperties: 50,
+  maxProperties: MAX_METADATA_KEYS,
   propertyNames: { minLength: 1, maxLength: 40 },
-  description: 'Free-form JSON object for the client’s own data: at most 50 keys of up to 40 characters, 16 KiB in all.',
+  description: `Free-form JSON object for the client’s own data: at most ${MAX_METADATA_KEYS} keys of up to 40 characters, ${MAX_METADATA_BYTES / 1024} KiB in all.`,
 });
 
 
