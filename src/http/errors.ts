@@ -111,15 +111,18 @@ function endWithProblem(socket: Duplex, problem: AppError): void {
  * nothing more, holding the connection (and, on an authenticated route, a parsed request) forever.
  * A connection with no request in progress is closed, as Node does when nothing listens: it sent
  * nothing since it opened, or was idle since its last answer for keepAliveTimeout (Node then arms
- * that timer instead). One whose request arrived whole is being answered, and is left alone.
+ * that timer instead). So is one whose answer has started and then moved no byte for as long: its
+ * client stopped reading (a download left paused), and the connection would hold an open file and
+ * the buffered part of the answer forever (nginx's `send_timeout`). One whose request arrived whole
+ * and whose answer has not started is being worked on (a long-poll of the feed), and is left alone.
  */
 export function answerStalledRequest(socket: Duplex): void {
   const inProgress = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req?: { complete: boolean } } })._httpMessage;
-  if (!inProgress) {
+  if (!inProgress || inProgress.headersSent) {
     socket.destroy();
     return;
   }
-  if (inProgress.headersSent || inProgress.req?.complete !== false) return;
+  if (inProgress.req?.complete !== false) return;
   answerClientError(Object.assign(new Error('the request body stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
 }
 

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { sampleFiles } from '../helpers/files.js';
+import { createWorkOrder, startTestApp, waitFor, type TestApp } from '../helpers/test-app.js';
 
 /** Sends `raw` bytes and reads until the server closes the connection (or `deadlineMs` passes). */
 function exchange(port: number, raw: string, deadlineMs = 5_000): Promise<string> {
@@ -166,6 +167,29 @@ describe('a request whose body stops arriving', () => {
     const started = Date.now();
     assert.equal(await exchange(port, '', 10_000), '');
     assert.ok(Date.now() - started >= 900, 'not before the timeout');
+  });
+
+  it('closes a download whose client stopped reading once no byte moved for the timeout', async () => {
+    const tenant = await testApp.newTenant();
+    const recordId = await createWorkOrder(tenant);
+    // Larger than what loopback's socket buffers hold, so a client that stops reading stalls the answer.
+    const size = 24 * 1024 * 1024;
+    const uploaded = await tenant.request({ method: 'POST', url: `/api/v1/records/${recordId}/attachments?filename=large.png`, headers: { 'content-type': 'image/png' }, payload: sampleFiles.png(size) });
+    assert.equal(uploaded.statusCode, 201, uploaded.body);
+    const started = Date.now();
+    const socket = connect(port, '127.0.0.1', () => socket.write(`GET /api/v1/records/${recordId}/attachments/${uploaded.json().id}/content HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\n\r\n`));
+    socket.on('error', () => {});
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    // The client stops reading after its first bytes.
+    const first = await new Promise<Buffer>((resolve) => socket.once('data', (chunk: Buffer) => (socket.pause(), resolve(chunk))));
+    let received = first.length;
+    const openConnections = () => new Promise<number>((resolve) => testApp.app.server.getConnections((_error, count) => resolve(count)));
+    await waitFor(async () => (await openConnections()) === 0, 10_000, 'the server to close the stalled download');
+    // Reading again drains what was in flight, then the connection ends short of the whole file.
+    socket.on('data', (chunk: Buffer) => (received += chunk.length)).resume();
+    await closed;
+    assert.ok(Date.now() - started >= 900, 'not before the timeout');
+    assert.ok(received < size, `the answer was cut off (${received} of ${size} bytes)`);
   });
 
   it('leaves an idle keep-alive connection to keepAliveTimeout, serving its next request', async () => {
