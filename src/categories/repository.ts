@@ -4,7 +4,9 @@ import { preparedQuery } from '../db/prepared.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import type { CategoriesTable } from '../db/tables.js';
 import type { Page } from '../db/page.js';
-import type { Category } from './schemas.js';
+import type { Category, CategoryListQuery } from './schemas.js';
+
+export type CategoryFilter = Omit<CategoryListQuery, 'limit' | 'offset'>;
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export function toCategory(row: CategoriesTable): Category {
@@ -30,8 +32,9 @@ const findCategoryForShareQuery = preparedQuery((db, p: { orgId: string; id: str
     .$if(takesRowLocks(db), (q) => q.forShare()),
 );
 
-export function listCategories(db: Executor, orgId: string, page: Page): Promise<{ rows: CategoriesTable[]; total: number }> {
-  return organizationPage(db, 'categories', orgId, page);
+/** `filter.updatedAfter` in canonical form (CategoryService.list). */
+export function listCategories(db: Executor, orgId: string, filter: CategoryFilter, page: Page): Promise<{ rows: CategoriesTable[]; total: number }> {
+  return organizationPage(db, 'categories', orgId, page, filter);
 }
 
 export async function isCategoryUsed(db: Executor, id: string): Promise<boolean> {

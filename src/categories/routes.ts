@@ -29,11 +29,11 @@ export function categoryRoutes(categories: CategoryService): FastifyPluginAsyncT
       '/categories',
       {
         config: { scope: 'categories:read' },
-        schema: { tags, operationId: 'listCategories', summary: 'List categories, newest first', description: 'Paged with `limit` and `offset`; `total` counts every category.', querystring: CategoryListQuery, response: { 200: componentRef(CategoryList), ...problems(400) } },
+        schema: { tags, operationId: 'listCategories', summary: 'List categories, newest first', description: 'Paged with `limit` and `offset`; `total` counts every category the filter keeps. `updatedAfter` with the `category.deleted` events keeps a copy in sync.', querystring: CategoryListQuery, response: { 200: componentRef(CategoryList), ...problems(400) } },
       },
       async (request) => {
-        const { limit, offset } = request.query;
-        const { categories: page, total } = await categories.list(principalOf(request).orgId, { limit, offset });
+        const { limit, offset, ...filter } = request.query;
+        const { categories: page, total } = await categories.list(principalOf(request).orgId, filter, { limit, offset });
         return { categories: page, total, limit, offset };
       },
     );

@@ -26,7 +26,12 @@ export const UpdateCategoryBody = Type.Object(
 export type CreateCategoryInput = Static<typeof CreateCategoryBody>;
 export type UpdateCategoryInput = Static<typeof UpdateCategoryBody>;
 
-export const CategoryListQuery = ListQuery({});
+export const CategoryListQuery = ListQuery({
+  updatedAfter: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Only categories created or changed at or after this instant (incremental sync; deletions come as `category.deleted` events).' }),
+  ),
+});
+export type CategoryListQuery = Static<typeof CategoryListQuery>;
 export const CategoryList = listEnvelope('categories', Type.Ref('Category'), { $id: 'CategoryList', description: 'A page of categories, newest first.' });
 
 /** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */

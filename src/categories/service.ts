@@ -6,10 +6,10 @@ import type { CategoriesTable } from '../db/tables.js';
 import { errors } from '../errors.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
-import { isoNow, type Clock } from '../clock.js';
+import { isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
 import { emitEvent } from '../events/outbox.js';
 import type { Category, CreateCategoryInput, UpdateCategoryInput } from './schemas.js';
-import { findCategory, isCategoryUsed, listCategories, toCategory } from './repository.js';
+import { findCategory, isCategoryUsed, listCategories, toCategory, type CategoryFilter } from './repository.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export class CategoryService {
@@ -47,8 +47,8 @@ export class CategoryService {
     return toCategory(row);
   }
 
-  async list(orgId: string, page: Page): Promise<{ categories: Category[]; total: number }> {
-    const { rows, total } = await listCategories(this.db, orgId, page);
+  async list(orgId: string, filter: CategoryFilter, page: Page): Promise<{ categories: Category[]; total: number }> {
+    const { rows, total } = await listCategories(this.db, orgId, withCanonicalUpdatedAfter(filter), page);
     return { categories: rows.map(toCategory), total };
   }
 

@@ -9,7 +9,11 @@ const HOUR = 3_600_000;
 const LISTS = {
   assets: { create: (i: number) => ({ name: `Pump ${i}`, tag: `P-${i}-${Math.random().toString(36).slice(2, 8)}` }), edit: { name: 'Pump, serviced' } },
   locations: { create: (i: number) => ({ name: `Room ${i}` }), edit: { name: 'Room, renamed' } },
+  categories: { create: (i: number) => ({ name: `Trade ${i}` }), edit: { name: 'Trade, renamed' } },
 } as const;
+
+/** The singular each list's deletion event and its payload's id are named after. */
+const SINGULAR = { assets: 'asset', locations: 'location', categories: 'category' } as const;
 
 async function create(tenant: Tenant, list: keyof typeof LISTS, i: number): Promise<{ id: string; updatedAt: string }> {
   const response = await tenant.request({ method: 'POST', url: `/api/v1/${list}`, payload: LISTS[list].create(i) });
@@ -25,7 +29,7 @@ async function listIds(tenant: Tenant, list: keyof typeof LISTS, query: string):
   return page[list]!.map((item) => item.id);
 }
 
-describe('incremental sync of assets and locations', () => {
+describe('incremental sync of assets, locations and categories', () => {
   for (const list of Object.keys(LISTS) as (keyof typeof LISTS)[]) {
     itOnEachDatabase(
       `the ${list} list returns only what changed at or after updatedAfter, and the feed tells of deletions`,
@@ -49,9 +53,9 @@ describe('incremental sync of assets and locations', () => {
 
         // The deleted one is simply absent from the list; the event feed says it went.
         await dispatchAll(context);
-        const deletions = await readFeed(tenant, `type=${list === 'assets' ? 'asset' : 'location'}.deleted`);
+        const deletions = await readFeed(tenant, `type=${SINGULAR[list]}.deleted`);
         assert.deepEqual(
-          deletions.events.map((event) => event.payload[list === 'assets' ? 'assetId' : 'locationId']),
+          deletions.events.map((event) => event.payload[`${SINGULAR[list]}Id`]),
           [items[2]!.id],
         );
 
