@@ -99,6 +99,27 @@ export function absoluteTargetAsRatio(
   );
 }
 
+/**
+ * A latency target of the PostgreSQL issue read on the machine the issue measured. A closed-loop load
+ * keeps its connections busy, so its mean latency is connections ÷ throughput (Little's law), and the
+ * throughput is the ratio × the baseline: at a given ratio, latency grows as the baseline shrinks. On
+ * a machine whose baseline is a third of the issue's, a service at exactly the issue's create ratio of
+ * 0.04 would average 50 connections ÷ (0.04 × 18,000 req/s) = 69 ms, over a 50 ms p99 before any tail.
+ * Scaling the p99 by this run's baseline ÷ the issue's puts it in the issue's units, as its ratios do
+ * for throughput. Reported beside the absolute check, not instead of it.
+ */
+export function latencyTargetScaled(target: string, targetMs: number, m: Measurement, complete: boolean): TargetCheck {
+  if (m.p99Ms == null || !m.baselineReqPerSec) return check(`${target} scaled to the issue's machine`, 'not measured', null);
+  const scale = m.baselineReqPerSec / POSTGRES_ISSUE_BASELINE_REQ_PER_SEC;
+  const scaled = round(m.p99Ms * scale, 1);
+  return check(
+    `${target} scaled to the issue's machine: p99 × (this run's baseline ÷ the issue's ${POSTGRES_ISSUE_BASELINE_REQ_PER_SEC.toLocaleString('en')} req/s) ≤ ${targetMs} ms`,
+    `${scaled} ms (${m.p99Ms} ms × ${Math.round(m.baselineReqPerSec)} ÷ ${POSTGRES_ISSUE_BASELINE_REQ_PER_SEC.toLocaleString('en')}; ` +
+      `mean by Little's law ${round(((m.connections ?? 0) / (m.value ?? Infinity)) * 1000, 1)} ms at ${m.value} req/s)`,
+    complete && scaled <= targetMs,
+  );
+}
+
 /** A load measurement whose ratio is taken against the baseline measured around it. */
 export function bracketedMeasurement(name: string, bracketed: Bracketed, note?: string): Measurement {
   return { ...loadMeasurement(name, bracketed.figures, bracketed.baseline, note), baselineBracket: { before: bracketed.before, after: bracketed.after } };

@@ -1,6 +1,6 @@
 import { Baseline, runLoad, warmUpSeconds } from '../../lib/load.js';
 import { startBenchScript } from '../../lib/processes.js';
-import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
+import { check, isClean, latencyTargetScaled, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
 import { createCategory } from '../../lib/tenant.js';
 import { createRequests, referenceItemsLoad } from '../../parts/create.js';
 import { measureOnPostgres } from '../measure.js';
@@ -101,6 +101,7 @@ function createTargets(byProcesses: Map<number, Measurement>, checkedOn: number,
   return [
     check(`create with ${label} ≥ 0.04 × baseline req/s`, `${one.ratio?.toFixed(4)} × (${one.value} req/s)`, isClean(one) && (one.ratio ?? 0) >= 0.04),
     check(`create with ${label} p99 ≤ 50 ms`, `${one.p99Ms} ms (the reference handler: ${reference.one.p99Ms} ms)`, isClean(one) && (one.p99Ms ?? Infinity) <= 50),
+    latencyTargetScaled(`create with ${label} p99 ≤ 50 ms`, 50, one, isClean(one)),
     two && checkedOn === 1
       ? check('create with 2 API processes ≥ create with 1 (ratio to the baseline around each)', `${two.ratio?.toFixed(4)} vs ${one.ratio?.toFixed(4)}${referenceBeside}`, isClean(two) && (two.ratio ?? 0) >= (one.ratio ?? Infinity))
       : check('create with 2 API processes ≥ create with 1', 'not measured: --api-processes chose one count', null),
