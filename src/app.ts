@@ -18,6 +18,7 @@ import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
 import { intervalLoop } from './background-loop.js';
+import { repeatedMemberName } from './http/json-members.js';
 import { installInputGuard, installValidation, repeatedSingletonHeader } from './http/validation.js';
 import { responseSerializers } from './http/serialization.js';
 import { openApiOptions } from './http/openapi-document.js';
@@ -214,6 +215,16 @@ function installJsonParser(app: FastifyInstance): void {
             poisoning
               ? 'The request body uses a key refused to protect against prototype poisoning ("__proto__", or "constructor" holding "prototype").'
               : 'The request body is not valid JSON.',
+          ),
+          undefined,
+        );
+      }
+      const repeated = repeatedMemberName(text);
+      if (repeated !== undefined) {
+        return done(
+          new AppError(
+            'malformed_json',
+            `The request body names the member "${repeated.slice(0, 60)}" twice in one object; send each name once (I-JSON, RFC 7493), since parsers disagree on which copy counts.`,
           ),
           undefined,
         );

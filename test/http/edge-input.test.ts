@@ -180,6 +180,26 @@ describe('edge-case input', () => {
     assert.match(poisoned.json().detail, /prototype poisoning/);
   });
 
+  itOnEachDatabase('refuses a body that names a member twice in one object, at any depth, and stores nothing', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const body = JSON.stringify(recordBody(categoryId, { priority: 'LOW', metadata: { unit: '4B' } }));
+    const cases: [string, string][] = [
+      [body.replace('"priority":"LOW"', '"priority":"LOW","priority":"URGENT"'), 'priority'],
+      [body.replace('"unit":"4B"', '"unit":"4B","\\u0075nit":"5C"'), 'unit'],
+    ];
+    for (const [payload, name] of cases) {
+      const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'content-type': 'application/json' }, payload });
+      assert.equal(response.statusCode, 400, payload);
+      assert.equal(response.json().code, 'malformed_json');
+      assert.ok(response.json().detail.includes(`"${name}" twice`), response.json().detail);
+    }
+    assert.equal((await tenant.request({ method: 'GET', url: '/api/v1/records' })).json().total, 0, 'nothing stored');
+    // The same name in different objects is no repeat.
+    const nested = await tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { metadata: { priority: 'x', nested: { priority: 'y' } } }) });
+    assert.equal(nested.statusCode, 201, nested.body);
+  });
+
   itOnEachDatabase('enforces metadata key lengths', async ({ newTenant }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
