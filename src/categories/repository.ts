@@ -5,9 +5,9 @@ import { takesRowLocks } from '../db/row-locks.js';
 import type { CategoriesTable } from '../db/tables.js';
 import type { Page } from '../db/page.js';
 import type { Category, CategoryListQuery } from './schemas.js';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export type CategoryFilter = Omit<CategoryListQuery, 'limit' | 'offset'>;
-import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export function toCategory(row: CategoriesTable): Category {
   return { id: row.id, name: row.name, description: row.description, createdAt: row.created_at, updatedAt: row.updated_at, version: row.version };
