@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import { AppError, errors } from './errors.js';
-import { ProblemSchema, answerClientError, answerConnect, answerFailedExpectation, answerStalledRequest, frameworkProblem, malformedQuery, installErrorHandling, sendProblem } from './http/errors.js';
+import { ProblemSchema, answerClientError, answerConnect, answerFailedExpectation, answerStalledRequest, frameworkProblem, malformedQuery, installErrorHandling, noteAnswered, sendProblem, slashForParameter } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { isMergePatch } from './http/merge-patch.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
@@ -68,7 +68,9 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     // A connection silent this long: a stalled body is answered 408 by the `timeout` listener below.
     connectionTimeout: context.config.bodyIdleTimeoutMs,
     // Node would answer a request without Host with an empty 400; the hook below answers a problem.
-    http: { requireHostHeader: false },
+    // Headers that trickle in (a byte now and then, never idle) meet Node's 60 s headersTimeout; it is
+    // checked every 30 s unless told, which let such a request hold its connection for 90 s.
+    http: { requireHostHeader: false, connectionsCheckingInterval: 5_000 },
     // Response serializers with only the named schemas each one uses (a start in a fifth of the time).
     schemaController: { compilersFactory: { buildSerializer: responseSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -77,6 +79,11 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   app.server.on('connect', answerConnect);
   // With a listener, Node leaves a silent connection open: answerStalledRequest decides.
   app.server.on('timeout', answerStalledRequest);
+  // What it decides on: where each connection's answered requests end.
+  app.addHook('onResponse', (request, _reply, done) => {
+    noteAnswered(request.raw);
+    done();
+  });
 
   installRequestIdHeader(app);
   // Every request passes here: a callback hook, no promise per request.
@@ -86,7 +93,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     }
     const repeated = repeatedSingletonHeader(request.raw.rawHeaders);
     if (repeated) return done(errors.validation([{ field: `header.${repeated}`, message: 'must be sent once' }], `The ${repeated} header was sent more than once.`));
-    done(malformedQuery(request.url));
+    done(malformedQuery(request.url) ?? slashForParameter(request.url, request.routeOptions.url));
   });
 
   const routeMethods = new Map<string, Set<string>>();

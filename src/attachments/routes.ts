@@ -152,7 +152,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
           const { attachment, read } = await attachments.openContent(principalOf(request).orgId, request.params.id, request.params.attachmentId);
           const etag = `"${attachment.sha256}"`;
           const caching = { etag, 'cache-control': 'private, no-cache' };
-          if (noneMatchHits(request, etag)) return reply.code(304).headers(caching).send(null);
+          if (noneMatchHits(request, etag)) return reply.code(304).headers(caching).send();
           const { size } = attachment;
           const ifRange = request.headers['if-range'];
           const range = byteRangeOf(request.headers.range, typeof ifRange === 'string' ? ifRange : undefined, size, etag);

@@ -9,11 +9,22 @@ declare module 'fastify' {
   }
 }
 
-/** Request headers a browser may send cross-origin (beyond the CORS-safelisted ones). */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Request-Id'];
+/** Request headers a browser may send cross-origin (beyond the CORS-safelisted ones); Range and If-Range resume a download. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id'];
 
-/** Response headers a browser script may read: what the API's answers tell a client to act on. */
-export const CORS_EXPOSED_HEADERS = ['ETag', 'Location', 'X-Request-Id', 'X-Idempotent-Replay', 'RateLimit', 'RateLimit-Policy', 'Retry-After'];
+/** Response headers a browser script may read: what the API's answers tell a client to act on (a download's name and range included). */
+export const CORS_EXPOSED_HEADERS = [
+  'ETag',
+  'Location',
+  'X-Request-Id',
+  'X-Idempotent-Replay',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Accept-Ranges',
+  'Content-Range',
+  'Content-Disposition',
+];
 
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'];
 

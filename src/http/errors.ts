@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppError, ERROR_CODES, PROBLEM_TYPE_BASE, errors, type ErrorCode, type FieldError } from '../errors.js';
@@ -92,13 +93,13 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
  * Writes `problem` straight onto a connection no request object stands for, and closes it. No request
  * was read, so no client id can be trusted: always a new one.
  */
-function endWithProblem(socket: Duplex, problem: AppError): void {
+function endWithProblem(socket: Duplex, problem: AppError, extraHeaders = ''): void {
   const requestId = newRequestId();
   const body = JSON.stringify(problemBody(problem.code, problem.detail, undefined, { requestId }));
   // end(), not destroy(): a client still sending (oversized headers) would otherwise get a reset
   // that can discard the answer in flight. The socket is destroyed shortly after in any case.
   socket.end(
-    `HTTP/1.1 ${problem.status} ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${problem.status} ${ERROR_CODES[problem.code].title}\r\nConnection: close\r\nContent-Type: application/problem+json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\n${extraHeaders}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
 }
@@ -109,7 +110,8 @@ function endWithProblem(socket: Duplex, problem: AppError): void {
  * Node's own request timeout measures the whole request, which a large upload over a slow link may
  * rightly exceed; what it never stops is a client that sends the headers and then part of a body and
  * nothing more, holding the connection (and, on an authenticated route, a parsed request) forever.
- * A connection with no request in progress is closed, as Node does when nothing listens: it sent
+ * So is a request whose headers stopped arriving part-way (Node would close it without a word).
+ * Any other connection with no request in progress is closed, as Node does when nothing listens: it sent
  * nothing since it opened, or was idle since its last answer for keepAliveTimeout (Node then arms
  * that timer instead). So is one whose answer has started and then moved no byte for as long: its
  * client stopped reading (a download left paused), and the connection would hold an open file and
@@ -118,12 +120,43 @@ function endWithProblem(socket: Duplex, problem: AppError): void {
  */
 export function answerStalledRequest(socket: Duplex): void {
   const inProgress = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req?: { complete: boolean } } })._httpMessage;
+  if (!inProgress && headersStalled(socket)) {
+    answerClientError(Object.assign(new Error('the request headers stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    return;
+  }
   if (!inProgress || inProgress.headersSent) {
     socket.destroy();
     return;
   }
   if (inProgress.req?.complete !== false) return;
   answerClientError(Object.assign(new Error('the request body stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+}
+
+/** Per connection, its last answered request and the bytes the connection had sent once that request was whole. */
+const lastAnswered = new WeakMap<Duplex, { request: IncomingMessage; bytes: number }>();
+
+/**
+ * Called as each answer finishes. Once its request has arrived whole (at once, or when the rest of a
+ * body answered early has been read and dropped), what the connection had sent belonged to answered
+ * requests: bytes beyond it are a request whose headers have not all arrived (headersStalled).
+ */
+export function noteAnswered(request: IncomingMessage): void {
+  const socket = request.socket as Socket | null;
+  if (!socket) return;
+  const entry = { request, bytes: socket.bytesRead };
+  lastAnswered.set(socket, entry);
+  if (!request.complete) request.once('end', () => (entry.bytes = socket.bytesRead));
+}
+
+/**
+ * Whether a connection with no request in progress holds the start of one: bytes beyond its last
+ * answered request (or any bytes, before a first one). A body still arriving after an early answer
+ * is not a request, and is left to the plain close.
+ */
+function headersStalled(socket: Duplex): boolean {
+  const last = lastAnswered.get(socket);
+  const read = (socket as Socket).bytesRead;
+  return last === undefined ? read > 0 : last.request.complete && read > last.bytes;
 }
 
 /**
@@ -133,7 +166,9 @@ export function answerStalledRequest(socket: Duplex): void {
 export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
   // A client that goes away meanwhile is no error of ours.
   socket.on('error', () => {});
-  endWithProblem(socket, new AppError('method_not_allowed', 'CONNECT is not supported: this server is not a proxy.'));
+  // A 405 names the methods its target allows (RFC 9110, 15.5.6); CONNECT's target is a host, for
+  // which this server allows none: an empty Allow says exactly that (section 10.2.1).
+  endWithProblem(socket, new AppError('method_not_allowed', 'CONNECT is not supported: this server is not a proxy.'), 'Allow: \r\n');
 }
 
 /**
@@ -144,8 +179,14 @@ export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
 export function answerFailedExpectation(request: IncomingMessage, response: ServerResponse): void {
   const expectation = String(request.headers.expect).slice(0, 40);
   const problem = new AppError('expectation_failed', `Expect "${expectation}" cannot be met: the only expectation this server knows is "100-continue".`);
-  const body = JSON.stringify(problemBody(problem.code, problem.detail, request.url?.split('?')[0]));
-  response.writeHead(problem.status, { connection: 'close', 'content-type': 'application/problem+json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  const requestId = newRequestId();
+  const body = JSON.stringify(problemBody(problem.code, problem.detail, request.url?.split('?')[0], { requestId }));
+  response.writeHead(problem.status, {
+    connection: 'close',
+    'content-type': 'application/problem+json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+  });
   response.end(body);
 }
 
@@ -225,6 +266,18 @@ export function malformedQuery(url: string): AppError | undefined {
   const start = url.indexOf('?');
   if (start === -1 || spellsUtf8(url.slice(start + 1))) return undefined;
   return errors.validation([{ field: 'query', message: 'is not valid percent-encoding of UTF-8' }], 'The request URL is not valid.');
+}
+
+/**
+ * A path ending in `/` that matched a route only because its last parameter took the empty segment
+ * (`/api/v1/records/` as `/records/:id` with id ""): no route has that path, as for `/healthz/`,
+ * so 404 `route_not_found`, not a validation error about an id the client never meant to send.
+ */
+export function slashForParameter(url: string, routeUrl: string | undefined): AppError | undefined {
+  const pathOnly = url.split('?')[0]!;
+  // Only a route ending in a named parameter: a wildcard (`/docs/*`) rightly serves `/docs/`.
+  if (routeUrl === undefined || !pathOnly.endsWith('/') || !/\/:[^/]+$/.test(routeUrl)) return undefined;
+  return new AppError('route_not_found', `No route matches ${pathOnly}; without the trailing slash it may.`);
 }
 
 /** Whether every percent-escape of urlencoded `text` belongs to well-formed UTF-8. */

@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
@@ -97,8 +97,20 @@ export function installInputGuard(app: FastifyInstance): void {
       const problem = inspectInput(value);
       if (problem) return done(errors.validation([{ field: part, message: PROBLEM_MESSAGES[problem] }]));
     }
+    if (refusesBody(request)) return done(errors.validation([{ field: 'body', message: 'must be absent: this operation takes no body' }], `${request.method} ${request.routeOptions.url} takes no body.`));
     done();
   });
+}
+
+/**
+ * An API operation that declares no body (DELETE, retire, ping…) given one with content: refused, as
+ * unknown fields are everywhere else, rather than ignored (a client sending `{"force":true}` to a
+ * DELETE would otherwise believe it was heard). `{}` is no content: many clients send it on every POST.
+ */
+function refusesBody(request: FastifyRequest): boolean {
+  const body = request.body;
+  if (body === undefined || request.routeOptions.schema?.body !== undefined || !request.url.startsWith('/api/')) return false;
+  return !(body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
 }
 
 /**

@@ -83,6 +83,12 @@ describe('attachments', () => {
     assert.equal(notModified.statusCode, 304);
     assert.equal(notModified.rawPayload.length, 0);
     assert.equal(notModified.headers.etag, etag);
+    // A cache refreshes its stored headers from a 304: none may describe another representation.
+    assert.equal(notModified.headers['content-type'], undefined);
+    assert.equal(notModified.headers['content-length'], undefined);
+    const headNotModified = await tenant.request({ method: 'HEAD', url: `${base}/content`, headers: { 'if-none-match': etag } });
+    assert.equal(headNotModified.statusCode, 304);
+    assert.equal(headNotModified.headers['content-type'], undefined);
   });
 
   itOnEachDatabase('accepts each allowed type recognized from its bytes, and serves text as UTF-8', async (t) => {

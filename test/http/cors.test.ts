@@ -49,7 +49,7 @@ describe('CORS', () => {
       }
       const answer = await preflight(t, '/api/v1/records/rec_01JD3Q4W8Y6V3C0M2ZP4K7N9XA', 'PATCH', 'http://localhost:5173');
       assert.equal(answer.headers['access-control-allow-origin'], 'http://localhost:5173');
-      assert.equal(answer.headers['access-control-allow-headers'], 'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id');
+      assert.equal(answer.headers['access-control-allow-headers'], 'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, If-Range, Range, X-Request-Id');
       assert.equal(answer.headers['access-control-max-age'], '600');
       assert.match(answer.headers.vary as string, /Origin/);
       assert.equal(answer.body, '');
@@ -71,7 +71,7 @@ describe('CORS', () => {
       assert.equal(created.statusCode, 201);
       assert.equal(created.headers['access-control-allow-origin'], APP_ORIGIN);
       const exposed = (created.headers['access-control-expose-headers'] as string).split(', ');
-      for (const name of ['ETag', 'Location', 'X-Request-Id', 'X-Idempotent-Replay', 'RateLimit', 'RateLimit-Policy', 'Retry-After']) assert.ok(exposed.includes(name), name);
+      for (const name of ['ETag', 'Location', 'X-Request-Id', 'X-Idempotent-Replay', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Accept-Ranges', 'Content-Range', 'Content-Disposition']) assert.ok(exposed.includes(name), name);
       assert.equal(created.headers['access-control-allow-credentials'], undefined, 'Bearer keys, never cookies');
 
       const unauthenticated = await t.app.inject({ method: 'GET', url: '/api/v1/records', headers: { origin: APP_ORIGIN } });

@@ -151,6 +151,26 @@ describe('edge-case input', () => {
     assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/records/${record.id}` })).json().status, 'OPEN');
   });
 
+  itOnEachDatabase('refuses a body with content on an operation that takes none, and accepts none or {}', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const asset = (await tenant.request({ method: 'POST', url: '/api/v1/assets', payload: { name: 'Boiler', tag: 'B-1' } })).json();
+    for (const [method, url, payload] of [
+      ['POST', `/api/v1/assets/${asset.id}/retire`, { bogus: 1 }],
+      ['POST', `/api/v1/assets/${asset.id}/retire`, [1, 2]],
+      ['DELETE', `/api/v1/categories/${categoryId}`, { force: true }],
+    ] as const) {
+      const response = await tenant.request({ method, url, payload });
+      assert.equal(response.statusCode, 400, `${method} ${url}: ${response.body}`);
+      assert.deepEqual(response.json().errors, [{ field: 'body', message: 'must be absent: this operation takes no body' }]);
+    }
+    // Nothing was done by the refused requests.
+    assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/assets/${asset.id}` })).json().status, 'ACTIVE');
+    assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/categories/${categoryId}` })).statusCode, 200);
+    assert.equal((await tenant.request({ method: 'POST', url: `/api/v1/assets/${asset.id}/retire`, payload: {} })).statusCode, 200);
+    assert.equal((await tenant.request({ method: 'DELETE', url: `/api/v1/categories/${categoryId}` })).statusCode, 204);
+  });
+
   itOnEachDatabase('names the path in errors[] when the request URL itself is not valid', async ({ newTenant }) => {
     const tenant = await newTenant();
     for (const url of ['/api/v1/records/%ZZ', `/api/v1/records/rec_${'x'.repeat(5000)}`]) {

@@ -28,7 +28,9 @@ describe('errors are RFC 9457 problem+json', () => {
     assertProblem(put, 405, 'method_not_allowed');
     assert.equal(put.headers.allow, 'GET, PATCH');
     // A trailing slash names no route, whatever the method: 404, not a 405 offering the same method.
-    for (const [method, url] of [['GET', '/healthz/'], ['GET', '/api/v1/openapi.json/'], ['POST', '/api/v1/records/'], ['HEAD', '/.well-known/jwks.json/']] as const) {
+    for (const [method, url] of [['GET', '/healthz/'], ['GET', '/api/v1/openapi.json/'], ['POST', '/api/v1/records/'], ['HEAD', '/.well-known/jwks.json/'],
+      // These match `/records/:id` (and the like) with an empty id: still no route, not a bad id.
+      ['GET', '/api/v1/records/'], ['GET', '/api/v1/categories/'], ['PATCH', '/api/v1/assets/'], ['GET', '/api/v1/records/rec_01JD3Q4W8Y6V3C0M2ZP4K7N9XA/comments/']] as const) {
       const slashed = await tenant.request({ method, url });
       assert.equal(slashed.statusCode, 404, `${method} ${url}: ${slashed.body}`);
       if (method !== 'HEAD') assertProblem(slashed, 404, 'route_not_found');

@@ -93,6 +93,8 @@ describe('requests the HTTP parser refuses', () => {
     assert.equal(problem.body.type, 'urn:wo:problem:expectation_failed');
     assert.equal(problem.body.instance, '/api/v1/records');
     assert.match(String(problem.body.detail), /"200-ok"/);
+    assert.match(problem.requestId, /^req_[0-9A-Z]{26}$/);
+    assert.equal(problem.body.requestId, problem.requestId);
     assert.match(answer, /\r\nconnection: close\r\n/i);
   });
 
@@ -102,8 +104,10 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('answers CONNECT with 405 method_not_allowed as problem+json, then closes', async () => {
-    const problem = problemOf(await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+    const answer = await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const problem = problemOf(answer);
     assert.equal(problem.status, 405);
+    assert.match(answer, /\r\nAllow: \r\n/, 'an empty Allow: no method is allowed on a host');
     assert.equal(problem.body.code, 'method_not_allowed');
     assert.match(problem.contentType, /^application\/problem\+json/);
   });
@@ -161,6 +165,15 @@ describe('a request whose body stops arriving', () => {
     // A long-poll of the event feed for 2 s, twice the idle timeout, on a connection silent meanwhile.
     const answer = await exchange(port, `GET /api/v1/events?wait=2 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`, 10_000);
     assert.match(answer, /^HTTP\/1\.1 200 /, answer.slice(0, 300));
+  });
+
+  it('answers 408 to a request whose headers stop arriving part-way', async () => {
+    const started = Date.now();
+    const answer = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nAccept: appl', 10_000);
+    const problem = problemOf(answer);
+    assert.equal(problem.status, 408, answer);
+    assert.equal(problem.body.code, 'request_timeout');
+    assert.ok(Date.now() - started >= 900, 'not before the timeout');
   });
 
   it('closes a connection that sends nothing for the timeout, as Node does', async () => {
