@@ -1,6 +1,6 @@
 import { createContext } from '../context.js';
 import { parseOptions, UsageError, type CliCommand } from './command.js';
-import { quietLogger } from './org-commands.js';
+import { CLI_ACTOR, quietLogger } from './org-commands.js';
 
 export const adminCreateUserCommand: CliCommand = {
   path: ['admin', 'create-user'],
@@ -15,7 +15,7 @@ export const adminCreateUserCommand: CliCommand = {
     if (password === '') throw new UsageError('pipe the password on standard input, e.g. `printf %s "$PASSWORD" | wo admin create-user --email …`');
     const context = await createContext(config, { logger: quietLogger(config) });
     try {
-      const user = await context.admin.createUser(values.email, password, { userId: null, email: 'cli' });
+      const user = await context.admin.createUser(values.email, password, CLI_ACTOR);
       io.out(values.json ? JSON.stringify(user) : `created administrator ${user.id} (${user.email}); sign in at ${config.publicUrl}/admin`);
     } finally {
       await context.close();

@@ -2,7 +2,7 @@ import { createContext } from '../context.js';
 import { expiryFromDuration } from '../keys/api-keys.js';
 import { ALL_SCOPES, SCOPES } from '../keys/scopes.js';
 import { parseOptions, UsageError, type CliCommand } from './command.js';
-import { quietLogger } from './org-commands.js';
+import { CLI_ACTOR, quietLogger } from './org-commands.js';
 
 export const keysCreateCommand: CliCommand = {
   path: ['keys', 'create'],
@@ -26,13 +26,19 @@ export const keysCreateCommand: CliCommand = {
     const context = await createContext(config, { logger: quietLogger(config) });
     try {
       const org = await context.organizations.find(values.org);
-      const { apiKey, key } = await context.apiKeys.create({
-        orgId: org.id,
-        name: values.name ?? 'cli',
-        scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
-        expiresAt: values['expires-in'] ? expiryFromDuration(values['expires-in'], context.clock) : null,
-        createdBy: 'cli',
-      });
+      // The key and its audit entry in one transaction, as the admin area makes them (undefined only
+      // answers a repeated submission id, and the CLI passes none).
+      const { apiKey, key } = (await context.admin.createApiKey(
+        CLI_ACTOR,
+        {
+          orgId: org.id,
+          name: values.name ?? 'cli',
+          scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+          expiresAt: values['expires-in'] ? expiryFromDuration(values['expires-in'], context.clock) : null,
+          createdBy: 'cli',
+        },
+        null,
+      ))!;
       if (values.json) io.out(JSON.stringify({ id: apiKey.id, key, scopes: apiKey.scopes, orgId: apiKey.orgId }));
       else {
         io.out(`created API key ${apiKey.id} for ${org.name} with scopes ${apiKey.scopes.join(', ')}`);
@@ -78,6 +84,7 @@ export const keysRevokeCommand: CliCommand = {
     const context = await createContext(config, { logger: quietLogger(config) });
     try {
       const key = await context.apiKeys.revoke(id);
+      await context.admin.audit(CLI_ACTOR, 'api_key.revoked', { target: key.id, orgId: key.orgId, details: { name: key.name, prefix: key.prefix } });
       io.out(values.json ? JSON.stringify(key) : `revoked ${key.id} at ${key.revokedAt}`);
     } finally {
       await context.close();

@@ -3,6 +3,9 @@ import type { Config } from '../config.js';
 import { createContext } from '../context.js';
 import { parseOptions, UsageError, type CliCommand } from './command.js';
 
+/** Who the admin area's audit log names for what the CLI does (docs/admin.md). */
+export const CLI_ACTOR = { userId: null, email: 'cli' } as const;
+
 export const orgsCreateCommand: CliCommand = {
   path: ['orgs', 'create'],
   usage: 'orgs create <name> [--json]',
@@ -14,6 +17,7 @@ export const orgsCreateCommand: CliCommand = {
     const context = await createContext(config, { logger: quietLogger(config) });
     try {
       const org = await context.organizations.create(name);
+      await context.admin.audit(CLI_ACTOR, 'organization.created', { target: org.id, orgId: org.id, details: { name: org.name } });
       io.out(values.json ? JSON.stringify(org) : `created organization ${org.id} (${org.name})`);
     } finally {
       await context.close();

@@ -4,7 +4,7 @@ export const SCOPES = {
   'records:write': 'Create and edit work orders and move them through their lifecycle.',
   'categories:read': 'Read work-order categories.',
   'categories:write': 'Create, rename and delete work-order categories.',
-  'assets:read': 'Read assets and the work orders raised against them.',
+  'assets:read': 'Read assets; listing an asset’s work orders also needs records:read.',
   'assets:write': 'Create, update and retire assets.',
   'locations:read': 'Read locations and their hierarchy.',
   'locations:write': 'Create, update and delete locations.',

@@ -58,7 +58,7 @@ export interface ProofBundle {
 
 export const VERIFY_REASONS = {
   bundle_malformed: 'The bundle is not a version 1 proof bundle.',
-  keys_malformed: 'The trusted keys are not a JWKS of Ed25519 keys.',
+  keys_malformed: 'The trusted keys cannot verify proofs (a JWKS of Ed25519 statement keys and a transparency-log key).',
   jws_malformed: 'The statement is not a compact JWS.',
   unsupported_algorithm: 'The statement is signed with an algorithm other than EdDSA (Ed25519).',
   unknown_key: 'The statement is signed by a key that is not among the trusted statement keys.',

@@ -97,6 +97,19 @@ describe('the wo CLI and the service as a user runs them', () => {
       const afterRevoke = await fetch(`${base}/api/v1/records`, { headers });
       assert.equal(afterRevoke.status, 401);
 
+      // What the CLI did is in the admin area's audit log, by `cli`, as docs/admin.md says.
+      const file = new SqliteDatabase(path.join(dataDir, 'wo.sqlite'), { readonly: true });
+      try {
+        const audited = file.prepare('SELECT actor_email, action, target, org_id FROM admin_audit_log ORDER BY created_at, id').all();
+        assert.deepEqual(audited, [
+          { actor_email: 'cli', action: 'organization.created', target: org.id, org_id: org.id },
+          { actor_email: 'cli', action: 'api_key.created', target: created.id, org_id: org.id },
+          { actor_email: 'cli', action: 'api_key.revoked', target: created.id, org_id: org.id },
+        ]);
+      } finally {
+        file.close();
+      }
+
       server.kill('SIGTERM');
       const code = await new Promise((resolve) => server.on('exit', resolve));
       assert.equal(code, 0, 'graceful shutdown exits 0');
