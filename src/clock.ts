@@ -26,8 +26,22 @@ export function canonicalInstant(value: string, field: string): string {
   return iso;
 }
 
-/** A list filter with its `updatedAfter` in stored form (canonicalInstant), so that it compares as text. */
+/**
+ * A filter's bound in stored form (canonicalInstant), rounded up to the next millisecond when it is
+ * finer than one: stored instants have milliseconds, so "at or after 27.0421" must not take 27.042,
+ * which is before it, and "before 27.0421" must take it (both are then the bound 27.043).
+ */
+export function canonicalBound(value: string, field: string): string {
+  const iso = canonicalInstant(value, field);
+  const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
+  if (!/[1-9]/.test(fraction.slice(3))) return iso;
+  const next = new Date(Date.parse(iso) + 1).toISOString();
+  // Past 9999-12-31T23:59:59.999Z no instant is stored: the bound may stay where it is.
+  return /^\d{4}-/.test(next) ? next : iso;
+}
+
+/** A list filter with its `updatedAfter` in stored form (canonicalBound), so that it compares as text. */
 export function withCanonicalUpdatedAfter<F extends { updatedAfter?: string | undefined }>(filter: F): F {
   if (filter.updatedAfter === undefined) return filter;
-  return { ...filter, updatedAfter: canonicalInstant(filter.updatedAfter, 'querystring.updatedAfter') };
+  return { ...filter, updatedAfter: canonicalBound(filter.updatedAfter, 'querystring.updatedAfter') };
 }

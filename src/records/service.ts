@@ -11,7 +11,7 @@ import { RowAppends, type AppendConditions } from '../db/row-appends.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';
 import { newId } from '../ids.js';
-import { canonicalInstant, isoNow, type Clock } from '../clock.js';
+import { canonicalBound, canonicalInstant, isoNow, type Clock } from '../clock.js';
 import { nextStatus, type LifecycleAction } from './lifecycle.js';
 import type { CreateRecordInput, RecordHistoryEntry, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
 import {
@@ -388,7 +388,7 @@ function canonicalFilter(filter: RecordFilter): RecordFilter {
   const canonical: RecordFilter = { ...filter };
   for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
     const value = filter[key];
-    if (value !== undefined) canonical[key] = canonicalInstant(value, `querystring.${key}`);
+    if (value !== undefined) canonical[key] = canonicalBound(value, `querystring.${key}`);
   }
   return canonical;
 }
