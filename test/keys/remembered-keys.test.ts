@@ -16,7 +16,9 @@ if (POSTGRES_URL) {
     let admin: pg.Client;
     before(async () => {
       harness = await startTestApp('postgres');
-      otherProcess = await createContext(harness.config, { logger: pino({ level: 'silent' }), databaseSchema: harness.context.database.schema! });
+      // The harness migrated the schema; migrating again would introspect every schema while other
+      // test files drop theirs ("schema … does not exist"), as helpers/databases.ts explains.
+      otherProcess = await createContext(harness.config, { logger: pino({ level: 'silent' }), databaseSchema: harness.context.database.schema!, migrate: false });
       admin = new pg.Client({ connectionString: POSTGRES_URL });
       await admin.connect();
     });
