@@ -108,8 +108,28 @@ function registerProcessMetrics(metrics: Registry): void {
   for (const name of MISNAMED_DEFAULT_GAUGES) metrics.removeSingleMetric(name);
 }
 
-/** SQLite group commit, observable: members ÷ commits is the average group size. */
+/** Group commit, observable: members ÷ commits is the average group size. */
 function registerDatabaseMetrics(metrics: Registry, database: Database): void {
+  const groups = database.commitGroups;
+  if (groups) {
+    const counters: [string, string, keyof typeof groups][] = [
+      ['wo_postgres_commit_groups_total', 'PostgreSQL transactions each committing a group of one-statement writes', 'commits'],
+      ['wo_postgres_commit_group_members_total', 'One-statement writes committed in a group', 'members'],
+      ['wo_postgres_writes_alone_total', 'One-statement writes committed on their own (nothing was running, or their group failed)', 'alone'],
+      ['wo_postgres_commit_group_retries_total', 'Writes of groups that failed, run again on their own', 'retriedAlone'],
+    ];
+    for (const [name, help, field] of counters) {
+      new Counter({
+        name,
+        help,
+        registers: [metrics],
+        collect() {
+          this.reset();
+          this.inc(groups[field]);
+        },
+      });
+    }
+  }
   const stats = database.groupCommit;
   const checkpoints = database.walCheckpoints;
   if (!stats || !checkpoints) return;

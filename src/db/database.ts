@@ -1,6 +1,6 @@
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type DialectAdapter, type PostgresDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import { withNamedStatements } from './pg-named-statements.js';
 import { ExplicitColumnsPlugin } from './explicit-columns.js';
@@ -14,6 +14,7 @@ import type { AppendConditions } from './row-appends.js';
 import { UnplannedLimitPlugin } from './unplanned-limit.js';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './sqlite-group-commit.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
+import { offerCommitGroups, PostgresCommitGroups, type CommitGroupStats } from './pg-commit-groups.js';
 import { touchPrivateFile } from '../private-files.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -45,6 +46,8 @@ export interface Database {
   readonly schema?: string;
   /** SQLite only: how group commit is doing (exported as metrics). */
   readonly groupCommit?: GroupCommitStats;
+  /** PostgreSQL only: how the one-statement writes' commit groups are doing (exported as metrics). */
+  readonly commitGroups?: CommitGroupStats;
   /** SQLite only: checkpoints the background thread ran that copied pages (exported as metrics). */
   readonly walCheckpoints?: { count: number };
   close(): Promise<void>;
@@ -119,8 +122,10 @@ export function openDatabase(options: DatabaseOptions): Database {
     });
     reportLostConnections(pool, options.logger);
     const connections = withQueryDeadline(withNamedStatements(pool), options.statementTimeoutMs ?? 0);
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: connections }), plugins: [new ExplicitColumnsPlugin()] });
-    return { db, dialect: 'postgres', ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
+    const commitGroups: CommitGroupStats = { commits: 0, members: 0, alone: 0, retriedAlone: 0 };
+    const groups = new PostgresCommitGroups(connections, { maxGroupSize: MAX_COMMIT_GROUP_SIZE, maxGroups: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)), stats: commitGroups });
+    const db = new Kysely<Tables>({ dialect: new CommitGroupPostgresDialect({ pool: connections }, groups), plugins: [new ExplicitColumnsPlugin()] });
+    return { db, dialect: 'postgres', commitGroups, ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
   }
 
   const file = options.sqlitePath ?? ':memory:';
@@ -150,6 +155,26 @@ export function openDatabase(options: DatabaseOptions): Database {
       await db.destroy();
     },
   };
+}
+
+/** The most one-statement writes a PostgreSQL commit group holds (see PostgresCommitGroups). */
+const MAX_COMMIT_GROUP_SIZE = 64;
+
+/** Kysely's PostgreSQL dialect, whose adapter leads RowAppends.writeIf to the commit groups. */
+class CommitGroupPostgresDialect extends PostgresDialect {
+  constructor(
+    config: PostgresDialectConfig,
+    private readonly groups: PostgresCommitGroups,
+  ) {
+    super(config);
+  }
+
+  // A transaction shares its database's adapter; commitGroupsOf answers nothing inside one.
+  override createAdapter(): DialectAdapter {
+    const adapter = super.createAdapter();
+    offerCommitGroups(adapter, this.groups);
+    return adapter;
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { isSqlite } from './dialect.js';
 import { isUniqueViolation } from './errors.js';
 import { preparedQuery } from './prepared.js';
 import { inOrganizationSql } from './organization-check.js';
+import { commitGroupsOf } from './pg-commit-groups.js';
 import type { Tables } from './tables.js';
 import { TABLE_COLUMNS } from './table-columns.js';
 
@@ -84,7 +85,8 @@ export class RowAppends {
     this.tables.clear();
     let rows: Row[];
     try {
-      ({ rows } = await executor.executeQuery<Row>(CompiledQuery.raw(text, parameters)));
+      const groups = commitGroupsOf(executor);
+      ({ rows } = groups ? await groups.run<Row>(text, parameters) : await executor.executeQuery<Row>(CompiledQuery.raw(text, parameters)));
     } catch (error) {
       // The claim's row was there (or committed by another request while this one waited on it): the
       // whole statement failed with it, so nothing of it was written.

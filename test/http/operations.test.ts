@@ -21,8 +21,13 @@ describe('operational endpoints', () => {
       const commits = Number(/^wo_sqlite_group_commits_total (\d+)$/m.exec(metrics.body)?.[1]);
       const members = Number(/^wo_sqlite_group_members_total (\d+)$/m.exec(metrics.body)?.[1]);
       assert.ok(commits > 0 && members >= commits, `commits ${commits}, members ${members}`);
+      assert.doesNotMatch(metrics.body, /wo_postgres_commit_group/);
     } else {
       assert.doesNotMatch(metrics.body, /wo_sqlite_group/);
+      // The key's creation and the requests above wrote on their own or in groups, and the counters are there.
+      for (const name of ['wo_postgres_commit_groups_total', 'wo_postgres_commit_group_members_total', 'wo_postgres_writes_alone_total', 'wo_postgres_commit_group_retries_total']) {
+        assert.match(metrics.body, new RegExp(`^${name} \\d+$`, 'm'));
+      }
     }
   });
 
