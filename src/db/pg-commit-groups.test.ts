@@ -13,6 +13,9 @@ const INSERT = 'INSERT INTO notes (id) VALUES ($1) RETURNING id';
 async function setUp(options: { maxGroupSize: number; maxGroups: number }) {
   const { schema, drop } = await createPostgresSchema();
   const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 10, options: `-c search_path=${schema}` });
+  // As the service's pool does (reportLostConnections): a connection ended by the server fails its queries, not the process.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('error', () => {});
   const observer = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}` });
   await observer.connect();
   await observer.query('CREATE TABLE notes (id text PRIMARY KEY)');
@@ -69,12 +72,13 @@ describe('PostgreSQL commit groups', { skip: !POSTGRES_URL && 'needs WO_TEST_DAT
   it('answers no write of a group before the group commits', async () => {
     const { groups, observer, committed } = setup;
     const lock = await holdLock(observer);
-    const first = groups.run(INSERT, ['held-first']);
     const answered = new Set<string>();
     const track = (id: string, statement = INSERT, values: unknown[] = [id]) => groups.run(statement, values).then(() => answered.add(id));
-    await first;
-    // The group: two inserts, then a statement that waits for the lock, then one more insert.
+    // The first write runs alone; the ones sent meanwhile wait for it, then run as one group: two
+    // inserts, a statement that waits for the lock, one more insert.
+    const first = groups.run(INSERT, ['held-first']);
     const group = [track('held-a'), track('held-b'), track('held-lock', lock.statement, []), track('held-c')];
+    await first;
     await waitFor(lock.waitedOn, 10_000, 'the group to wait on the lock');
     assert.deepEqual([...answered], [], 'nobody is answered while the group is open');
     assert.deepEqual(await committed(['held-a', 'held-b']), [], 'the written rows are not committed yet');
@@ -82,6 +86,25 @@ describe('PostgreSQL commit groups', { skip: !POSTGRES_URL && 'needs WO_TEST_DAT
     await Promise.all(group);
     assert.deepEqual([...answered].sort(), ['held-a', 'held-b', 'held-c', 'held-lock']);
     assert.deepEqual(await committed(['held-a', 'held-b', 'held-c']), ['held-a', 'held-b', 'held-c']);
+  });
+
+  it('fails every write of a group whose connection is lost, and commits none of them', async () => {
+    const { groups, observer, committed } = setup;
+    const lock = await holdLock(observer);
+    const first = groups.run(INSERT, ['lost-first']);
+    const group = Promise.allSettled([groups.run(INSERT, ['lost-a']), groups.run(lock.statement, []), groups.run(INSERT, ['lost-b'])]);
+    await first;
+    await waitFor(lock.waitedOn, 10_000, 'the group to wait on the lock');
+    await observer.query("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND pid <> pg_backend_pid()");
+    const outcomes = await group;
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status),
+      ['rejected', 'rejected', 'rejected'],
+    );
+    await lock.release();
+    assert.deepEqual(await committed(['lost-a', 'lost-b']), []);
+    // The pool dropped the dead connection: the next writes go through.
+    assert.equal((await groups.run<{ id: string }>(INSERT, ['lost-after'])).rows[0]?.id, 'lost-after');
   });
 
   it('fails only the write whose statement failed; the rest of its group is written', async () => {

@@ -15,9 +15,9 @@ import type { Executor } from './database.js';
  * `synchronous_commit = off` was still 111 µs. Figures: bench/analysis.md, "Session 30".
  *
  * How: writes that arrive while a group is running wait for it; when it ends, everything waiting
- * (up to `maxGroupSize`) runs as the next group, one statement after another on one connection
- * between BEGIN and COMMIT, and each caller's promise settles only after the COMMIT, so **no caller
- * learns of a write before it is durable**. A write that finds nothing running goes at once, as the
+ * (up to `maxGroupSize`) runs as the next group on one connection: BEGIN, the statements in the
+ * order they arrived, and COMMIT, sent together (`runPipelined`). Each caller's promise settles only
+ * after the COMMIT, so **no caller learns of a write before it is durable**. A write that finds nothing running goes at once, as the
  * single statement it is (no BEGIN or COMMIT), so a quiet service pays nothing for this. Another group
  * starts beside the running ones only when a whole group's worth is waiting (up to `maxGroups`): the
  * load decides the size of the groups, and with it what each write costs.
@@ -29,8 +29,8 @@ import type { Executor } from './database.js';
  * When a statement fails (a unique violation of a claim, a deadlock PostgreSQL broke, a statement
  * timeout), or the server refuses the COMMIT, the group's transaction has rolled back and every member
  * runs again on its own, so each gets its own outcome and none pays for another's error. When the
- * connection fails during the COMMIT, nobody can know whether it took effect: every member fails with
- * that error, as an autocommit statement whose connection failed would.
+ * connection fails, nobody can know whether the COMMIT, already sent, took effect: every member fails
+ * with that error, as an autocommit statement whose connection failed would.
  */
 export class PostgresCommitGroups {
   private waiting: Member[] = [];
@@ -72,36 +72,22 @@ export class PostgresCommitGroups {
       for (const member of members) member.reject(error);
       return;
     }
-    let results: pg.QueryResult[];
-    try {
-      await client.query('BEGIN');
-      results = [];
-      for (const member of members) results.push(await client.query(member.text, member.values));
-    } catch {
-      // A statement failed, so the transaction did not commit: each member runs again on its own.
-      await client.query('ROLLBACK').then(
-        () => client.release(),
-        (error: Error) => client.release(error),
-      );
+    const outcome = await runPipelined(client, members);
+    if (outcome.kind === 'lost') {
+      // The COMMIT may have been carried out or not: nobody can tell, so nobody is told it was.
+      client.release(outcome.error);
+      for (const member of members) member.reject(outcome.error);
+      return;
+    }
+    client.release();
+    if (outcome.kind === 'rolled back') {
+      // A statement failed, or the server refused the COMMIT: nothing was committed, and each member
+      // runs again on its own.
       if (stats) stats.retriedAlone += members.length;
       await Promise.all(members.map((member) => this.runAlone(member)));
       return;
     }
-    try {
-      await client.query('COMMIT');
-      client.release();
-    } catch (error) {
-      if (isConnectionError(error)) {
-        client.release(error as Error);
-        for (const member of members) member.reject(error);
-        return;
-      }
-      // The server refused the COMMIT (a deferred constraint): nothing was committed.
-      client.release();
-      if (stats) stats.retriedAlone += members.length;
-      await Promise.all(members.map((member) => this.runAlone(member)));
-      return;
-    }
+    const results = outcome.results;
     if (stats) {
       stats.commits++;
       stats.members += members.length;
@@ -144,6 +130,33 @@ export interface CommitGroupStats {
   alone: number;
   /** Writes of failed groups, run again on their own. */
   retriedAlone: number;
+}
+
+/**
+ * BEGIN, the members' statements and COMMIT, sent together without waiting for each answer (pg's
+ * pipeline mode), so a group is one round trip and PostgreSQL runs its statements back to back. Sent
+ * one after another, each statement waited for this process's event loop to take its answer before
+ * the next went out, and the group with it.
+ *
+ * In a failed transaction PostgreSQL skips what follows (25P02) and answers the COMMIT as a ROLLBACK,
+ * without an error; so the group committed only if every statement succeeded and the COMMIT said so.
+ */
+async function runPipelined(client: pg.PoolClient, members: Member[]): Promise<{ kind: 'committed'; results: pg.QueryResult[] } | { kind: 'rolled back' } | { kind: 'lost'; error: Error }> {
+  const pipelined = client as unknown as { pipeline?: boolean };
+  // Pipeline mode is the client's constructor option in pg; this client is idle and comes from a pool
+  // shared with code that awaits each query, so it is switched on for the group only.
+  pipelined.pipeline = true;
+  let sent: PromiseSettledResult<pg.QueryResult>[];
+  try {
+    sent = await Promise.allSettled([client.query('BEGIN'), ...members.map((member) => client.query(member.text, member.values)), client.query('COMMIT')]);
+  } finally {
+    pipelined.pipeline = false;
+  }
+  const lost = sent.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected' && isConnectionError(outcome.reason));
+  if (lost) return { kind: 'lost', error: lost.reason as Error };
+  const commit = sent.at(-1)!;
+  if (commit.status === 'rejected' || commit.value.command !== 'COMMIT' || sent.some((outcome) => outcome.status === 'rejected')) return { kind: 'rolled back' };
+  return { kind: 'committed', results: sent.slice(1, -1).map((outcome) => (outcome as PromiseFulfilledResult<pg.QueryResult>).value) };
 }
 
 interface Member {
