@@ -25,10 +25,12 @@ const BODY = JSON.stringify({ description: 'No heat in the kitchen', address: '1
 
 type Write = (values: unknown[]) => Promise<unknown>;
 
+/** Ids are numbered across all rounds: each write inserts a new row. */
+let written = 0;
+
 /** Runs `write` from `connections` callers for `seconds`; answers the figures. */
 async function measure(observer: PostgresObserver, write: Write): Promise<string> {
   const latencies: number[] = [];
-  let n = 0;
   const until = Date.now() + seconds * 1000;
   const selfBefore = process.cpuUsage();
   const { cost } = await observer.during(() =>
@@ -36,7 +38,7 @@ async function measure(observer: PostgresObserver, write: Write): Promise<string
       Array.from({ length: connections }, async () => {
         while (Date.now() < until) {
           const started = performance.now();
-          await write([`note_${process.pid}_${n++}`, 'org_1', BODY]);
+          await write([`note_${written++}`, 'org_1', BODY]);
           latencies.push(performance.now() - started);
         }
       }),
