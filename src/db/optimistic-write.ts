@@ -112,7 +112,7 @@ export interface OneStatementWrite<Row extends { id: string; org_id: string; ver
 
 /**
  * PostgreSQL: the optimistic write of writeOptimistically with each attempt as one statement that
- * commits by itself (RowAppends.writeIfAtVersion): the row is read outside any transaction (or taken
+ * commits on its own or in a commit group (RowAppends.writeIfAtVersion): the row is read outside any transaction (or taken
  * from `guess`), then its changed columns are written only if it is still at the version read, with
  * the appended rows and the idempotent answer. A lifecycle action is two round trips instead of a
  * transaction's eight or more, and one when the guess holds. A lost race answers the row as it stood,

@@ -123,7 +123,7 @@ export class RecordService {
 
   /**
    * PostgreSQL: the create, its references' checks and its idempotent answer as one statement that
-   * commits by itself (RowAppends.writeIf). Undefined when a reference is missing: the transactional
+   * commits on its own or in a commit group (RowAppends.writeIf). Undefined when a reference is missing: the transactional
    * path then names which one.
    */
   private async createInOneStatement(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder | undefined> {
