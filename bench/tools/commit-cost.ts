@@ -64,7 +64,7 @@ function sequentialGroups(pool: pg.Pool): PostgresCommitGroups {
     Object.defineProperty(client, 'pipeline', { configurable: true, get: () => false, set: () => {} });
     return client;
   };
-  return new PostgresCommitGroups(unpipelined, { maxGroupSize: 64, maxGroups: 5 });
+  return new PostgresCommitGroups(unpipelined, { maxGroupSize: 64, maxGroups: 5, stallMs: 20 });
 }
 
 const database = await BenchDatabase.create();
@@ -75,7 +75,7 @@ try {
   await pool.query('CREATE TABLE notes (id text PRIMARY KEY, org_id text NOT NULL, body jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
   await pool.query('CREATE INDEX ON notes (org_id, created_at)');
   await pool.query('CREATE TABLE outbox (seq bigserial PRIMARY KEY, note_id text NOT NULL, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
-  const pipelined = new PostgresCommitGroups(pool, { maxGroupSize: 64, maxGroups: 5 });
+  const pipelined = new PostgresCommitGroups(pool, { maxGroupSize: 64, maxGroups: 5, stallMs: 20 });
   const sequential = sequentialGroups(sequentialPool);
   const ways: [string, Write][] = [
     ['autocommit', (values) => pool.query(STATEMENT, values)],

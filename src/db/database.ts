@@ -123,7 +123,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     reportLostConnections(pool, options.logger);
     const connections = withQueryDeadline(withNamedStatements(pool), options.statementTimeoutMs ?? 0);
     const commitGroups: CommitGroupStats = { commits: 0, members: 0, alone: 0, retriedAlone: 0 };
-    const groups = new PostgresCommitGroups(connections, { maxGroupSize: MAX_COMMIT_GROUP_SIZE, maxGroups: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)), stats: commitGroups });
+    const groups = new PostgresCommitGroups(connections, { maxGroupSize: MAX_COMMIT_GROUP_SIZE, maxGroups: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)), stallMs: COMMIT_GROUP_STALL_MS, stats: commitGroups });
     const db = new Kysely<Tables>({ dialect: new CommitGroupPostgresDialect({ pool: connections }, groups), plugins: [new ExplicitColumnsPlugin()] });
     return { db, dialect: 'postgres', commitGroups, ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
   }
@@ -159,6 +159,12 @@ export function openDatabase(options: DatabaseOptions): Database {
 
 /** The most one-statement writes a PostgreSQL commit group holds (see PostgresCommitGroups). */
 const MAX_COMMIT_GROUP_SIZE = 64;
+/**
+ * How long the newest commit group may run before the writes waiting behind it start one of their
+ * own: a group of 50 creates takes ~10 ms here, so longer means one of its statements waits (a row
+ * lock, a claim in flight), and the writes behind it should not.
+ */
+const COMMIT_GROUP_STALL_MS = 20;
 
 /** Kysely's PostgreSQL dialect, whose adapter leads RowAppends.writeIf to the commit groups. */
 class CommitGroupPostgresDialect extends PostgresDialect {

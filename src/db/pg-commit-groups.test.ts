@@ -4,15 +4,17 @@ import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { commitGroupsOf, PostgresCommitGroups, type CommitGroupStats } from './pg-commit-groups.js';
 import { openDatabase } from './database.js';
+import { withQueryDeadline } from './query-deadline.js';
 import { POSTGRES_URL, createPostgresSchema } from '../../test/helpers/databases.js';
 import { waitFor } from '../../test/helpers/test-app.js';
 
 const INSERT = 'INSERT INTO notes (id) VALUES ($1) RETURNING id';
 
 /** Commit groups on a pool of a fresh schema, with a separate session that can see only what is committed. */
-async function setUp(options: { maxGroupSize: number; maxGroups: number }) {
+async function setUp(options: { maxGroupSize: number; maxGroups: number; stallMs: number }, statementTimeoutMs = 0) {
   const { schema, drop } = await createPostgresSchema();
-  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 10, options: `-c search_path=${schema}` });
+  const timeout = statementTimeoutMs ? ` -c statement_timeout=${statementTimeoutMs}` : '';
+  const pool = withQueryDeadline(new pg.Pool({ connectionString: POSTGRES_URL, max: 10, options: `-c search_path=${schema}${timeout}` }), statementTimeoutMs);
   // As the service's pool does (reportLostConnections): a connection ended by the server fails its queries, not the process.
   pool.on('connect', (client) => client.on('error', () => {}));
   pool.on('error', () => {});
@@ -50,7 +52,7 @@ async function holdLock(observer: pg.Client): Promise<{ statement: string; relea
 describe('PostgreSQL commit groups', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, () => {
   let setup: Awaited<ReturnType<typeof setUp>>;
   before(async () => {
-    setup = await setUp({ maxGroupSize: 64, maxGroups: 5 });
+    setup = await setUp({ maxGroupSize: 64, maxGroups: 5, stallMs: 60_000 });
   });
   after(async () => {
     await setup?.close();
@@ -137,8 +139,43 @@ describe('PostgreSQL commit groups', { skip: !POSTGRES_URL && 'needs WO_TEST_DAT
 });
 
 describe('PostgreSQL commit groups beside each other', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, () => {
-  it('starts another group beside a running one only when a whole group is waiting', async () => {
-    const setup = await setUp({ maxGroupSize: 4, maxGroups: 2 });
+  it('starts another group beside a stalled one: a write waiting on a lock holds up no other', async () => {
+    const setup = await setUp({ maxGroupSize: 64, maxGroups: 2, stallMs: 50 });
+    try {
+      const { groups, observer, committed } = setup;
+      const lock = await holdLock(observer);
+      const stuck = groups.run(lock.statement, []);
+      await waitFor(lock.waitedOn, 10_000, 'the first write to wait on the lock');
+      const ids = ['unstalled-0', 'unstalled-1', 'unstalled-2'];
+      // Fewer than a whole group: they start once the held write has run for stallMs, and commit while it waits.
+      await Promise.all(ids.map((id) => groups.run(INSERT, [id])));
+      assert.deepEqual(await committed(ids), ids);
+      assert.equal(await lock.waitedOn(), true, 'the first write is still waiting');
+      await lock.release();
+      await stuck;
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it('gives each statement of a pipelined group the query deadline from when the one before it is answered', async () => {
+    // statement_timeout 1 s: the deadline on this side is 3 s per statement; five 0.8 s statements take 4 s in all.
+    const setup = await setUp({ maxGroupSize: 64, maxGroups: 2, stallMs: 60_000 }, 1000);
+    try {
+      const { groups, stats } = setup;
+      const outcomes = await Promise.allSettled([groups.run(INSERT, ['slow-first']), ...Array.from({ length: 5 }, () => groups.run('SELECT pg_sleep(0.8)', []))]);
+      assert.deepEqual(
+        outcomes.map((outcome) => outcome.status),
+        Array(6).fill('fulfilled'),
+      );
+      assert.deepEqual({ commits: stats.commits, members: stats.members }, { commits: 1, members: 5 });
+    } finally {
+      await setup.close();
+    }
+  });
+
+  it('starts another group beside a running one when a whole group is waiting', async () => {
+    const setup = await setUp({ maxGroupSize: 4, maxGroups: 2, stallMs: 60_000 });
     try {
       const { groups, stats, observer, committed } = setup;
       const lock = await holdLock(observer);

@@ -19,8 +19,10 @@ import type { Executor } from './database.js';
  * order they arrived, and COMMIT, sent together (`runPipelined`). Each caller's promise settles only
  * after the COMMIT, so **no caller learns of a write before it is durable**. A write that finds nothing running goes at once, as the
  * single statement it is (no BEGIN or COMMIT), so a quiet service pays nothing for this. Another group
- * starts beside the running ones only when a whole group's worth is waiting (up to `maxGroups`): the
- * load decides the size of the groups, and with it what each write costs.
+ * starts beside the running ones (up to `maxGroups`) only when a whole group's worth is waiting, or
+ * when the newest has run for `stallMs`, which a group of fresh writes does not: one of its statements
+ * waits on a row lock, and the writes behind it should not wait too. Otherwise the load decides the
+ * size of the groups, and with it what each write costs.
  *
  * Statements of one group run in the order they arrived, each seeing the ones before, exactly as if
  * each had committed before the next began; every statement is written to be decided by the rows it
@@ -35,6 +37,10 @@ import type { Executor } from './database.js';
 export class PostgresCommitGroups {
   private waiting: Member[] = [];
   private running = 0;
+  /** When the most recent group started (performance.now()). */
+  private lastStartedAt = 0;
+  /** Armed while writes wait behind running groups, to start another if those stall. */
+  private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -49,16 +55,32 @@ export class PostgresCommitGroups {
     }) as Promise<pg.QueryResult<R>>;
   }
 
+  /**
+   * Starts a group for what is waiting when nothing runs, when a whole group's worth waits, or when
+   * the newest running group has run for `stallMs`: one write waiting on a row lock (another
+   * request's transaction, a claim still in flight) must not hold up every other write of the process.
+   */
   private startGroups(): void {
-    const { maxGroupSize, maxGroups } = this.options;
-    while (this.waiting.length > 0 && (this.running === 0 || (this.running < maxGroups && this.waiting.length >= maxGroupSize))) {
+    const { maxGroupSize, maxGroups, stallMs } = this.options;
+    for (;;) {
+      if (this.waiting.length === 0) return;
+      const stalled = performance.now() - this.lastStartedAt >= stallMs;
+      if (this.running > 0 && (this.running >= maxGroups || (this.waiting.length < maxGroupSize && !stalled))) break;
       const members = this.waiting.length <= maxGroupSize ? this.waiting : this.waiting.slice(0, maxGroupSize);
       this.waiting = members === this.waiting ? [] : this.waiting.slice(maxGroupSize);
       this.running++;
+      this.lastStartedAt = performance.now();
       void this.runGroup(members).finally(() => {
         this.running--;
         this.startGroups();
       });
+    }
+    if (this.stallTimer === undefined && this.running < maxGroups) {
+      this.stallTimer = setTimeout(() => {
+        this.stallTimer = undefined;
+        this.startGroups();
+      }, stallMs);
+      this.stallTimer.unref();
     }
   }
 
@@ -72,7 +94,15 @@ export class PostgresCommitGroups {
       for (const member of members) member.reject(error);
       return;
     }
-    const outcome = await runPipelined(client, members);
+    let outcome: GroupOutcome;
+    try {
+      outcome = await runPipelined(client, members);
+    } catch (error) {
+      // Not expected (every query's failure is in its settled result); nobody is left unanswered.
+      client.release(error as Error);
+      for (const member of members) member.reject(error);
+      return;
+    }
     if (outcome.kind === 'lost') {
       // The COMMIT may have been carried out or not: nobody can tell, so nobody is told it was.
       client.release(outcome.error);
@@ -87,12 +117,15 @@ export class PostgresCommitGroups {
       await Promise.all(members.map((member) => this.runAlone(member)));
       return;
     }
-    const results = outcome.results;
     if (stats) {
       stats.commits++;
       stats.members += members.length;
     }
-    members.forEach((member, i) => member.resolve(results[i]!));
+    members.forEach((member, i) => {
+      const result = outcome.results[i]!;
+      if (result.status === 'fulfilled') member.resolve(result.value);
+      else member.reject(result.reason);
+    });
   }
 
   private async runAlone(member: Member): Promise<void> {
@@ -117,6 +150,8 @@ export interface CommitGroupOptions {
   maxGroupSize: number;
   /** The most groups running at once (each on a connection of its own). */
   maxGroups: number;
+  /** How long the newest running group may run before what waits behind it starts a group of its own. */
+  stallMs: number;
   /** Filled in as groups commit (for metrics and tests). */
   stats?: CommitGroupStats;
 }
@@ -132,16 +167,20 @@ export interface CommitGroupStats {
   retriedAlone: number;
 }
 
+type GroupOutcome = { kind: 'committed'; results: PromiseSettledResult<pg.QueryResult>[] } | { kind: 'rolled back' } | { kind: 'lost'; error: Error };
+
 /**
  * BEGIN, the members' statements and COMMIT, sent together without waiting for each answer (pg's
  * pipeline mode), so a group is one round trip and PostgreSQL runs its statements back to back. Sent
  * one after another, each statement waited for this process's event loop to take its answer before
  * the next went out, and the group with it.
  *
- * In a failed transaction PostgreSQL skips what follows (25P02) and answers the COMMIT as a ROLLBACK,
- * without an error; so the group committed only if every statement succeeded and the COMMIT said so.
+ * The COMMIT's own answer decides. In a failed transaction PostgreSQL skips what follows (25P02) and
+ * answers the COMMIT as a ROLLBACK, without an error, so only `COMMIT` means committed; a statement
+ * that pg refused to send (a value it could not serialize) then fails alone while the rest stand. A
+ * COMMIT refused by the server rolled back. A COMMIT never answered (the connection failed) is lost.
  */
-async function runPipelined(client: pg.PoolClient, members: Member[]): Promise<{ kind: 'committed'; results: pg.QueryResult[] } | { kind: 'rolled back' } | { kind: 'lost'; error: Error }> {
+async function runPipelined(client: pg.PoolClient, members: Member[]): Promise<GroupOutcome> {
   const pipelined = client as unknown as { pipeline?: boolean };
   // Pipeline mode is the client's constructor option in pg; this client is idle and comes from a pool
   // shared with code that awaits each query, so it is switched on for the group only.
@@ -152,11 +191,10 @@ async function runPipelined(client: pg.PoolClient, members: Member[]): Promise<{
   } finally {
     pipelined.pipeline = false;
   }
-  const lost = sent.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected' && isConnectionError(outcome.reason));
-  if (lost) return { kind: 'lost', error: lost.reason as Error };
   const commit = sent.at(-1)!;
-  if (commit.status === 'rejected' || commit.value.command !== 'COMMIT' || sent.some((outcome) => outcome.status === 'rejected')) return { kind: 'rolled back' };
-  return { kind: 'committed', results: sent.slice(1, -1).map((outcome) => (outcome as PromiseFulfilledResult<pg.QueryResult>).value) };
+  if (commit.status === 'fulfilled') return commit.value.command === 'COMMIT' ? { kind: 'committed', results: sent.slice(1, -1) } : { kind: 'rolled back' };
+  if (hasSqlState(commit.reason) && (client as unknown as { _queryable?: boolean })._queryable !== false) return { kind: 'rolled back' };
+  return { kind: 'lost', error: commit.reason as Error };
 }
 
 interface Member {
@@ -166,9 +204,18 @@ interface Member {
   reject: (error: unknown) => void;
 }
 
-/** An error without a SQLSTATE came from the connection, not the server: the pool drops that client. */
+/**
+ * Whether the server answered with this error (a SQLSTATE), rather than the connection or pg failing.
+ * No SQLSTATE class begins with E, which sets Node's socket errors (EPIPE) apart.
+ */
+function hasSqlState(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E');
+}
+
+/** An error the server did not answer: the pool drops that client rather than hand it out again. */
 function isConnectionError(error: unknown): boolean {
-  return typeof (error as { code?: unknown } | undefined)?.code !== 'string' || !/^[0-9A-Z]{5}$/.test((error as { code: string }).code);
+  return !hasSqlState(error);
 }
 
 const groupsByAdapter = new WeakMap<DialectAdapter, PostgresCommitGroups>();
