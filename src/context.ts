@@ -112,41 +112,26 @@ function registerProcessMetrics(metrics: Registry): void {
 function registerDatabaseMetrics(metrics: Registry, database: Database): void {
   const groups = database.commitGroups;
   if (groups) {
-    const counters: [string, string, keyof typeof groups][] = [
+    registerStatCounters(metrics, groups, [
       ['wo_postgres_commit_groups_total', 'PostgreSQL transactions each committing a group of one-statement writes', 'commits'],
       ['wo_postgres_commit_group_members_total', 'One-statement writes committed in a group', 'members'],
       ['wo_postgres_writes_alone_total', 'One-statement writes committed on their own (nothing was running, or their group failed)', 'alone'],
       ['wo_postgres_commit_group_retries_total', 'Writes of groups that failed, run again on their own', 'retriedAlone'],
-    ];
-    for (const [name, help, field] of counters) {
-      new Counter({
-        name,
-        help,
-        registers: [metrics],
-        collect() {
-          this.reset();
-          this.inc(groups[field]);
-        },
-      });
-    }
+    ]);
   }
   const stats = database.groupCommit;
   const checkpoints = database.walCheckpoints;
   if (!stats || !checkpoints) return;
-  new Counter({
-    name: 'wo_sqlite_wal_checkpoints_total',
-    help: 'WAL checkpoints run by the background thread that copied pages into the database file',
-    registers: [metrics],
-    collect() {
-      this.reset();
-      this.inc(checkpoints.count);
-    },
-  });
-  const counters: [string, string, keyof typeof stats][] = [
+  registerStatCounters(metrics, checkpoints, [['wo_sqlite_wal_checkpoints_total', 'WAL checkpoints run by the background thread that copied pages into the database file', 'count']]);
+  registerStatCounters(metrics, stats, [
     ['wo_sqlite_group_commits_total', 'SQLite commits, each covering a group of transactions and writes', 'commits'],
     ['wo_sqlite_group_members_total', 'Transactions and single writes committed through group commit', 'members'],
     ['wo_sqlite_group_failures_total', 'Groups whose commit failed (all their members failed)', 'failures'],
-  ];
+  ]);
+}
+
+/** Counters read, when scraped, from fields of a stats object that the database layer keeps up to date. */
+function registerStatCounters<T extends object>(metrics: Registry, stats: T, counters: [name: string, help: string, field: { [K in keyof T]: T[K] extends number ? K : never }[keyof T]][]): void {
   for (const [name, help, field] of counters) {
     new Counter({
       name,
@@ -154,7 +139,7 @@ function registerDatabaseMetrics(metrics: Registry, database: Database): void {
       registers: [metrics],
       collect() {
         this.reset();
-        this.inc(stats[field]);
+        this.inc(stats[field] as number);
       },
     });
   }
