@@ -9,16 +9,18 @@ import type { Executor } from './database.js';
  * Why: such a write on its own is a transaction of its own, and what a transaction costs beyond its
  * statement is large next to the statement: a backend woken for it, an XID, a commit record, a wait
  * for the WAL flush that wakes the backend again, and on the client a pooled connection's turn.
- * Measured here with 50 concurrent one-row-plus-outbox inserts on a pool of 10: PostgreSQL spent
- * 163–237 µs of CPU per write in autocommit, 53–56 µs with the same writes committed in groups on
- * one connection (and the API process 71 against 55 µs); the same in autocommit with
- * `synchronous_commit = off` was still 111 µs. Figures: bench/analysis.md, "Session 30".
+ * Measured with 50 concurrent callers each writing a row and an outbox row in one statement
+ * (bench/tools/commit-cost.ts): PostgreSQL spent 233–260 µs of CPU per write in autocommit on a pool
+ * of 10, and 55–57 µs with the same writes committed in groups as below (the caller 64–71 against
+ * 29–30 µs); in autocommit with `synchronous_commit = off` it was still 111 µs. Figures:
+ * bench/analysis.md, "Session 30".
  *
  * How: writes that arrive while a group is running wait for it; when it ends, everything waiting
  * (up to `maxGroupSize`) runs as the next group on one connection: BEGIN, the statements in the
  * order they arrived, and COMMIT, sent together (`runPipelined`). Each caller's promise settles only
- * after the COMMIT, so **no caller learns of a write before it is durable**. A write that finds nothing running goes at once, as the
- * single statement it is (no BEGIN or COMMIT), so a quiet service pays nothing for this. Another group
+ * after the COMMIT, so **no caller learns of a write before it is durable**. A write that finds
+ * nothing running goes at once, as the single statement it is (no BEGIN or COMMIT), so a quiet
+ * service pays nothing for this. Another group
  * starts beside the running ones (up to `maxGroups`) only when a whole group's worth is waiting, or
  * when the newest has run for `stallMs`, which a group of fresh writes does not: one of its statements
  * waits on a row lock, and the writes behind it should not wait too. Otherwise the load decides the
