@@ -131,7 +131,7 @@ function registerDatabaseMetrics(metrics: Registry, database: Database): void {
 }
 
 /** Counters read, when scraped, from fields of a stats object that the database layer keeps up to date. */
-function registerStatCounters<T extends object>(metrics: Registry, stats: T, counters: [name: string, help: string, field: { [K in keyof T]: T[K] extends number ? K : never }[keyof T]][]): void {
+function registerStatCounters<K extends string>(metrics: Registry, stats: Record<K, number>, counters: [name: string, help: string, field: K][]): void {
   for (const [name, help, field] of counters) {
     new Counter({
       name,
@@ -139,7 +139,7 @@ function registerStatCounters<T extends object>(metrics: Registry, stats: T, cou
       registers: [metrics],
       collect() {
         this.reset();
-        this.inc(stats[field] as number);
+        this.inc(stats[field]);
       },
     });
   }

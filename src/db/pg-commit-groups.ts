@@ -137,7 +137,8 @@ export class PostgresCommitGroups {
         member.resolve(await client.query(member.text, member.values));
         client.release();
       } catch (error) {
-        client.release(isConnectionError(error) ? (error as Error) : undefined);
+        // An error the server did not answer: the pool drops that client rather than hand it out again.
+        client.release(hasSqlState(error) ? undefined : (error as Error));
         member.reject(error);
       }
     } catch (error) {
@@ -215,10 +216,6 @@ function hasSqlState(error: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E');
 }
 
-/** An error the server did not answer: the pool drops that client rather than hand it out again. */
-function isConnectionError(error: unknown): boolean {
-  return !hasSqlState(error);
-}
 
 const groupsByAdapter = new WeakMap<DialectAdapter, PostgresCommitGroups>();
 

@@ -20,9 +20,9 @@ export const QUERY_DEADLINE_GRACE_MS = 2_000;
 export function withQueryDeadline(pool: pg.Pool, statementTimeoutMs: number): pg.Pool {
   if (statementTimeoutMs <= 0) return pool;
   const deadlines = new WeakMap<pg.PoolClient, number>();
-  // The last query sent on each client, settled or not (never rejecting): a pipelined query (a commit
-  // group's, src/db/pg-commit-groups.ts) waits on the server behind the ones sent before it, so its
-  // deadline runs from when the one before it is answered, as the server's statement_timeout does.
+  // The last pipelined query sent on each client, settled or not (never rejecting): a pipelined query
+  // (a commit group's, src/db/pg-commit-groups.ts) waits on the server behind the ones sent before it,
+  // so its deadline runs from when the one before it is answered, as the server's statement_timeout does.
   const lastSent = new WeakMap<pg.PoolClient, Promise<void>>();
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
@@ -40,6 +40,11 @@ export function withQueryDeadline(pool: pg.Pool, statementTimeoutMs: number): pg
       const deadline = deadlines.get(client)!;
       // A callback or a cursor (Submittable) is not what Kysely sends; those run without a deadline.
       if (deadline === 0 || !(result instanceof Promise)) return result;
+      // Outside pipeline mode a client runs one query at a time: its deadline runs from now.
+      if (!(client as unknown as { pipeline?: boolean }).pipeline) {
+        const timer = setTimeout(() => giveUp(client, deadline), deadline);
+        return result.finally(() => clearTimeout(timer));
+      }
       let timer: NodeJS.Timeout | undefined;
       let answered = false;
       const arm = () => {
