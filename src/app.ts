@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
+import type { Feature } from './feature.js';
 import { AppError, errors } from './errors.js';
 import { ProblemSchema, answerClientError, answerConnect, answerFailedExpectation, answerStalledRequest, frameworkProblem, malformedQuery, installErrorHandling, noteAnswered, sendProblem, slashForParameter } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
@@ -17,32 +18,11 @@ import { installCompression } from './http/compression.js';
 import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
-import { intervalLoop } from './background-loop.js';
 import { repeatedMemberName } from './http/json-members.js';
 import { installInputGuard, installValidation, repeatedSingletonHeader } from './http/validation.js';
 import { responseSerializers } from './http/serialization.js';
 import { openApiOptions } from './http/openapi-document.js';
 import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
-import { recordComponents } from './records/schemas.js';
-import { categoryComponents } from './categories/schemas.js';
-import { recordRoutes } from './records/routes.js';
-import { categoryRoutes } from './categories/routes.js';
-import { assetComponents } from './assets/schemas.js';
-import { locationComponents } from './locations/schemas.js';
-import { assetRoutes } from './assets/routes.js';
-import { locationRoutes } from './locations/routes.js';
-import { ADMIN_PREFIX, adminRoutes } from './admin/routes.js';
-import { proofRoutes, transparencyRoutes } from './proofs/routes.js';
-import { verifyPageRoutes } from './proofs/verify-page.js';
-import { proofComponents } from './proofs/schemas.js';
-import { webhookRoutes } from './webhooks/routes.js';
-import { commentRoutes } from './comments/routes.js';
-import { attachmentRoutes } from './attachments/routes.js';
-import { eventRoutes } from './events/routes.js';
-import { webhookComponents } from './webhooks/schemas.js';
-import { commentComponents } from './comments/schemas.js';
-import { attachmentComponents } from './attachments/schemas.js';
-import { eventComponents } from './events/schemas.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const API_PREFIX = '/api/v1';
@@ -115,7 +95,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   // Before any route: the plugin attaches itself to each route as it is added.
   await installCompression(app);
 
-  await app.register(swagger, openApiOptions(context.config));
+  await app.register(swagger, openApiOptions(context.config, context.registry));
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
@@ -131,58 +111,39 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   });
 
   // Named schemas: referenced by routes (componentRef), and emitted once as OpenAPI components.
-  const namedSchemas = [
-    [ProblemSchema],
-    healthComponents,
-    categoryComponents,
-    recordComponents,
-    commentComponents,
-    attachmentComponents,
-    locationComponents,
-    assetComponents,
-    proofComponents,
-    webhookComponents,
-    eventComponents,
-  ].flat();
+  const featureSchemas = (feature: Feature) => (typeof feature.schemas === 'function' ? feature.schemas(context.registry) : (feature.schemas ?? []));
+  const namedSchemas = [[ProblemSchema], healthComponents, ...context.features.map(featureSchemas)].flat();
   for (const schema of namedSchemas) app.addSchema(schema);
 
   // Before authentication: a preflight carries no key, and a 401 must still reach the browser script.
-  await installCors(app, context.config.corsOrigins, ADMIN_PREFIX);
+  const sameOriginPrefixes = context.builtFeatures.flatMap((built) => (built.pages ?? []).filter((page) => page.sameOriginOnly && page.prefix).map((page) => page.prefix!));
+  await installCors(app, context.config.corsOrigins, sameOriginPrefixes);
   // Before authentication: requests no API key will answer for are charged to their address first.
   const rateLimits = context.rateLimiter && new RequestRateLimits(context.rateLimiter);
   rateLimits?.install(app);
   installAuthentication(app, context.apiKeys, rateLimits);
-  // The API's own loop: keys' last use is written here, never by the request that used the key.
-  const lastUses = intervalLoop({ name: 'api-key-last-use', intervalMs: 1_000, work: () => context.apiKeys.writeLastUses(), logger: context.logger, errorMessage: 'recording API keys’ last use failed' });
+  // The API role's jobs (keys' last use) run while the app serves.
+  const apiJobs = context.jobs.all().filter((job) => job.placement === 'api');
   app.addHook('onReady', (done) => {
-    lastUses.start();
+    for (const job of apiJobs) job.loop.start();
     done();
   });
   app.addHook('onClose', async () => {
-    await lastUses.stop();
-    await context.apiKeys.writeLastUses();
+    await Promise.all(apiJobs.map((job) => job.loop.stop()));
   });
   installIdempotency(app, context.idempotency);
 
   await app.register(healthRoutes(context));
-  await app.register(verifyPageRoutes(context.proofs));
+  for (const built of context.builtFeatures) {
+    for (const page of built.pages ?? []) await app.register(page.plugin, page.prefix ? { prefix: page.prefix } : {});
+  }
   await app.register(
     async (api) => {
-      await api.register(categoryRoutes(context.categories));
-      await api.register(recordRoutes(context.records));
-      await api.register(commentRoutes(context.comments));
-      await api.register(attachmentRoutes(context.attachments, context.config.attachments.maxBytes));
-      await api.register(locationRoutes(context.locations));
-      await api.register(assetRoutes(context.assets));
-      await api.register(proofRoutes(context.proofs));
-      await api.register(transparencyRoutes(context.proofs));
-      await api.register(webhookRoutes(context.webhooks));
-      await api.register(eventRoutes(context.events));
+      for (const built of context.builtFeatures) if (built.api) await api.register(built.api);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: API_PREFIX },
   );
-  await app.register(adminRoutes(context), { prefix: ADMIN_PREFIX });
   return app;
 }
 

@@ -7,34 +7,21 @@ import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './clock.js';
 import { OrganizationService } from './orgs/organizations.js';
 import { ApiKeyService } from './keys/api-keys.js';
-import { CategoryService } from './categories/service.js';
-import { RecordService } from './records/service.js';
-import { checkRecordReferences } from './records/references.js';
-import { foldRecordCountDeltas } from './records/record-counts.js';
-import { LocationService } from './locations/service.js';
-import { AssetService } from './assets/service.js';
+import type { Scopes } from './keys/scopes.js';
 import { IdempotencyStore } from './idempotency/store.js';
 import { intervalLoop, type BackgroundJob } from './background-loop.js';
-import { AdminService } from './admin/service.js';
 import { openDeploymentKeys, type DeploymentKeys } from './deployment/deployment-keys.js';
-import { ProofService } from './proofs/service.js';
-import { StatementSigner } from './proofs/statement-signer.js';
-import { TransparencyLog } from './proofs/transparency-log.js';
-import { SequencerMetrics } from './proofs/sequencer-metrics.js';
-import { createWebhooks } from './webhooks/wiring.js';
-import type { WebhookService } from './webhooks/service.js';
 import { RateLimiter } from './rate-limits/rate-limiter.js';
-import { CommentService } from './comments/service.js';
-import { AttachmentService } from './attachments/service.js';
-import { resolveCompletionEvidence } from './attachments/evidence.js';
-import { EventFeed } from './events/feed.js';
 import { InProcessFeedSignal, type FeedSignal } from './events/feed-signal.js';
 import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
 import { AuthenticatedKeys } from './keys/authenticated-keys.js';
 import { RoleMetrics } from './role-metrics.js';
+import { JobRegistry } from './jobs/job-registry.js';
+import type { BuiltFeature, Feature, FeatureRegistry, FeatureServices, PlatformServices } from './feature.js';
+import { FEATURES, assembleRegistry } from './features.js';
 
 /** Everything the application is made of, built once from the config (the composition root). */
-export interface AppContext {
+export interface AppContext extends FeatureServices, PlatformServices {
   readonly config: Config;
   readonly database: Database;
   readonly clock: Clock;
@@ -45,23 +32,18 @@ export interface AppContext {
   readonly apiMetrics: RoleMetrics;
   /** Running, draining or closing: set by the signal handling in run-service.ts, read by /readyz. */
   readonly lifecycle: Lifecycle;
-  readonly organizations: OrganizationService;
-  readonly apiKeys: ApiKeyService;
-  readonly categories: CategoryService;
-  readonly records: RecordService;
-  readonly locations: LocationService;
-  readonly assets: AssetService;
-  readonly idempotency: IdempotencyStore;
-  readonly admin: AdminService;
-  readonly proofs: ProofService;
-  /** The proof sequencer's log; run by the `proof-sequencer` background job. */
-  readonly transparencyLog: TransparencyLog;
-  readonly webhooks: WebhookService;
+  /** What the features declare, assembled: events, scopes, OpenAPI tags. */
+  readonly registry: FeatureRegistry;
+  /** The scopes an API key can hold. */
+  readonly scopes: Scopes;
+  /** The features this service is made of (src/features.ts). */
+  readonly features: readonly Feature[];
+  /** What each feature built: its routes and pages, mounted by buildApp. */
+  readonly builtFeatures: readonly BuiltFeature[];
+  /** Every background job, with where it runs. */
+  readonly jobs: JobRegistry;
   /** Request budgets per API key and client address; undefined when `WO_RATE_LIMIT_PER_MINUTE` is 0. */
   readonly rateLimiter: RateLimiter | undefined;
-  readonly comments: CommentService;
-  readonly attachments: AttachmentService;
-  readonly events: EventFeed;
   /** Loops run by the worker role (`wo worker`, or inside `wo serve`). */
   readonly backgroundJobs: BackgroundJob[];
   close(): Promise<void>;
@@ -81,6 +63,8 @@ export interface ContextOptions {
   createKeys?: boolean;
   /** The database sessions' `application_name` (DatabaseOptions); the CLI's commands leave the default. */
   applicationName?: string;
+  /** The features to build (src/features.ts by default). */
+  features?: readonly Feature[];
 }
 
 /** @NOTE: these paths never reach the logs, whatever object is logged. */
@@ -145,12 +129,6 @@ function registerStatCounters<K extends string>(metrics: Registry, stats: Record
   }
 }
 
-/** How often new completion statements are picked up for signing ahead of their seal. */
-const PROOF_SIGN_AHEAD_INTERVAL_MS = 100;
-
-/** How often work-order count deltas are folded (PostgreSQL): a list reads at most about this long's worth. */
-const RECORD_COUNT_FOLD_INTERVAL_MS = 1_000;
-
 /**
  * Migrates the schema and checks this process's keys against the deployment's (creating them on a
  * first `serve`/`worker` start). On failure the database is closed: left open, it would keep the
@@ -183,59 +161,37 @@ export async function createContext(config: Config, options: ContextOptions = {}
   registerDatabaseMetrics(metrics, database);
 
   const { db } = database;
+  const features = options.features ?? FEATURES;
+  const registry = assembleRegistry(features);
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
-  const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence);
-  const attachments = new AttachmentService(db, clock, config.attachments.maxBytes);
   const authenticatedKeys =
     database.dialect === 'postgres' ? new AuthenticatedKeys({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger }) : undefined;
-  const apiKeys = new ApiKeyService(db, clock, authenticatedKeys);
-  const admin = new AdminService(db, clock, apiKeys);
-
-  const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
-  const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
-  const proofs = new ProofService(db, clock, proofKeys, transparencyLog);
-  records.onCompleted((executor, completion, appends) => proofs.recordCompletion(executor, completion, appends));
-
-  // Each role's metrics reach /metrics once this process takes the role on (RoleMetrics).
-  const apiMetrics = new RoleMetrics(metrics);
-  const workerMetrics = new RoleMetrics(metrics);
-  const sequencerMetrics = new SequencerMetrics(workerMetrics.registry);
-  const backgroundJobs: BackgroundJob[] = [
-    intervalLoop({ name: 'idempotency-purge', intervalMs: 10 * 60_000, work: () => idempotency.purgeExpired(), logger, errorMessage: 'idempotency purge failed' }),
-    intervalLoop({ name: 'attachment-sweeper', intervalMs: 10 * 60_000, work: () => attachments.sweepAbandonedUploads(), logger, errorMessage: 'sweeping abandoned uploads failed' }),
-    intervalLoop({ name: 'admin-purge', intervalMs: 10 * 60_000, work: () => admin.purgeExpired(), logger, errorMessage: 'admin session purge failed' }),
-    intervalLoop({
-      name: 'proof-sequencer',
-      intervalMs: config.proofs.batchIntervalMs,
-      work: () => sequencerMetrics.observe(() => transparencyLog.sealPending()),
-      onStart: () => workerMetrics.expose(),
-      logger,
-      errorMessage: 'proof sequencing failed',
-    }),
-  ];
-  // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
-  // PostgreSQL only the sequencer holding the lock signs, inside its seal.
-  if (database.dialect === 'sqlite') {
-    backgroundJobs.push(
-      intervalLoop({ name: 'proof-signer', intervalMs: PROOF_SIGN_AHEAD_INTERVAL_MS, work: () => transparencyLog.signAhead(), logger, errorMessage: 'signing completion statements failed' }),
-    );
-  }
-  if (database.dialect === 'postgres') {
-    // Work-order counts are appended as deltas on PostgreSQL; folding them keeps the readers' sums short.
-    backgroundJobs.push(
-      intervalLoop({ name: 'record-count-fold', intervalMs: RECORD_COUNT_FOLD_INTERVAL_MS, work: () => foldRecordCountDeltas(db), logger, errorMessage: 'folding work-order count deltas failed' }),
-    );
-  }
-
+  const apiKeys = new ApiKeyService(db, clock, registry.scopes, authenticatedKeys);
   const feedSignal: FeedSignal =
     database.dialect === 'postgres'
       ? new PostgresFeedSignal({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger })
       : new InProcessFeedSignal();
-  const webhooks = createWebhooks({ config, database, clock, logger, workerMetrics, secrets, onEventsDispatched: (orgIds) => feedSignal.wake(orgIds) });
-  backgroundJobs.push(...webhooks.jobs);
+  const platform: PlatformServices = { organizations: new OrganizationService(db, clock), apiKeys, idempotency, feedSignal, proofKeys, secrets };
+
+  // Each role's metrics reach /metrics once this process takes the role on (RoleMetrics).
+  const apiMetrics = new RoleMetrics(metrics);
+  const workerMetrics = new RoleMetrics(metrics);
+  const jobs = new JobRegistry();
+  registerPlatformJobs(jobs, { idempotency, apiKeys, logger });
+
+  // Each feature is built on the services of those before it, and adds its own.
+  const services = { ...platform } as FeatureServices & PlatformServices;
+  const builtFeatures: BuiltFeature[] = [];
+  for (const feature of features) {
+    const built = feature.build({ config, database, clock, logger, apiMetrics, workerMetrics, registry, services });
+    Object.assign(services, built.services);
+    for (const job of built.jobs ?? []) jobs.register(job);
+    builtFeatures.push(built);
+  }
   const rateLimiter = RateLimiter.fromConfig(config, logger, apiMetrics.registry);
 
   const context: AppContext = {
+    ...services,
     config,
     database,
     clock,
@@ -243,30 +199,51 @@ export async function createContext(config: Config, options: ContextOptions = {}
     metrics,
     apiMetrics,
     lifecycle: new Lifecycle(),
-    organizations: new OrganizationService(db, clock),
-    apiKeys,
-    categories: new CategoryService(db, clock),
-    records,
-    locations: new LocationService(db, clock),
-    assets: new AssetService(db, clock, records),
-    idempotency,
-    admin,
-    proofs,
-    transparencyLog,
-    webhooks: webhooks.service,
+    registry,
+    features,
+    scopes: registry.scopes,
+    builtFeatures,
+    jobs,
     rateLimiter,
-    comments: new CommentService(db, clock),
-    attachments,
-    events: new EventFeed(db, database.dialect, feedSignal, apiMetrics.registry),
-    backgroundJobs,
+    backgroundJobs: jobs.workerLoops(),
     async close() {
-      await Promise.all(backgroundJobs.map((job) => job.stop()));
+      await jobs.stopAll();
       await feedSignal.close();
       await authenticatedKeys?.close();
-      await statementSigner.stop();
+      for (const built of [...builtFeatures].reverse()) await built.close?.();
       await rateLimiter?.close();
       await database.close();
     },
   };
   return context;
+}
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+const KEY_LAST_USE_INTERVAL_MS = 1_000;
+
+/** The background jobs of the platform's own services (the features register theirs as they are built). */
+function registerPlatformJobs(jobs: JobRegistry, deps: { idempotency: IdempotencyStore; apiKeys: ApiKeyService; logger: Logger }): void {
+  const { idempotency, apiKeys, logger } = deps;
+  jobs.register({
+    placement: 'every-worker',
+    periodMs: PURGE_INTERVAL_MS,
+    does: 'deletes expired Idempotency-Key answers',
+    loop: intervalLoop({ name: 'idempotency-purge', intervalMs: PURGE_INTERVAL_MS, work: () => idempotency.purgeExpired(), logger, errorMessage: 'idempotency purge failed' }),
+  });
+  // The API's own loop: keys' last use is written here, never by the request that used the key; what
+  // is left is written when the loop stops.
+  const lastUses = intervalLoop({ name: 'api-key-last-use', intervalMs: KEY_LAST_USE_INTERVAL_MS, work: () => apiKeys.writeLastUses(), logger, errorMessage: 'recording API keys’ last use failed' });
+  jobs.register({
+    placement: 'api',
+    periodMs: KEY_LAST_USE_INTERVAL_MS,
+    does: 'writes when each API key was last used, from what this process’s requests noted',
+    loop: {
+      name: lastUses.name,
+      start: () => lastUses.start(),
+      async stop() {
+        await lastUses.stop();
+        await apiKeys.writeLastUses();
+      },
+    },
+  });
 }

@@ -285,7 +285,7 @@ async function measureSealing(notes: string[]): Promise<Measurement | undefined>
     const count = Math.max(2000, Math.round(400 * measurementSeconds()));
     const org = await context.organizations.create('sealing');
     const { apiKey } = await context.apiKeys.create({ orgId: org.id, name: 'bench', scopes: ['records:write'], createdBy: 'bench' });
-    const principal = { keyId: apiKey.id, orgId: org.id, scopes: new Set(apiKey.scopes) };
+    const principal = { keyId: apiKey.id, orgId: org.id, scopes: new Set(apiKey.scopes), actor: { type: 'api_key' as const, id: apiKey.id } };
     const category = await context.categories.create(org.id, { name: 'HVAC' });
     for (let i = 0; i < count; i++) {
       const record = await context.records.create(principal, { categoryId: category.id, address: `${i} Main St`, requesterName: 'Ann', description: 'No heat', assignee: 'Tech' });

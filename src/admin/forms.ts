@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { expiryFromDuration } from '../keys/api-keys.js';
-import { isScope } from '../keys/scopes.js';
+import type { Scopes } from '../keys/scopes.js';
 import { EXPIRY_CHOICES, type ExpiryChoice, type KeyFormState } from './pages.js';
 import { newSecretToken } from './service.js';
 
@@ -33,7 +33,7 @@ export function emptyKeyForm(): KeyFormState {
 }
 
 /** Reads the create-key form; problems the form alone can show land in `errors`. */
-export function readKeyForm(form: Form): KeyFormState {
+export function readKeyForm(form: Form, scopes: Scopes): KeyFormState {
   const expiryRaw = text(form, 'expiry') || 'never';
   const state: KeyFormState = {
     name: text(form, 'name').slice(0, 500),
@@ -44,7 +44,7 @@ export function readKeyForm(form: Form): KeyFormState {
     errors: {},
   };
   if (state.name.trim() === '') state.errors.name = 'Give the key a name.';
-  const unknown = state.scopes.filter((s) => !isScope(s));
+  const unknown = state.scopes.filter((s) => !scopes.has(s));
   if (state.scopes.length === 0) state.errors.scopes = 'Choose at least one scope.';
   else if (unknown.length > 0) state.errors.scopes = `Unknown scope: ${unknown.join(', ')}.`;
   // A form without a usable submission id still works; it just gets no double-submit protection.

@@ -1,5 +1,5 @@
 import type { ApiKey } from '../keys/api-keys.js';
-import { SCOPES, type Scope } from '../keys/scopes.js';
+import type { Scopes } from '../keys/scopes.js';
 import type { Organization } from '../orgs/organizations.js';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 import type { AdminSession, AuditEntry } from './service.js';
@@ -223,6 +223,8 @@ export interface KeysPageInput {
   audit: AuditEntry[];
   auditTotal: number;
   form: KeyFormState;
+  /** The scopes a key can be given, offered as checkboxes. */
+  scopes: Scopes;
   /** Present only in the response to the create form: the one time the key value is shown. */
   createdKey?: { apiKey: ApiKey; key: string } | undefined;
   message?: { kind: 'success' | 'error' | 'warning'; body: HtmlValue } | undefined;
@@ -262,13 +264,13 @@ function createdKeyPanel(created: { apiKey: ApiKey; key: string }): SafeHtml {
 </section>`;
 }
 
-function keyForm(orgId: string, csrfToken: string, form: KeyFormState): SafeHtml {
+function keyForm(orgId: string, csrfToken: string, form: KeyFormState, scopes: Scopes): SafeHtml {
   const errors = form.errors;
-  const scopeBoxes = (Object.entries(SCOPES) as [Scope, string][]).map(
-    ([scope, explanation]) => html`<div class="checkbox">
+  const scopeBoxes = scopes.all.map(
+    (scope) => html`<div class="checkbox">
       <input type="checkbox" id="scope-${scope.replace(':', '-')}" name="scopes" value="${scope}"${form.scopes.includes(scope) ? html` checked` : html``} aria-describedby="scope-${scope.replace(':', '-')}-hint">
       <label for="scope-${scope.replace(':', '-')}"><code>${scope}</code></label>
-      <p class="hint" id="scope-${scope.replace(':', '-')}-hint">${explanation}</p>
+      <p class="hint" id="scope-${scope.replace(':', '-')}-hint">${scopes.descriptions[scope]}</p>
     </div>`,
   );
   const expiryRadios = EXPIRY_CHOICES.map(
@@ -348,7 +350,7 @@ ${input.createdKey ? createdKeyPanel(input.createdKey) : html``}
 </section>
 <section aria-labelledby="key-create-title" class="panel">
   <h2 id="key-create-title">Create an API key</h2>
-  ${keyForm(org.id, input.session.csrfToken, input.form)}
+  ${keyForm(org.id, input.session.csrfToken, input.form, input.scopes)}
 </section>
 <section>
   <h2 id="org-audit-title">Activity</h2>

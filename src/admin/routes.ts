@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
+import type { ApiKeyService } from '../keys/api-keys.js';
+import type { Scopes } from '../keys/scopes.js';
+import type { OrganizationService } from '../orgs/organizations.js';
+import type { AdminService } from './service.js';
 import { AppError, errors } from '../errors.js';
 import { toAppError } from '../http/errors.js';
 import type { Organization } from '../orgs/organizations.js';
@@ -32,8 +37,17 @@ function readAsset(name: string): string {
  * keys, audit log). Form parsing, cookies and security headers are registered in this plugin's
  * own scope, so the JSON API keeps refusing form bodies (415) and sets no cookies.
  */
-export function adminRoutes(context: AppContext): FastifyPluginAsync {
-  const { admin, organizations, apiKeys, config } = context;
+export interface AdminDeps {
+  readonly admin: AdminService;
+  readonly organizations: OrganizationService;
+  readonly apiKeys: ApiKeyService;
+  readonly config: Config;
+  readonly scopes: Scopes;
+  readonly clock: Clock;
+}
+
+export function adminRoutes(context: AdminDeps): FastifyPluginAsync {
+  const { admin, organizations, apiKeys, config, scopes } = context;
   const assets = {
     'admin.css': { body: readAsset('admin.css'), type: 'text/css; charset=utf-8' },
     'copy-key.js': { body: readAsset('copy-key.js'), type: 'text/javascript; charset=utf-8' },
@@ -183,6 +197,7 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
         audit: audit.entries,
         auditTotal: audit.total,
         form: extra.form ?? emptyKeyForm(),
+        scopes,
         createdKey: extra.createdKey,
         message: extra.message,
       });
@@ -199,7 +214,7 @@ export function adminRoutes(context: AppContext): FastifyPluginAsync {
 
     app.post<{ Params: { orgId: string } }>('/organizations/:orgId/keys', async (request, reply) => {
       const org = await findOrganization(request.params.orgId);
-      const form = readKeyForm(formOf(request));
+      const form = readKeyForm(formOf(request), scopes);
       const submissionId = TOKEN_PATTERN.test(form.submissionId) ? form.submissionId : null;
       const alreadySubmitted = {
         kind: 'warning' as const,

@@ -1,6 +1,6 @@
 import { createContext } from '../context.js';
 import { expiryFromDuration } from '../keys/api-keys.js';
-import { ALL_SCOPES, SCOPES } from '../keys/scopes.js';
+import { FEATURE_REGISTRY } from '../features.js';
 import { parseOptions, UsageError, type CliCommand } from './command.js';
 import { CLI_ACTOR, quietLogger } from './org-commands.js';
 
@@ -11,7 +11,7 @@ export const keysCreateCommand: CliCommand = {
   details: () =>
     [
       'scopes (--scopes, comma-separated):',
-      ...ALL_SCOPES.map((scope) => `  ${scope.padEnd(18)} ${SCOPES[scope]}`),
+      ...FEATURE_REGISTRY.scopes.all.map((scope) => `  ${scope.padEnd(18)} ${FEATURE_REGISTRY.scopes.descriptions[scope]}`),
       '',
       '--expires-in: 30m, 12h, 90d or 4w (at most 10 years); without it the key does not expire.',
     ].join('\n'),

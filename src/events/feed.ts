@@ -2,7 +2,7 @@ import { Gauge, type Registry } from 'prom-client';
 import type { Db, DialectName } from '../db/database.js';
 import type { Page } from '../db/page.js';
 import { errors } from '../errors.js';
-import { EVENT_TYPES, isEventType } from './catalogue.js';
+import type { EventNames } from './catalogue.js';
 import type { FeedSignal } from './feed-signal.js';
 import { readFeed, type FeedQuery } from './feed-repository.js';
 import { publishedPayloadJson } from './outbox.js';
@@ -24,6 +24,8 @@ export class EventFeed {
     private readonly dialect: DialectName,
     private readonly signal: FeedSignal,
     metrics: Registry,
+    /** The names the `type` filter accepts. */
+    private readonly eventNames: EventNames,
   ) {
     this.waiting = new Gauge({
       name: 'wo_event_feed_waiting_requests',
@@ -38,7 +40,7 @@ export class EventFeed {
    * (the client went away).
    */
   async listAsJson(orgId: string, filter: FeedFilter, page: Page, abort?: AbortSignal): Promise<{ eventsJson: string[]; total: number }> {
-    const query: FeedQuery = { orgId, types: parseTypes(filter.type), after: filter.after ?? 0 };
+    const query: FeedQuery = { orgId, types: parseTypes(filter.type, this.eventNames), after: filter.after ?? 0 };
     if (filter.wait === undefined || this.closing) return this.read(query, page);
 
     const deadline = Date.now() + filter.wait * 1000;
@@ -79,13 +81,13 @@ export class EventFeed {
 }
 
 /** The `type` filter: comma-separated catalogue names (spaces around them allowed); undefined for all. */
-function parseTypes(raw: string | undefined): string[] | undefined {
+function parseTypes(raw: string | undefined, eventNames: EventNames): string[] | undefined {
   if (raw === undefined) return undefined;
   const names = raw.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !isEventType(name));
+  const unknown = names.filter((name) => !eventNames.has(name));
   if (unknown.length > 0) {
     const shown = unknown.map((name) => (name === '' ? 'an empty name' : `"${name.slice(0, 60)}"`)).join(', ');
-    throw errors.validation([{ field: 'querystring.type', message: `${shown} is not an event name; known events: ${EVENT_TYPES.join(', ')}` }]);
+    throw errors.validation([{ field: 'querystring.type', message: `${shown} is not an event name; known events: ${eventNames.types.join(', ')}` }]);
   }
   return [...new Set(names)];
 }

@@ -1,15 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, JsonObject, StringEnum, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
-import { EVENT_TYPES } from './catalogue.js';
+import type { EventType } from './catalogue.js';
 
 /** Longest wait a long-poll may ask for, in seconds. */
 export const MAX_WAIT_SECONDS = 30;
 
-export const FeedEventSchema = Type.Object(
+/** One event of the feed; its `type` is one of the catalogue's names (assembled from the features). */
+export const feedEventSchema = (eventTypes: readonly EventType[]) =>
+  Type.Object(
   {
     id: IdOf('evt', 'The event id (`evt_…`): every webhook delivery of this event carries it as `X-Webhook-Id`. Deduplicate on it.'),
-    type: StringEnum(EVENT_TYPES, { description: 'The event name.' }),
+    type: StringEnum(eventTypes, { description: 'The event name.' }),
     sequence: Type.Integer({
       minimum: 1,
       description: 'The event’s position in the feed: increasing, not contiguous (other organizations’ events fall between). Pass the last one you processed as `after`.',
@@ -40,4 +42,4 @@ export type EventListQuery = Static<typeof EventListQuery>;
 export const EventList = listEnvelope('events', Type.Ref('Event'), { $id: 'EventList', description: 'A page of the event feed, oldest first.' });
 
 /** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
-export const eventComponents = [FeedEventSchema, EventList];
+export const eventComponents = (eventTypes: readonly EventType[]) => [feedEventSchema(eventTypes), EventList];

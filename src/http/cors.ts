@@ -36,10 +36,10 @@ export const CORS_MAX_AGE_SECONDS = 600;
  * answer (an OPTIONS one too) is what it is without CORS. Registered before authentication, so that a
  * preflight is answered without a key and a 401 still reaches the calling script.
  *
- * @NOTE: the admin area never answers cross-origin: its pages act on a session cookie, and no other
- * origin has business reading them.
+ * @NOTE: pages that act on a session cookie (the admin area, under `sameOriginPrefixes`) never answer
+ * cross-origin: no other origin has business reading them.
  */
-export async function installCors(app: FastifyInstance, origins: Config['corsOrigins'], adminPrefix: string): Promise<void> {
+export async function installCors(app: FastifyInstance, origins: Config['corsOrigins'], sameOriginPrefixes: readonly string[]): Promise<void> {
   if (origins === undefined) return;
   const enabled: FastifyCorsOptions = {
     origin: origins === '*' ? '*' : [...origins],
@@ -51,7 +51,7 @@ export async function installCors(app: FastifyInstance, origins: Config['corsOri
     strictPreflight: false,
   };
   const disabled: FastifyCorsOptions = { origin: false };
-  const isAdmin = (path: string) => path === adminPrefix || path.startsWith(`${adminPrefix}/`) || path.startsWith(`${adminPrefix}?`);
+  const isAdmin = (path: string) => sameOriginPrefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`));
   const allowed = (origin: string | undefined) => origins === '*' || (origin !== undefined && origins.includes(origin));
   const appliesTo = (request: FastifyRequest) =>
     // An origin not on the list gets no CORS headers at all, as if CORS were off.

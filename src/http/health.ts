@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
+import type { Registry } from 'prom-client';
+import type { Database } from '../db/database.js';
 import { databaseUnavailable } from '../db/errors.js';
 import { schemaIsCurrent } from '../db/migrate.js';
 import { AppError, errors } from '../errors.js';
@@ -31,7 +32,14 @@ const DATABASE_RETRY_AFTER_SECONDS = 5;
 const READINESS_DATABASE_TIMEOUT_MS = 2_000;
 
 /** Liveness, readiness and metrics: served by `wo serve` on its port and by `wo worker` on WO_WORKER_PORT. */
-export function healthRoutes(context: AppContext): FastifyPluginAsyncTypebox {
+export interface HealthDeps {
+  readonly lifecycle: Lifecycle;
+  readonly database: Database;
+  /** What /metrics serves. */
+  readonly metrics: Registry;
+}
+
+export function healthRoutes(context: HealthDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     let schemaCheck: Promise<boolean> | undefined;
     app.get(

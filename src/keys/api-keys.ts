@@ -4,7 +4,8 @@ import { preparedQuery } from '../db/prepared.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
-import { ALL_SCOPES, isScope, type Scope } from './scopes.js';
+import type { Principal } from '../principal.js';
+import type { Scope, Scopes } from './scopes.js';
 import { digestsEqual, generateApiKey, hashApiKey, isWellFormedApiKey, visiblePrefix } from './api-key-secret.js';
 import { announceRevocation, type AuthenticatedKeys } from './authenticated-keys.js';
 import { isSqlite } from '../db/dialect.js';
@@ -24,12 +25,7 @@ export interface ApiKey {
   state: 'active' | 'expired' | 'revoked';
 }
 
-/** Who is calling: the organization and scopes a request acts with. */
-export interface Principal {
-  keyId: string;
-  orgId: string;
-  scopes: ReadonlySet<Scope>;
-}
+export type { Principal };
 
 export interface CreateApiKeyInput {
   orgId: string;
@@ -47,15 +43,17 @@ export class ApiKeyService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** The scopes a key can hold (assembled from the features). */
+    private readonly scopes: Scopes,
     /** PostgreSQL API processes: keys remembered between requests (see AuthenticatedKeys). */
     private readonly remembered?: AuthenticatedKeys,
   ) {}
 
   /** Creates a key and returns its value; the value is never retrievable again. */
   async create(input: CreateApiKeyInput, executor: Executor = this.db): Promise<{ apiKey: ApiKey; key: string }> {
-    const unknown = input.scopes.filter((s) => !isScope(s));
+    const unknown = input.scopes.filter((s) => !this.scopes.has(s));
     if (unknown.length > 0) {
-      throw errors.validation([{ field: 'scopes', message: `unknown scope(s): ${unknown.join(', ')}; known: ${ALL_SCOPES.join(', ')}` }]);
+      throw errors.validation([{ field: 'scopes', message: `unknown scope(s): ${unknown.join(', ')}; known: ${this.scopes.all.join(', ')}` }]);
     }
     if (input.scopes.length === 0) throw errors.validation([{ field: 'scopes', message: 'at least one scope is required' }]);
     const name = input.name.trim();
@@ -150,7 +148,7 @@ export class ApiKeyService {
       // A remembered row is this process's own copy: noting the use there keeps it from being noted again each request.
       row.last_used_at = now.toISOString();
     }
-    return { keyId: row.id, orgId: row.org_id, scopes: new Set(row.scopes.split(' ').filter(isScope)) };
+    return { keyId: row.id, orgId: row.org_id, scopes: new Set(row.scopes.split(' ').filter((scope) => this.scopes.has(scope))), actor: { type: 'api_key', id: row.id } };
   }
 
   private toApiKey(row: ApiKeysTable): ApiKey {
@@ -161,7 +159,7 @@ export class ApiKeyService {
       orgId: row.org_id,
       name: row.name,
       prefix: row.prefix,
-      scopes: row.scopes.split(' ').filter(isScope),
+      scopes: row.scopes.split(' ').filter((scope) => this.scopes.has(scope)),
       createdAt: row.created_at,
       expiresAt: row.expires_at,
       revokedAt: row.revoked_at,

@@ -7,6 +7,7 @@ import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
 import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
+import { actorOf } from '../principal.js';
 
 /**
  * Each field of a work order's JSON, in the response schema's order, and the column it comes from.
@@ -71,7 +72,7 @@ export function toHistoryEntry(row: RecordEventsTable): RecordHistoryEntry {
     action: row.action,
     fromStatus: row.from_status as RecordStatus | null,
     toStatus: row.to_status as RecordStatus | null,
-    actor: row.actor_key_id ? { type: 'api_key', id: row.actor_key_id } : null,
+    actor: row.actor_key_id ? actorOf(row.actor_key_id) : null,
     data: JSON.parse(row.data) as Record<string, unknown>,
     occurredAt: row.created_at,
   };

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ACTOR_TYPES } from '../principal.js';
 import { IdOf, JsonObject, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
@@ -148,7 +149,12 @@ export const RecordEventSchema = Type.Object(
     action: Type.String({ description: 'created, updated, or the lifecycle action: assign, start, hold, resume, complete, close, cancel, reopen.' }),
     fromStatus: Nullable(RecordStatusSchema),
     toStatus: Nullable(RecordStatusSchema),
-    actor: Nullable(Type.Object({ type: Type.Literal('api_key'), id: Type.String() })),
+    actor: Nullable(
+      Type.Object({
+        type: StringEnum(ACTOR_TYPES, { description: '`api_key`: an API key; `schedule`, `intake`, `link`: the service itself, acting for a schedule, an intake form or an access link.' }),
+        id: Type.String(),
+      }),
+    ),
     data: JsonObject(),
     occurredAt: Type.String(),
   },

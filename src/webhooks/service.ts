@@ -1,6 +1,6 @@
 import type { Db, Executor, InTransaction } from '../db/database.js';
 import type { WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
-import { EVENT_TYPES, isEventType } from '../events/catalogue.js';
+import type { EventNames } from '../events/catalogue.js';
 import { AppError, errors, type FieldError } from '../errors.js';
 import { assertVersion } from '../db/versioned-rows.js';
 import type { Page } from '../db/page.js';
@@ -41,13 +41,15 @@ export class WebhookService {
     private readonly clock: Clock,
     private readonly secrets: SecretBox,
     private readonly urlGuard: UrlGuardOptions,
+    /** The events a subscription may name. */
+    private readonly eventNames: EventNames,
     /** Tells an in-process delivery worker that new deliveries are waiting. */
     private readonly onNewDelivery: () => void = () => {},
   ) {}
 
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
   async create(orgId: string, input: CreateWebhookInput, within?: InTransaction<WebhookWithSecret>): Promise<WebhookWithSecret> {
-    checkEvents(input.events);
+    checkEvents(input.events, this.eventNames);
     const url = await this.checkUrl(input.url);
     const now = isoNow(this.clock);
     const id = newId('webhook');
@@ -85,7 +87,7 @@ export class WebhookService {
   }
 
   async update(orgId: string, id: string, input: UpdateWebhookInput, acceptedVersions?: number[]): Promise<Webhook> {
-    if (input.events) checkEvents(input.events);
+    if (input.events) checkEvents(input.events, this.eventNames);
     const url = input.url !== undefined ? await this.checkUrl(input.url) : undefined;
     return this.db.transaction().execute(async (tx) => {
       const current = await this.mustFind(tx, orgId, id);
@@ -245,12 +247,13 @@ export class WebhookService {
   }
 }
 
-function checkEvents(events: string[]): void {
+function checkEvents(events: string[], eventNames: EventNames): void {
   const problems: FieldError[] = [];
+  const known = eventNames.types;
   events.forEach((name, i) => {
-    if (!isEventType(name)) problems.push({ field: `body.events.${i}`, message: `"${name}" is not a known event; known events: ${EVENT_TYPES.join(', ')}` });
+    if (!eventNames.has(name)) problems.push({ field: `body.events.${i}`, message: `"${name}" is not a known event; known events: ${known.join(', ')}` });
   });
   if (problems.length > 0) {
-    throw new AppError('unprocessable_entity', `Unknown event name(s). Known events: ${EVENT_TYPES.join(', ')}.`, { errors: problems, knownEvents: EVENT_TYPES });
+    throw new AppError('unprocessable_entity', `Unknown event name(s). Known events: ${known.join(', ')}.`, { errors: problems, knownEvents: known });
   }
 }

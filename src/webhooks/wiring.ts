@@ -3,12 +3,14 @@ import type { RoleMetrics } from '../role-metrics.js';
 import type { Config } from '../config.js';
 import type { Database, DialectName } from '../db/database.js';
 import type { Clock } from '../clock.js';
-import { backgroundLoop, intervalLoop, PollPace, type BackgroundJob } from '../background-loop.js';
+import { backgroundLoop, intervalLoop, PollPace } from '../background-loop.js';
+import type { JobDefinition } from '../jobs/job-registry.js';
 import { purgeExpiredEvents } from '../events/outbox.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventDispatcher } from './dispatcher.js';
 import type { SecretBox } from './secret-box.js';
 import { WebhookService } from './service.js';
+import type { EventNames } from '../events/catalogue.js';
 
 /**
  * After a batch that drained the outbox, the dispatcher lets events gather this long before the next,
@@ -24,6 +26,8 @@ import { WebhookService } from './service.js';
  */
 const DISPATCH_SETTLE_MS = { sqlite: 5, postgres: 25 } as const satisfies Record<DialectName, number>;
 
+const RETENTION_INTERVAL_MS = 60 * 60_000;
+
 /**
  * Builds the webhook feature for the composition root: the API service and its worker loops.
  * `onEventsDispatched` hears, after each committed dispatch, whose events entered the feed.
@@ -36,10 +40,12 @@ export function createWebhooks(deps: {
   /** The background role's metrics (the delivery worker's). */
   workerMetrics: RoleMetrics;
   secrets: SecretBox;
+  /** The events a subscription may name. */
+  eventNames: EventNames;
   onEventsDispatched?: (orgIds: string[]) => void;
 }): {
   service: WebhookService;
-  jobs: BackgroundJob[];
+  jobs: JobDefinition[];
 } {
   const { config, database, clock, logger, workerMetrics, secrets } = deps;
   const worker = new DeliveryWorker({ db: database.db, clock, config: config.webhooks, secrets, logger, metrics: workerMetrics });
@@ -63,10 +69,10 @@ export function createWebhooks(deps: {
     logger,
     errorMessage: 'webhook dispatch failed; retrying',
   });
-  const service = new WebhookService(database.db, clock, secrets, { allowPrivateUrls: config.webhooks.allowPrivateUrls }, () => worker.wake());
+  const service = new WebhookService(database.db, clock, secrets, { allowPrivateUrls: config.webhooks.allowPrivateUrls }, deps.eventNames, () => worker.wake());
   const retentionJob = intervalLoop({
     name: 'webhook-delivery-retention',
-    intervalMs: 60 * 60_000,
+    intervalMs: RETENTION_INTERVAL_MS,
     work: async () => {
       await service.purgeOldDeliveries(config.webhooks.retentionDays);
       await purgeExpiredEvents(database.db, database.dialect, clock, config.events.retentionDays);
@@ -74,5 +80,12 @@ export function createWebhooks(deps: {
     logger,
     errorMessage: 'webhook delivery and outbox purge failed',
   });
-  return { service, jobs: [dispatcherJob, worker, retentionJob] };
+  return {
+    service,
+    jobs: [
+      { placement: 'every-worker', periodMs: config.webhooks.idlePollMs, does: 'turns new outbox events into deliveries for their subscriptions', loop: dispatcherJob },
+      { placement: 'every-worker', periodMs: config.webhooks.idlePollMs, does: 'claims due deliveries, signs and sends them, records each attempt', loop: worker },
+      { placement: 'every-worker', periodMs: RETENTION_INTERVAL_MS, does: 'deletes old delivery records and events past the feed’s retention', loop: retentionJob },
+    ],
+  };
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
-import { ALL_SCOPES } from '../../src/keys/scopes.js';
+import { ALL_SCOPES } from '../../src/features.js';
 import { POSTGRES_URL, createPostgresDatabase } from '../helpers/databases.js';
 import { startChildService, type ChildService } from '../helpers/child-service.js';
 import { freePort } from '../helpers/free-port.js';

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { ERROR_CODES } from '../../src/errors.js';
-import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/events/catalogue.js';
+import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/features.js';
 
 /** The pages an integrator reads: they have the service, not its source. */
 const INTEGRATOR_DOCS = ['README.md', 'docs/api.md', 'docs/webhooks.md', 'docs/events.md', 'docs/proofs.md', 'docs/errors.md', 'docs/assets-and-locations.md', 'docs/admin.md'];

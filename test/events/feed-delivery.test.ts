@@ -1,6 +1,6 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { EVENT_TYPES } from '../../src/events/catalogue.js';
+import { EVENT_TYPES } from '../../src/features.js';
 import { itOnEachDatabase, recordBody, seedCategory, waitFor } from '../helpers/test-app.js';
 import { readFeed } from '../helpers/event-feed.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';

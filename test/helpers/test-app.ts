@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import type { Clock } from '../../src/clock.js';
 import type { Scope } from '../../src/keys/scopes.js';
-import { ALL_SCOPES } from '../../src/keys/scopes.js';
+import { ALL_SCOPES } from '../../src/features.js';
 import { POSTGRES_URL, TEST_DIALECTS, createPostgresSchema, withSchemaChangeLock, type TestDialect } from './databases.js';
 
 export interface TestApp {

@@ -1,6 +1,7 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { ALL_SCOPES, type Scope } from '../../src/keys/scopes.js';
+import { ALL_SCOPES } from '../../src/features.js';
+import type { Scope } from '../../src/keys/scopes.js';
 import { itOnEachDatabase, TestClock, recordBody, seedCategory, waitFor, type TestApp } from '../helpers/test-app.js';
 
 interface Operation {

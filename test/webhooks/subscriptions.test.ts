@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { startTestApp, type TestApp, type Tenant } from '../helpers/test-app.js';
-import { EVENT_TYPES } from '../../src/events/catalogue.js';
+import { EVENT_TYPES } from '../../src/features.js';
 import { newDeliveryRow } from '../../src/webhooks/repository.js';
 
 const PUBLIC_URL = 'https://93.184.216.34/hooks/work-orders';

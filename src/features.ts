@@ -1,0 +1,62 @@
+import type { EventDefinition, EventType } from './events/catalogue.js';
+import { EventNames } from './events/catalogue.js';
+import type { Feature, FeatureRegistry, OpenApiTag } from './feature.js';
+import { Scopes, type Scope } from './keys/scopes.js';
+import { categoriesFeature } from './categories/feature.js';
+import { recordsFeature } from './records/feature.js';
+import { commentsFeature } from './comments/feature.js';
+import { attachmentsFeature } from './attachments/feature.js';
+import { locationsFeature } from './locations/feature.js';
+import { assetsFeature } from './assets/feature.js';
+import { proofsFeature } from './proofs/feature.js';
+import { webhooksFeature } from './webhooks/feature.js';
+import { eventFeedFeature } from './events/feature.js';
+import { adminFeature } from './admin/feature.js';
+
+/**
+ * Every feature of the service, in dependency order: a feature's `build` sees the services of those
+ * above it. The order is also the order of the API's paths, components, tags, scopes and events in
+ * the OpenAPI document. Adding a resource: its folder with its feature.ts, one line here, its migration.
+ */
+export const FEATURES: readonly Feature[] = [
+  recordsFeature,
+  commentsFeature,
+  attachmentsFeature,
+  categoriesFeature,
+  assetsFeature,
+  locationsFeature,
+  proofsFeature,
+  webhooksFeature,
+  eventFeedFeature,
+  adminFeature,
+];
+
+/** The catalogues assembled from the features' declarations. */
+export function assembleRegistry(features: readonly Feature[]): FeatureRegistry {
+  const events: Record<string, EventDefinition> = {};
+  const otherDeliveries: Record<string, EventDefinition> = {};
+  const scopes: Record<string, string> = {};
+  const tags: OpenApiTag[] = [];
+  for (const feature of features) {
+    mergeUnique(events, feature.events, `event of ${feature.name}`);
+    mergeUnique(otherDeliveries, feature.otherDeliveries, `delivery of ${feature.name}`);
+    mergeUnique(scopes, feature.scopes, `scope of ${feature.name}`);
+    tags.push(...(feature.tags ?? []));
+  }
+  const eventNames = new EventNames(events as Record<EventType, EventDefinition>);
+  return { events: eventNames.definitions, eventNames, eventTypes: eventNames.types, scopes: new Scopes(scopes as Record<Scope, string>), tags, otherDeliveries };
+}
+
+function mergeUnique<V>(into: Record<string, V>, from: Readonly<Record<string, V>> | undefined, what: string): void {
+  for (const [name, value] of Object.entries(from ?? {})) {
+    if (Object.hasOwn(into, name)) throw new Error(`${what}: "${name}" is declared twice`);
+    into[name] = value;
+  }
+}
+
+/** The registry of this build's features. */
+export const FEATURE_REGISTRY = assembleRegistry(FEATURES);
+/** Every scope, in the features' order (the CLI's help, the tests' all-powerful keys). */
+export const ALL_SCOPES: Scope[] = [...FEATURE_REGISTRY.scopes.all];
+export const EVENT_TYPES: EventType[] = [...FEATURE_REGISTRY.eventTypes];
+export const EVENT_CATALOGUE = FEATURE_REGISTRY.events;

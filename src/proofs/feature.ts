@@ -1,0 +1,80 @@
+import { intervalLoop } from '../background-loop.js';
+import { defineFeature } from '../feature.js';
+import type { JobDefinition } from '../jobs/job-registry.js';
+import { PROOF_EVENTS } from './events.js';
+import { proofRoutes, transparencyRoutes } from './routes.js';
+import { proofComponents } from './schemas.js';
+import { SequencerMetrics } from './sequencer-metrics.js';
+import { ProofService } from './service.js';
+import { StatementSigner } from './statement-signer.js';
+import { TransparencyLog } from './transparency-log.js';
+import { verifyPageRoutes } from './verify-page.js';
+
+declare module '../feature.js' {
+  interface FeatureServices {
+    proofs: ProofService;
+    /** The proof sequencer's log; run by the `proof-sequencer` job. */
+    transparencyLog: TransparencyLog;
+  }
+}
+declare module '../keys/scopes.js' {
+  interface ScopeCatalogue extends Record<keyof typeof PROOF_SCOPES, string> {}
+}
+
+const PROOF_SCOPES = { 'proofs:read': 'Fetch completion proofs of work orders.' } as const;
+
+/** How often new completion statements are picked up for signing ahead of their seal. */
+const PROOF_SIGN_AHEAD_INTERVAL_MS = 100;
+
+/** Completion proofs: statements signed as work orders complete, sealed into the transparency log. */
+export const proofsFeature = defineFeature({
+  name: 'proofs',
+  tags: [{ name: 'Proofs', description: 'Verifiable completion proofs and the public transparency log; see docs/proofs.md.' }],
+  scopes: PROOF_SCOPES,
+  events: PROOF_EVENTS,
+  schemas: proofComponents,
+  build({ database, clock, config, logger, workerMetrics, services }) {
+    const { proofKeys } = services;
+    const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
+    const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
+    const proofs = new ProofService(database.db, clock, proofKeys, transparencyLog);
+    services.records.onCompleted((executor, completion, appends) => proofs.recordCompletion(executor, completion, appends));
+
+    const sequencerMetrics = new SequencerMetrics(workerMetrics.registry);
+    const jobs: JobDefinition[] = [
+      {
+        placement: 'one-worker-at-a-time',
+        periodMs: config.proofs.batchIntervalMs,
+        does: 'seals completed work orders’ statements into the transparency log and signs its checkpoint',
+        loop: intervalLoop({
+          name: 'proof-sequencer',
+          intervalMs: config.proofs.batchIntervalMs,
+          work: () => sequencerMetrics.observe(() => transparencyLog.sealPending()),
+          onStart: () => workerMetrics.expose(),
+          logger,
+          errorMessage: 'proof sequencing failed',
+        }),
+      },
+    ];
+    // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
+    // PostgreSQL only the sequencer holding the lock signs, inside its seal.
+    if (database.dialect === 'sqlite') {
+      jobs.push({
+        placement: 'every-worker',
+        periodMs: PROOF_SIGN_AHEAD_INTERVAL_MS,
+        does: 'signs new completion statements ahead of their seal',
+        loop: intervalLoop({ name: 'proof-signer', intervalMs: PROOF_SIGN_AHEAD_INTERVAL_MS, work: () => transparencyLog.signAhead(), logger, errorMessage: 'signing completion statements failed' }),
+      });
+    }
+    return {
+      services: { proofs, transparencyLog },
+      api: async (api) => {
+        await api.register(proofRoutes(proofs));
+        await api.register(transparencyRoutes(proofs));
+      },
+      pages: [{ plugin: verifyPageRoutes(proofs) }],
+      jobs,
+      close: () => statementSigner.stop(),
+    };
+  },
+});

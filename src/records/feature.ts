@@ -1,0 +1,52 @@
+import { intervalLoop } from '../background-loop.js';
+import { defineFeature } from '../feature.js';
+import { resolveCompletionEvidence } from '../attachments/evidence.js';
+import { RECORD_EVENTS } from './events.js';
+import { foldRecordCountDeltas } from './record-counts.js';
+import { checkRecordReferences } from './references.js';
+import { recordRoutes } from './routes.js';
+import { recordComponents } from './schemas.js';
+import { RecordService } from './service.js';
+
+declare module '../feature.js' {
+  interface FeatureServices {
+    records: RecordService;
+  }
+}
+declare module '../keys/scopes.js' {
+  interface ScopeCatalogue extends Record<keyof typeof RECORD_SCOPES, string> {}
+}
+
+const RECORD_SCOPES = {
+  'records:read': 'Read work orders, their history and lists.',
+  'records:write': 'Create and edit work orders and move them through their lifecycle.',
+} as const;
+
+/** How often work-order count deltas are folded (PostgreSQL): a list reads at most about this long's worth. */
+const RECORD_COUNT_FOLD_INTERVAL_MS = 1_000;
+
+/** Work orders (`record` in paths and events): their lifecycle, history and lists. */
+export const recordsFeature = defineFeature({
+  name: 'records',
+  tags: [{ name: 'Work orders', description: 'The work-order resource, `record` in paths and events.' }],
+  scopes: RECORD_SCOPES,
+  events: RECORD_EVENTS,
+  schemas: recordComponents,
+  build({ database, clock, logger }) {
+    const records = new RecordService(database.db, clock, checkRecordReferences, resolveCompletionEvidence);
+    const { db } = database;
+    // Work-order counts are appended as deltas on PostgreSQL; folding them keeps the readers' sums short.
+    const jobs =
+      database.dialect === 'postgres'
+        ? [
+            {
+              placement: 'every-worker' as const,
+              periodMs: RECORD_COUNT_FOLD_INTERVAL_MS,
+              does: 'folds appended work-order count deltas into the counters',
+              loop: intervalLoop({ name: 'record-count-fold', intervalMs: RECORD_COUNT_FOLD_INTERVAL_MS, work: () => foldRecordCountDeltas(db), logger, errorMessage: 'folding work-order count deltas failed' }),
+            },
+          ]
+        : [];
+    return { services: { records }, api: recordRoutes(records), jobs };
+  },
+});
