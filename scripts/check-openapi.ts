@@ -1,12 +1,14 @@
 // Builds the app, takes the OpenAPI document it serves and checks it three ways: an independent
 // OpenAPI 3.1 validator (@seriousme/openapi-schema-validator), then `redocly lint` (redocly.yaml) and
-// spectral (.spectral.yaml), which must find no error. Exits non-zero on any failure.
+// spectral (.spectral.yaml), which must find no error; and that the SDK's checked-in inputs (the document's
+// snapshot, the proof types written from the statement schema) are current. Exits non-zero on any failure.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { sdkProofTypesStaleness } from './sdk-proof-types.js';
 import { sdkSnapshotStaleness } from './sdk-snapshot.js';
 import { servedOpenApiDocument } from './served-openapi.js';
 
@@ -20,6 +22,7 @@ if (!result.valid) {
   console.log(`OpenAPI ${document.openapi} document is valid: ${Object.keys(document.paths).length} paths, ${Object.keys(document.webhooks ?? {}).length} webhooks`);
 }
 checkSdkSnapshot(document);
+await checkSdkProofTypes();
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-openapi-'));
 const documentFile = path.join(dataDir, 'openapi.json');
@@ -58,5 +61,13 @@ function checkSdkSnapshot(document: unknown): void {
   const staleness = sdkSnapshotStaleness(document);
   if (staleness === undefined) return;
   console.error(`${staleness}: run \`npm run openapi:write\` and commit it`);
+  process.exitCode = 1;
+}
+
+/** The SDK's proof types are written from the statement schema: they must be what it gives today. */
+async function checkSdkProofTypes(): Promise<void> {
+  const staleness = await sdkProofTypesStaleness();
+  if (staleness === undefined) return;
+  console.error(`${staleness}: run \`npx tsx scripts/write-sdk-proof-types.ts\` and commit it`);
   process.exitCode = 1;
 }

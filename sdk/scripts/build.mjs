@@ -3,7 +3,8 @@
 //   2. the table of operations (operationId → method, path, paging, media types) → src/generated/operations.ts
 //   3. type-checks and emits declarations (tsc) → dist/types/
 //   4. bundles the JavaScript with the project's proof verifier inside (esbuild) → dist/index.js
-// Generated files are not committed: the snapshot is the source.
+// These generated files are not committed: the snapshot is the source. (src/proof-types.ts is, written
+// from the service's statement schema by the root's scripts/write-sdk-proof-types.ts.)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 // @NOTE: the event catalogue imports this module, so it must not import events/ (no import cycle).
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, JsonObject, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, JsonObject, Metadata, Nullable, optionalExcept, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const ASSET_STATUSES = ['ACTIVE', 'INACTIVE', 'RETIRED'] as const;
@@ -9,6 +9,7 @@ export const AssetStatusSchema = StringEnum(ASSET_STATUSES, {
   description: 'ACTIVE in service; INACTIVE out of service for now (spare, stored, broken); RETIRED permanently decommissioned.',
 });
 
+/** Each field an asset's creator sets and PATCH changes, in the order both bodies list them. */
 const fields = {
   name: Text(200, 'What the asset is: “Rooftop AHU 2”, “Boiler B”.'),
   tag: Text(100, 'Asset tag or code, unique within your organization (compared exactly, case-sensitive).'),
@@ -44,34 +45,20 @@ export type Asset = Static<typeof AssetSchema>;
 
 export const CreateAssetBody = Type.Object(
   {
-    name: fields.name,
-    tag: fields.tag,
-    serialNumber: Type.Optional(fields.serialNumber),
-    manufacturer: Type.Optional(fields.manufacturer),
-    model: Type.Optional(fields.model),
+    ...optionalExcept(fields, ['name', 'tag']),
+    // Only a new asset gets a default: Ajv's useDefaults would fill one into every PATCH body.
     status: Type.Optional(StringEnum(ASSET_STATUSES, { default: 'ACTIVE', description: 'ACTIVE unless given.' })),
-    locationId: Type.Optional(fields.locationId),
-    externalRef: Type.Optional(fields.externalRef),
-    metadata: Type.Optional(fields.metadata),
   },
   { $id: 'CreateAssetRequest', additionalProperties: false, description: 'A new asset.' },
 );
 export type CreateAssetInput = Static<typeof CreateAssetBody>;
 
-export const UpdateAssetBody = Type.Object(
-  {
-    name: Type.Optional(fields.name),
-    tag: Type.Optional(fields.tag),
-    serialNumber: Type.Optional(fields.serialNumber),
-    manufacturer: Type.Optional(fields.manufacturer),
-    model: Type.Optional(fields.model),
-    status: Type.Optional(fields.status),
-    locationId: Type.Optional(fields.locationId),
-    externalRef: Type.Optional(fields.externalRef),
-    metadata: Type.Optional(fields.metadata),
-  },
-  { $id: 'UpdateAssetRequest', additionalProperties: false, minProperties: 1, description: 'Fields to change; null clears an optional field.' },
-);
+export const UpdateAssetBody = Type.Object(optionalExcept(fields), {
+  $id: 'UpdateAssetRequest',
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Fields to change; null clears an optional field.',
+});
 export type UpdateAssetInput = Static<typeof UpdateAssetBody>;
 
 export const AssetListQuery = ListQuery({

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Nullable, Text } from '../http/schema-types.js';
+import { IdOf, Nullable, optionalExcept, Text } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const CategorySchema = Type.Object(
@@ -15,14 +15,20 @@ export const CategorySchema = Type.Object(
 );
 export type Category = Static<typeof CategorySchema>;
 
-export const CreateCategoryBody = Type.Object(
-  { name: Text(100), description: Type.Optional(Nullable(Text(1000))) },
-  { $id: 'CreateCategoryRequest', additionalProperties: false, description: 'A new category.' },
-);
-export const UpdateCategoryBody = Type.Object(
-  { name: Type.Optional(Text(100)), description: Type.Optional(Nullable(Text(1000))) },
-  { $id: 'UpdateCategoryRequest', additionalProperties: false, minProperties: 1, description: 'Fields to change; null clears the description.' },
-);
+/** Each field a category's creator sets and PATCH changes. */
+const fields = { name: Text(100), description: Nullable(Text(1000)) };
+
+export const CreateCategoryBody = Type.Object(optionalExcept(fields, ['name']), {
+  $id: 'CreateCategoryRequest',
+  additionalProperties: false,
+  description: 'A new category.',
+});
+export const UpdateCategoryBody = Type.Object(optionalExcept(fields), {
+  $id: 'UpdateCategoryRequest',
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Fields to change; null clears the description.',
+});
 export type CreateCategoryInput = Static<typeof CreateCategoryBody>;
 export type UpdateCategoryInput = Static<typeof UpdateCategoryBody>;
 

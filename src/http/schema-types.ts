@@ -1,4 +1,4 @@
-import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type Static, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
 import { MAX_METADATA_BYTES, MAX_METADATA_KEYS } from '../metadata.js';
 
 /** A required text field: at least one non-blank character, at most `max` characters. */
@@ -51,5 +51,16 @@ export const Metadata = Type.Unsafe<Record<string, unknown>>({
 });
 
 
+
+/**
+ * A body's properties from a resource's list of fields: the `required` ones as they are, every other
+ * one optional, in the list's order. One list gives the create body (`optionalExcept(fields, [...])`)
+ * and the PATCH body (`optionalExcept(fields)`). Not `Type.Partial`: it emits the schema's keys in
+ * another order than `Type.Object`, and the served OpenAPI document must not change by accident.
+ */
+export function optionalExcept<P extends TProperties, R extends keyof P = never>(fields: P, required: readonly R[] = []) {
+  const entries = Object.entries(fields).map(([name, schema]) => [name, required.includes(name as R) ? schema : Type.Optional(schema)]);
+  return Object.fromEntries(entries) as { [K in keyof P]: K extends R ? P[K] : TOptional<P[K]> };
+}
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, JsonObject, Metadata, Nullable, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, JsonObject, Metadata, Nullable, optionalExcept, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
+/** Each field a location's creator sets and PATCH changes, in the order both bodies list them. */
 const fields = {
   name: Text(200, 'What people call the place: “Harbour Road site”, “Building B”, “Plant room 2”.'),
   address: Nullable(Text(500, 'Postal or descriptive address.')),
@@ -30,37 +31,19 @@ export const LocationSchema = Type.Object(
 );
 export type Location = Static<typeof LocationSchema>;
 
-export const CreateLocationBody = Type.Object(
-  {
-    name: fields.name,
-    address: Type.Optional(fields.address),
-    parentId: Type.Optional(fields.parentId),
-    latitude: Type.Optional(fields.latitude),
-    longitude: Type.Optional(fields.longitude),
-    externalRef: Type.Optional(fields.externalRef),
-    metadata: Type.Optional(fields.metadata),
-  },
-  { $id: 'CreateLocationRequest', additionalProperties: false, description: 'A new location, top-level or under `parentId`.' },
-);
+export const CreateLocationBody = Type.Object(optionalExcept(fields, ['name']), {
+  $id: 'CreateLocationRequest',
+  additionalProperties: false,
+  description: 'A new location, top-level or under `parentId`.',
+});
 export type CreateLocationInput = Static<typeof CreateLocationBody>;
 
-export const UpdateLocationBody = Type.Object(
-  {
-    name: Type.Optional(fields.name),
-    address: Type.Optional(fields.address),
-    parentId: Type.Optional(fields.parentId),
-    latitude: Type.Optional(fields.latitude),
-    longitude: Type.Optional(fields.longitude),
-    externalRef: Type.Optional(fields.externalRef),
-    metadata: Type.Optional(fields.metadata),
-  },
-  {
-    $id: 'UpdateLocationRequest',
-    additionalProperties: false,
-    minProperties: 1,
-    description: 'Fields to change; null clears an optional field. Moving a location under itself or one of its descendants is refused (422).',
-  },
-);
+export const UpdateLocationBody = Type.Object(optionalExcept(fields), {
+  $id: 'UpdateLocationRequest',
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Fields to change; null clears an optional field. Moving a location under itself or one of its descendants is refused (422).',
+});
 export type UpdateLocationInput = Static<typeof UpdateLocationBody>;
 
 /** The `parentId` filter value that selects top-level locations. */

@@ -1,4 +1,5 @@
 import type { RecordHistoryEntry, WorkOrder } from '../records/schemas.js';
+import type { CompletionStatement } from './statement-schema.js';
 
 /**
  * The completion statement: what the service asserts when a work order reaches COMPLETED.
@@ -10,55 +11,7 @@ export const STATEMENT_TYPE = 'wo.completion';
 /** JWS protected header `cty`: the payload's media type. */
 export const STATEMENT_CONTENT_TYPE = 'application/vnd.wo.completion-statement+json;version=1';
 
-export interface StatementHistoryEntry {
-  action: string;
-  from: string | null;
-  to: string | null;
-  /** `api_key:<key id>` of whoever made the change, or null for system changes. */
-  actor: string | null;
-  at: string;
-  /** What the action carried: assignee, reason, resolution notes, changed fields. */
-  data: Record<string, unknown>;
-}
-
-/** A file the completion names as evidence; one attached to the work order also has its id and size. */
-export interface EvidenceDigest {
-  name: string;
-  sha256: string;
-  mediaType: string | null;
-  attachmentId?: string;
-  size?: number;
-}
-
-export interface CompletionStatement {
-  v: typeof STATEMENT_VERSION;
-  type: typeof STATEMENT_TYPE;
-  proofId: string;
-  org: { id: string };
-  record: {
-    id: string;
-    status: string;
-    categoryId: string;
-    address: string;
-    requesterName: string;
-    description: string;
-    priority: string;
-    dueAt: string | null;
-    assetId: string | null;
-    locationId: string | null;
-    externalRef: string | null;
-    metadata: Record<string, unknown>;
-    createdAt: string;
-    version: number;
-  };
-  resolutionNotes: string | null;
-  assignee: string | null;
-  history: StatementHistoryEntry[];
-  completedAt: string;
-  evidence: EvidenceDigest[];
-  /** The proof of this work order's previous completion (it was reopened since), or null. */
-  supersedes: string | null;
-}
+export type { CompletionStatement, EvidenceDigest, StatementHistoryEntry } from './statement-schema.js';
 
 export interface StatementInput {
   proofId: string;

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ACTOR_TYPES } from '../principal.js';
-import { IdOf, JsonObject, Metadata, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, JsonObject, Metadata, Nullable, optionalExcept, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 
 export const RECORD_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CLOSED', 'CANCELLED'] as const;
@@ -11,6 +11,9 @@ export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
 // No `default` here: Ajv's useDefaults would fill it into PATCH bodies and silently reset priorities.
 export const PrioritySchema = StringEnum(PRIORITIES, { description: 'LOW, MEDIUM (default on create), HIGH or URGENT.' });
 
+const Assignee = Text(200, 'Person or team doing the work.');
+
+/** Each field a work order's creator sets, in the order both bodies list them. */
 const fields = {
   categoryId: IdOf('cat', 'Work-order category (`cat_…`).'),
   address: Text(500, 'Where the work is.'),
@@ -18,51 +21,29 @@ const fields = {
   description: Text(5000, 'What is wrong.'),
   priority: PrioritySchema,
   dueAt: Nullable(Timestamp),
-  assignee: Text(200, 'Person or team doing the work.'),
+  assignee: Nullable(Assignee),
   assetId: Nullable(IdOf('ast', 'Asset the work is about (`ast_…`).')),
   locationId: Nullable(IdOf('loc', 'Location of the work (`loc_…`).')),
   externalRef: Nullable(Text(200, 'The client’s own identifier for this work order.')),
   metadata: Metadata,
 };
 
-export const CreateRecordBody = Type.Object(
-  {
-    categoryId: fields.categoryId,
-    address: fields.address,
-    requesterName: fields.requesterName,
-    description: fields.description,
-    priority: Type.Optional(fields.priority),
-    dueAt: Type.Optional(fields.dueAt),
-    assignee: Type.Optional(Nullable(fields.assignee)),
-    assetId: Type.Optional(fields.assetId),
-    locationId: Type.Optional(fields.locationId),
-    externalRef: Type.Optional(fields.externalRef),
-    metadata: Type.Optional(fields.metadata),
-  },
-  { $id: 'CreateRecordRequest', additionalProperties: false, description: 'A new work order.' },
-);
+export const CreateRecordBody = Type.Object(optionalExcept(fields, ['categoryId', 'address', 'requesterName', 'description']), {
+  $id: 'CreateRecordRequest',
+  additionalProperties: false,
+  description: 'A new work order.',
+});
 export type CreateRecordInput = Static<typeof CreateRecordBody>;
 
-export const UpdateRecordBody = Type.Object(
-  {
-    categoryId: Type.Optional(fields.categoryId),
-    address: Type.Optional(fields.address),
-    requesterName: Type.Optional(fields.requesterName),
-    description: Type.Optional(fields.description),
-    priority: Type.Optional(fields.priority),
-    dueAt: Type.Optional(fields.dueAt),
-    assetId: Type.Optional(fields.assetId),
-    locationId: Type.Optional(fields.locationId),
-    externalRef: Type.Optional(fields.externalRef),
-    metadata: Type.Optional(fields.metadata),
-  },
-  {
-    $id: 'UpdateRecordRequest',
-    additionalProperties: false,
-    minProperties: 1,
-    description: 'Fields to change. Status and assignee change through the lifecycle actions.',
-  },
-);
+/** What PATCH changes: every field but the assignee, which changes through the lifecycle actions. */
+const { assignee: _assignee, ...editableFields } = fields;
+
+export const UpdateRecordBody = Type.Object(optionalExcept(editableFields), {
+  $id: 'UpdateRecordRequest',
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Fields to change. Status and assignee change through the lifecycle actions.',
+});
 export type UpdateRecordInput = Static<typeof UpdateRecordBody>;
 
 export const RecordSchema = Type.Object(
@@ -107,7 +88,7 @@ export type RecordListQuery = Static<typeof RecordListQuery>;
 
 export const RecordList = listEnvelope('records', Type.Ref('Record'), { $id: 'RecordList', description: 'A page of work orders, newest first.' });
 
-export const AssignBody = Type.Object({ assignee: fields.assignee }, { $id: 'AssignRecordRequest', additionalProperties: false, description: 'Who takes the work order.' });
+export const AssignBody = Type.Object({ assignee: Assignee }, { $id: 'AssignRecordRequest', additionalProperties: false, description: 'Who takes the work order.' });
 const EvidenceDigest = Type.Object(
   {
     name: Text(200),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdOf, Nullable, StringEnum, Text, Timestamp } from '../http/schema-types.js';
+import { IdOf, Nullable, optionalExcept, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-guard.js';
 
@@ -47,14 +47,20 @@ export const WebhookWithSecretSchema = Type.Object(
 );
 export type WebhookWithSecret = Static<typeof WebhookWithSecretSchema>;
 
+/** Each field a subscription's creator sets and PATCH changes, in the order both bodies list them. */
+const fields = { name: Text(200), url: Url, events: EventNames, active: Type.Boolean() };
+
 export const CreateWebhookBody = Type.Object(
-  { name: Text(200), url: Url, events: EventNames, active: Type.Optional(Type.Boolean({ default: true })) },
+  // Only a new subscription gets a default: Ajv's useDefaults would fill one into every PATCH body.
+  { ...optionalExcept(fields, ['name', 'url', 'events']), active: Type.Optional(Type.Boolean({ default: true })) },
   { $id: 'CreateWebhookRequest', additionalProperties: false, description: 'A new subscription; its secret is answered once.' },
 );
-export const UpdateWebhookBody = Type.Object(
-  { name: Type.Optional(Text(200)), url: Type.Optional(Url), events: Type.Optional(EventNames), active: Type.Optional(Type.Boolean()) },
-  { $id: 'UpdateWebhookRequest', additionalProperties: false, minProperties: 1, description: 'Fields to change.' },
-);
+export const UpdateWebhookBody = Type.Object(optionalExcept(fields), {
+  $id: 'UpdateWebhookRequest',
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Fields to change.',
+});
 export const RotateSecretBody = Type.Object(
   {
     overlapSeconds: Type.Optional(
