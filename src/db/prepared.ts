@@ -1,6 +1,6 @@
 import type { Compilable, DialectAdapter, QueryResult } from 'kysely';
 import type { Executor } from './database.js';
-import { executePrepared } from './sqlite-fast-path.js';
+import { executePrepared } from './sqlite/fast-path.js';
 import { padInList } from './statement-shapes.js';
 
 type Params = object;
@@ -9,7 +9,7 @@ type Params = object;
  * A hot query whose shape never changes, built and compiled once per database instead of on
  * every call: Kysely builds an operation tree and compiles it to SQL for each execution, and on the
  * create path that cost more than SQLite running the statements. When a query should be one, and
- * when not: see the header of src/db/sqlite-fast-path.ts, which runs it.
+ * when not: see the header of src/db/sqlite/fast-path.ts, which runs it.
  *
  * `build` receives placeholders, not values: every `params.<name>` it reads becomes a bound
  * parameter whose value is filled in per call. It must therefore use each value only as a bound
@@ -17,7 +17,7 @@ type Params = object;
  * type with no optional fields, for instance).
  *
  * `returnBeforeCommit`: on SQLite a write outside a transaction returns before its group commits
- * (see `returnBeforeCommit` in sqlite-fast-path.ts for when that is safe).
+ * (see `returnBeforeCommit` in sqlite/fast-path.ts for when that is safe).
  */
 export function preparedQuery<P extends Params, R = unknown>(
   build: (executor: Executor, params: P) => Compilable<R>,

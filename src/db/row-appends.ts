@@ -4,7 +4,7 @@ import { isSqlite } from './dialect.js';
 import { isUniqueViolation } from './errors.js';
 import { preparedQuery } from './prepared.js';
 import { inOrganizationSql } from './organization-check.js';
-import { commitGroupsOf } from './pg-commit-groups.js';
+import { commitGroupsOf } from './postgres/commit-groups.js';
 import type { Tables } from './tables.js';
 import { TABLE_COLUMNS } from './table-columns.js';
 
@@ -56,7 +56,7 @@ export class RowAppends {
   /**
    * PostgreSQL only: writes the rows as ONE statement, outside any transaction of the caller's (a single
    * statement commits or fails as a whole; it commits on its own or with others in a commit group, see
-   * src/db/pg-commit-groups.ts), and only if `conditions` hold: every row of `existing` is there, and
+   * src/db/postgres/commit-groups.ts), and only if `conditions` hold: every row of `existing` is there, and
    * the `claim` row (an Idempotency-Key's answer) was inserted rather than found taken. A whole idempotent
    * create is then one round trip, where BEGIN, the reference checks, the rows, the answer and COMMIT
    * were five. Nothing is written when a condition fails; the outcome says which.

@@ -2,9 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, type Transaction } from 'kysely';
-import { executeInTransaction } from './sqlite-fast-path.js';
-import { preparedQuery } from './prepared.js';
-import { openPair, type TestTables } from '../../test/helpers/group-commit-pair.js';
+import { executeInTransaction } from './fast-path.js';
+import { preparedQuery } from '../prepared.js';
+import { openPair, type TestTables } from '../../../test/helpers/group-commit-pair.js';
 
 describe('SQLite fast path: prepared statements straight on the group-commit driver', () => {
   describe('prepared statements inside a transaction (straight onto the connection)', () => {

@@ -1,6 +1,6 @@
 import type { DialectAdapter } from 'kysely';
 import type pg from 'pg';
-import type { Executor } from './database.js';
+import type { Executor } from '../database.js';
 
 /**
  * Group commit for PostgreSQL's one-statement writes (RowAppends.writeIf: a create, a lifecycle

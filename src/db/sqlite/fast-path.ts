@@ -1,5 +1,5 @@
 import { CompiledQuery, type DatabaseConnection, type DialectAdapter, type QueryExecutor, type QueryResult } from 'kysely';
-import type { Executor } from './database.js';
+import type { Executor } from '../database.js';
 
 /**
  * Every way a statement on SQLite skips Kysely's executor, in one place. Everything else, on both
@@ -17,7 +17,7 @@ import type { Executor } from './database.js';
  *
  * Why skip the executor at all: for a statement that takes a few µs in SQLite, Kysely's connection
  * provider, promise chain and result transformers cost as much again. On SQLite that statement
- * runs straight on the group-commit driver (src/db/sqlite-group-commit.ts), by the driver's own rules:
+ * runs straight on the group-commit driver (src/db/sqlite/group-commit.ts), by the driver's own rules:
  * - inside a transaction (`executeInTransaction`), once the transaction's connection is known and only
  *   while that transaction is the one in progress;
  * - outside a transaction (`runDirectlyOutsideTransaction`), only when nobody holds the connection;
@@ -25,7 +25,7 @@ import type { Executor } from './database.js';
  * When a direct path cannot run at once, the statement takes Kysely's path as it would have anyway.
  *
  * The other SQLite-only measures keep to Kysely's path: the driver's statement cache, `LIMIT (? + 0)`
- * (src/db/unplanned-limit.ts), and IN lists and multi-row INSERTs kept to a few shapes
+ * (src/db/sqlite/unplanned-limit.ts), and IN lists and multi-row INSERTs kept to a few shapes
  * (src/db/statement-shapes.ts).
  */
 

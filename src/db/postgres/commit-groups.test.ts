@@ -2,11 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
-import { commitGroupsOf, PostgresCommitGroups, type CommitGroupStats } from './pg-commit-groups.js';
-import { openDatabase } from './database.js';
+import { commitGroupsOf, PostgresCommitGroups, type CommitGroupStats } from './commit-groups.js';
+import { openDatabase } from '../database.js';
 import { withQueryDeadline } from './query-deadline.js';
-import { POSTGRES_URL, createPostgresSchema } from '../../test/helpers/databases.js';
-import { waitFor } from '../../test/helpers/test-app.js';
+import { POSTGRES_URL, createPostgresSchema } from '../../../test/helpers/databases.js';
+import { waitFor } from '../../../test/helpers/test-app.js';
 
 const INSERT = 'INSERT INTO notes (id) VALUES ($1) RETURNING id';
 

@@ -15,8 +15,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { FifoLock } from './fifo-lock.js';
-import { asLease, GroupCommitConnection } from './sqlite-group-commit-connection.js';
-import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } from './sqlite-fast-path.js';
+import { asLease, GroupCommitConnection } from './group-commit-connection.js';
+import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } from './fast-path.js';
 
 /**
  * SQLite for Kysely with group commit.
@@ -56,7 +56,7 @@ import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } fro
  * commit the open group, then run alone.
  *
  * One exception to "returns once committed", asked for per query: a write marked `returnBeforeCommit`
- * joins the group and returns at once (see src/db/sqlite-fast-path.ts for when that is safe). The
+ * joins the group and returns at once (see src/db/sqlite/fast-path.ts for when that is safe). The
  * direct paths there also run hot statements on this driver without Kysely's executor.
  */
 export interface GroupCommitOptions {
@@ -244,7 +244,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     this.sqlite.close();
   }
 
-  // --- used by GroupCommitConnection and the direct paths (sqlite-fast-path.ts) ---
+  // --- used by GroupCommitConnection and the direct paths (fast-path.ts) ---
 
   acquireLock(): Promise<void> {
     return this.lock.acquire();
@@ -259,7 +259,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     return this.transactionLease === connection;
   }
 
-  /** A statement of the transaction in progress (see executeInTransaction in sqlite-fast-path.ts). */
+  /** A statement of the transaction in progress (see executeInTransaction in fast-path.ts). */
   runInTransaction<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> {
     return this.run<R>(this.prepare(sql), parameters);
   }
@@ -282,7 +282,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     return outcome.result;
   }
 
-  /** Runs a statement outside a transaction now if nobody holds the connection, else undefined (see sqlite-fast-path.ts). */
+  /** Runs a statement outside a transaction now if nobody holds the connection, else undefined (see fast-path.ts). */
   runIfFree<R>(sql: string, parameters: readonly unknown[], returnBeforeCommit: boolean): Promise<QueryResult<R>> | undefined {
     if (!this.lock.tryAcquire()) return undefined;
     let outcome: { result: QueryResult<R>; committed?: Promise<void> };

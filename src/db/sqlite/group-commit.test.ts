@@ -4,8 +4,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { returnBeforeCommit } from './sqlite-fast-path.js';
-import { openPair, type TestTables } from '../../test/helpers/group-commit-pair.js';
+import { returnBeforeCommit } from './fast-path.js';
+import { openPair, type TestTables } from '../../../test/helpers/group-commit-pair.js';
 
 function insertInTransaction(db: Kysely<TestTables>, label: string, fail = false) {
   return db.transaction().execute(async (tx) => {
