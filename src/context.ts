@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config.js';
-import { databaseOptions, openDatabase, type Database } from './db/database.js';
+import { byDialect, databaseOptions, openDatabase, type Database } from './db/database.js';
 import { Lifecycle } from './lifecycle.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './clock.js';
@@ -9,6 +9,8 @@ import { OrganizationService } from './orgs/organizations.js';
 import { ApiKeyService } from './keys/api-keys.js';
 import { CategoryService } from './categories/service.js';
 import { RecordService } from './records/service.js';
+import { PostgresRecordWrites } from './records/writes-postgres.js';
+import { sqliteRecordWrites } from './records/writes-sqlite.js';
 import { checkRecordReferences } from './records/references.js';
 import { foldRecordCountDeltas } from './records/record-counts.js';
 import { LocationService } from './locations/service.js';
@@ -184,7 +186,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
 
   const { db } = database;
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
-  const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence);
+  const recordWrites = byDialect(database, { sqlite: () => sqliteRecordWrites, postgres: (postgres) => new PostgresRecordWrites(db, postgres.oneStatementWrites) });
+  const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence, recordWrites);
   const attachments = new AttachmentService(db, clock, config.attachments.maxBytes);
   const authenticatedKeys =
     database.dialect === 'postgres' ? new AuthenticatedKeys({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger }) : undefined;

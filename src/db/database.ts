@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Tables } from './tables.js';
 import type { AppendConditions } from './row-appends.js';
 import type { GroupCommitStats } from './sqlite/group-commit.js';
-import type { CommitGroupStats } from './postgres/commit-groups.js';
+import type { CommitGroupStats, PostgresCommitGroups } from './postgres/commit-groups.js';
 import { openPostgresDatabase } from './postgres/open-postgres.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite.js';
 
@@ -31,18 +31,35 @@ export type InTransaction<T> = ((tx: Tx, result: T) => Promise<void>) & {
   };
 };
 
-export interface Database {
+/** An open database: what the composition root builds and hands to the features. */
+export type Database = SqliteDatabase | PostgresDatabase;
+
+interface OpenDatabase {
   readonly db: Db;
   readonly dialect: DialectName;
   /** The PostgreSQL schema in use when not the default one. */
   readonly schema?: string;
-  /** SQLite only: how group commit is doing (exported as metrics). */
-  readonly groupCommit?: GroupCommitStats;
-  /** PostgreSQL only: how the one-statement writes' commit groups are doing (exported as metrics). */
-  readonly commitGroups?: CommitGroupStats;
-  /** SQLite only: checkpoints the background thread ran that copied pages (exported as metrics). */
-  readonly walCheckpoints?: { count: number };
   close(): Promise<void>;
+}
+
+export interface SqliteDatabase extends OpenDatabase {
+  readonly dialect: 'sqlite';
+  /** How group commit is doing (exported as metrics). */
+  readonly groupCommit: GroupCommitStats;
+  /** Checkpoints the background thread ran that copied pages (exported as metrics). */
+  readonly walCheckpoints: { count: number };
+  readonly commitGroups?: undefined;
+  readonly oneStatementWrites?: undefined;
+}
+
+export interface PostgresDatabase extends OpenDatabase {
+  readonly dialect: 'postgres';
+  /** How the one-statement writes' commit groups are doing (exported as metrics). */
+  readonly commitGroups: CommitGroupStats;
+  /** Where RowAppends.writeIf's one-statement writes run and commit: on their own or in a commit group. */
+  readonly oneStatementWrites: PostgresCommitGroups;
+  readonly groupCommit?: undefined;
+  readonly walCheckpoints?: undefined;
 }
 
 export interface DatabaseOptions {
@@ -79,4 +96,23 @@ export function databaseOptions(config: Config, extra: Pick<DatabaseOptions, 'sc
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.url) return openPostgresDatabase(options.url, options);
   return openSqliteDatabase(options.sqlitePath ?? ':memory:');
+}
+
+/**
+ * One choice per database, made once where a feature is built (the composition root): `choices`
+ * names every dialect, so a third database does not compile until each choice has its entry.
+ */
+export function byDialect<T>(database: Database, choices: { sqlite: (database: SqliteDatabase) => T; postgres: (database: PostgresDatabase) => T }): T {
+  switch (database.dialect) {
+    case 'sqlite':
+      return choices.sqlite(database);
+    case 'postgres':
+      return choices.postgres(database);
+    default:
+      return unknownDialect(database);
+  }
+}
+
+function unknownDialect(database: never): never {
+  throw new Error(`no choice for the database ${(database as { dialect: string }).dialect}`);
 }

@@ -1,12 +1,12 @@
-import { Kysely, PostgresDialect, type DialectAdapter, type PostgresDialectConfig } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { LogThrottle } from '../../log-throttle.js';
-import type { Database, DatabaseOptions } from '../database.js';
+import type { DatabaseOptions, PostgresDatabase } from '../database.js';
 import { unavailableCause } from '../errors.js';
 import { ExplicitColumnsPlugin } from '../explicit-columns.js';
 import type { Tables } from '../tables.js';
-import { offerCommitGroups, PostgresCommitGroups, type CommitGroupStats } from './commit-groups.js';
+import { PostgresCommitGroups, type CommitGroupStats } from './commit-groups.js';
 import { withNamedStatements } from './named-statements.js';
 import { withQueryDeadline } from './query-deadline.js';
 
@@ -29,7 +29,7 @@ const pgTypes = {
   },
 };
 
-export function openPostgresDatabase(url: string, options: DatabaseOptions): Database {
+export function openPostgresDatabase(url: string, options: DatabaseOptions): PostgresDatabase {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -49,8 +49,8 @@ export function openPostgresDatabase(url: string, options: DatabaseOptions): Dat
   const connections = withQueryDeadline(withNamedStatements(pool), options.statementTimeoutMs ?? 0);
   const commitGroups: CommitGroupStats = { commits: 0, members: 0, alone: 0, retriedAlone: 0 };
   const groups = new PostgresCommitGroups(connections, { maxGroupSize: MAX_COMMIT_GROUP_SIZE, maxGroups: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)), stallMs: COMMIT_GROUP_STALL_MS, stats: commitGroups });
-  const db = new Kysely<Tables>({ dialect: new CommitGroupPostgresDialect({ pool: connections }, groups), plugins: [new ExplicitColumnsPlugin()] });
-  return { db, dialect: 'postgres', commitGroups, ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: connections }), plugins: [new ExplicitColumnsPlugin()] });
+  return { db, dialect: 'postgres', commitGroups, oneStatementWrites: groups, ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
 }
 
 /** The most one-statement writes a PostgreSQL commit group holds (see PostgresCommitGroups). */
@@ -61,23 +61,6 @@ const MAX_COMMIT_GROUP_SIZE = 64;
  * lock, a claim in flight), and the writes behind it should not.
  */
 const COMMIT_GROUP_STALL_MS = 20;
-
-/** Kysely's PostgreSQL dialect, whose adapter leads RowAppends.writeIf to the commit groups. */
-class CommitGroupPostgresDialect extends PostgresDialect {
-  constructor(
-    config: PostgresDialectConfig,
-    private readonly groups: PostgresCommitGroups,
-  ) {
-    super(config);
-  }
-
-  // A transaction shares its database's adapter; commitGroupsOf answers nothing inside one.
-  override createAdapter(): DialectAdapter {
-    const adapter = super.createAdapter();
-    offerCommitGroups(adapter, this.groups);
-    return adapter;
-  }
-}
 
 /**
  * A connection that breaks (server restarted, network cut) makes its client emit 'error'; with no

@@ -16,7 +16,7 @@ import {
 } from 'kysely';
 import { FifoLock } from './fifo-lock.js';
 import { asLease, GroupCommitConnection } from './group-commit-connection.js';
-import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } from './fast-path.js';
+import { FastPathSqliteAdapter, SqliteFastPath, type DirectStatementRunner } from './fast-path.js';
 
 /**
  * SQLite for Kysely with group commit.
@@ -55,7 +55,7 @@ import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } fro
  * Statements that cannot run in a transaction (PRAGMA, VACUUM, explicit transaction control) first
  * commit the open group, then run alone.
  *
- * One exception to "returns once committed", asked for per query: a write marked `returnBeforeCommit`
+ * One exception to "returns once committed", asked for per query: a write run with `returnBeforeCommit`
  * joins the group and returns at once (see src/db/sqlite/fast-path.ts for when that is safe). The
  * direct paths there also run hot statements on this driver without Kysely's executor.
  */
@@ -94,12 +94,10 @@ export class GroupCommitSqliteDialect implements Dialect {
     return new SqliteQueryCompiler();
   }
 
-  // Kept as Kysely's own adapter class: code that asks "is this SQLite?" checks `instanceof SqliteAdapter`.
+  // Kept a subclass of Kysely's own adapter class: code that asks "is this SQLite?" checks `instanceof SqliteAdapter`.
   createAdapter(): DialectAdapter {
-    const adapter = new SqliteAdapter();
     // Kysely creates the driver before the adapter; a transaction shares its database's adapter.
-    if (this.driver) offerDirectPaths(adapter, this.driver);
-    return adapter;
+    return this.driver ? new FastPathSqliteAdapter(new SqliteFastPath(this.driver)) : new SqliteAdapter();
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
@@ -274,7 +272,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     await lease.ensureLocked();
     const { sql, parameters } = compiledQuery;
     if (lease.inTransaction) return this.run<R>(this.prepare(sql), parameters);
-    const outcome = this.runOutsideTransaction<R>(sql, parameters, returnsBeforeCommit(compiledQuery));
+    const outcome = this.runOutsideTransaction<R>(sql, parameters, false);
     if (outcome.committed) {
       lease.release();
       await outcome.committed;
@@ -295,6 +293,19 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     }
     const { result, committed } = outcome;
     return committed ? committed.then(() => result) : Promise.resolve(result);
+  }
+
+  /** Runs a statement outside a transaction once nobody holds the connection (see fast-path.ts). */
+  async runWhenFree<R>(sql: string, parameters: readonly unknown[], returnBeforeCommit: boolean): Promise<QueryResult<R>> {
+    await this.lock.acquire();
+    let outcome: { result: QueryResult<R>; committed?: Promise<void> };
+    try {
+      outcome = this.runOutsideTransaction<R>(sql, parameters, returnBeforeCommit);
+    } finally {
+      this.lock.release();
+    }
+    if (outcome.committed) await outcome.committed;
+    return outcome.result;
   }
 
   /**

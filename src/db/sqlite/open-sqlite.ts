@@ -1,18 +1,18 @@
-import SqliteDatabase from 'better-sqlite3';
+import BetterSqlite from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { touchPrivateFile } from '../../private-files.js';
-import type { Database } from '../database.js';
+import type { SqliteDatabase } from '../database.js';
 import type { Tables } from '../tables.js';
 import { GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js';
 import { UnplannedLimitPlugin } from './unplanned-limit.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /** The embedded database at `file` (`:memory:` for one that lives as long as the process). */
-export function openSqliteDatabase(file: string): Database {
+export function openSqliteDatabase(file: string): SqliteDatabase {
   // @NOTE: owner-only (directory 0700, database 0600, and so its -wal and -shm files): it holds API
   // key hashes, the admin password hashes and the encrypted webhook secrets.
   if (file !== ':memory:') touchPrivateFile(file);
-  const sqlite = new SqliteDatabase(file);
+  const sqlite = new BetterSqlite(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode (only an OS crash can lose the last commits).
   sqlite.pragma('synchronous = NORMAL');
