@@ -1,22 +1,9 @@
 import type SqliteDatabase from 'better-sqlite3';
-import {
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type DialectAdapter,
-  type Driver,
-  type Kysely,
-  type CompiledQuery,
-  type QueryCompiler,
-  type QueryResult,
-  type TransactionSettings,
-} from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
 import { FifoLock } from './fifo-lock.js';
 import { asLease, GroupCommitConnection } from './group-commit-connection.js';
-import { FastPathSqliteAdapter, SqliteFastPath, type DirectStatementRunner } from './fast-path.js';
+import { Group } from './commit-group.js';
+import type { DirectStatementRunner } from './fast-path.js';
 
 /**
  * SQLite for Kysely with group commit.
@@ -77,60 +64,11 @@ export interface GroupCommitStats {
   failures: number;
 }
 
-export class GroupCommitSqliteDialect implements Dialect {
-  private driver: GroupCommitSqliteDriver | undefined;
-
-  constructor(
-    private readonly sqlite: SqliteDatabase.Database,
-    private readonly options: GroupCommitOptions = {},
-  ) {}
-
-  createDriver(): Driver {
-    this.driver = new GroupCommitSqliteDriver(this.sqlite, this.options);
-    return this.driver;
-  }
-
-  createQueryCompiler(): QueryCompiler {
-    return new SqliteQueryCompiler();
-  }
-
-  // Kept a subclass of Kysely's own adapter class: code that asks "is this SQLite?" checks `instanceof SqliteAdapter`.
-  createAdapter(): DialectAdapter {
-    // Kysely creates the driver before the adapter; a transaction shares its database's adapter.
-    return this.driver ? new FastPathSqliteAdapter(new SqliteFastPath(this.driver)) : new SqliteAdapter();
-  }
-
-  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
-    return new SqliteIntrospector(db);
-  }
-}
-
 const DEFAULT_MAX_GROUP_SIZE = 100;
 const DEFAULT_STATEMENT_CACHE_SIZE = 500;
 const SAVEPOINT = 'wo_tx';
 // Statements SQLite refuses, or silently ignores, inside a transaction.
 const MUST_RUN_ALONE = /^\s*(pragma|vacuum|begin|commit|end|rollback|attach|detach)\b/i;
-
-/** One outer transaction shared by consecutive callers, committed once for all of them. */
-class Group {
-  members = 0;
-  readonly committed: Promise<void>;
-  resolve!: () => void;
-  reject!: (error: unknown) => void;
-
-  /**
-   * A read group (deferred BEGIN) holds only reads that have already returned; nothing waits on
-   * `committed`, and a write ends it rather than joining.
-   */
-  constructor(readonly readOnly = false) {
-    this.committed = new Promise<void>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-    // A group nobody waits on (only reads joined, and they failed) must not be an unhandled rejection.
-    this.committed.catch(() => {});
-  }
-}
 
 export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
   private readonly lock = new FifoLock();

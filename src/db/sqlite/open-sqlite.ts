@@ -3,7 +3,8 @@ import { Kysely } from 'kysely';
 import { touchPrivateFile } from '../../private-files.js';
 import type { SqliteDatabase } from '../database.js';
 import type { Tables } from '../tables.js';
-import { GroupCommitSqliteDialect, type GroupCommitStats } from './group-commit.js';
+import { GroupCommitSqliteDialect } from './group-commit-dialect.js';
+import type { GroupCommitStats } from './group-commit.js';
 import { UnplannedLimitPlugin } from './unplanned-limit.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
