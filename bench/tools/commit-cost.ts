@@ -5,11 +5,11 @@
 // (default 2) rounds between the ways a statement can commit:
 //   autocommit   each statement its own transaction on a pool of 10 (the service before commit groups)
 //   sequential   PostgresCommitGroups with each group's statements sent one at a time
-//   pipelined    PostgresCommitGroups as the service runs them (src/db/pg-commit-groups.ts)
+//   pipelined    PostgresCommitGroups as the service runs them (src/db/postgres/commit-groups.ts)
 // Prints per round writes/s, p50/p99 latency and µs of CPU per write for this process and PostgreSQL
 // (every server process, as the bench's PostgreSQL figures), and PostgreSQL's waits.
 import pg from 'pg';
-import { PostgresCommitGroups } from '../../src/db/pg-commit-groups.js';
+import { PostgresCommitGroups } from '../../src/db/postgres/commit-groups.js';
 import { BenchDatabase } from '../postgres/bench-database.js';
 import { PostgresObserver } from '../postgres/observer.js';
 import { describeWaits } from '../postgres/wait-samples.js';

@@ -42,7 +42,7 @@ const UNAVAILABLE: Record<UnavailableCause, { detail: string; retryAfterSeconds:
   schema_missing: { detail: 'The database lacks a table of this service: if it was emptied or replaced, it must be migrated (`wo migrate`).', retryAfterSeconds: 30 },
 };
 
-/** How withQueryDeadline ends a connection whose query went unanswered (query-deadline.ts). */
+/** How withQueryDeadline ends a connection whose query went unanswered (postgres/query-deadline.ts). */
 export const QUERY_DEADLINE_MESSAGE = 'Connection terminated: the database did not answer within';
 
 /** Socket errors of a connection to the database server (node-postgres passes them on as they are). */

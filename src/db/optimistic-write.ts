@@ -1,5 +1,5 @@
 import type { Db, InTransaction, Tx } from './database.js';
-import type { AppendConditions, RowAppends } from './row-appends.js';
+import type { AppendConditions, OneStatementWrites, RowAppends } from './row-appends.js';
 import type { Tables } from './tables.js';
 
 type TableName = keyof Tables;
@@ -121,6 +121,7 @@ export interface OneStatementWrite<Row extends { id: string; org_id: string; ver
  */
 export async function writeOptimisticallyInOneStatement<Row extends { id: string; org_id: string; version: number }, Result>(
   db: Db,
+  writes: OneStatementWrites,
   change: OneStatementWrite<Row, Result>,
 ): Promise<Result> {
   const { noun, table, id, acceptedVersions, read, decide, present, within } = change;
@@ -161,12 +162,12 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
     }
     const { outcome, current: stood } = set
       ? await appends
-          .writeIfAtVersion(db, { ...conditions, update: { table, id: current.id, orgId: current.org_id, version: current.version, set }, ...(claim ? { claim } : {}) })
+          .writeIfAtVersion(writes, { ...conditions, update: { table, id: current.id, orgId: current.org_id, version: current.version, set }, ...(claim ? { claim } : {}) })
           .catch((error: unknown): { outcome: 'stale'; current?: undefined } => {
             if (isTransientConflict(error)) return { outcome: 'stale' };
             throw error;
           })
-      : { outcome: await appends.writeIf(db, { ...conditions, ...(claim ? { claim } : {}) }), current: undefined };
+      : { outcome: await appends.writeIf(writes, { ...conditions, ...(claim ? { claim } : {}) }), current: undefined };
     if (outcome === 'written') {
       change.onWritten?.(next);
       return answer;

@@ -1,6 +1,6 @@
-import type { Compilable, DialectAdapter, QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type DialectAdapter, type QueryResult } from 'kysely';
 import type { Executor } from './database.js';
-import { executePrepared } from './sqlite-fast-path.js';
+import { fastPathOf, type FastPathOptions } from './sqlite/fast-path.js';
 import { padInList } from './statement-shapes.js';
 
 type Params = object;
@@ -9,7 +9,7 @@ type Params = object;
  * A hot query whose shape never changes, built and compiled once per database instead of on
  * every call: Kysely builds an operation tree and compiles it to SQL for each execution, and on the
  * create path that cost more than SQLite running the statements. When a query should be one, and
- * when not: see the header of src/db/sqlite-fast-path.ts, which runs it.
+ * when not: see the header of src/db/sqlite/fast-path.ts, which runs it.
  *
  * `build` receives placeholders, not values: every `params.<name>` it reads becomes a bound
  * parameter whose value is filled in per call. It must therefore use each value only as a bound
@@ -17,11 +17,11 @@ type Params = object;
  * type with no optional fields, for instance).
  *
  * `returnBeforeCommit`: on SQLite a write outside a transaction returns before its group commits
- * (see `returnBeforeCommit` in sqlite-fast-path.ts for when that is safe).
+ * (see `FastPathOptions` in sqlite/fast-path.ts for when that is safe).
  */
 export function preparedQuery<P extends Params, R = unknown>(
   build: (executor: Executor, params: P) => Compilable<R>,
-  options: { returnBeforeCommit?: boolean } = {},
+  options: FastPathOptions = {},
 ): (executor: Executor, params: P) => Promise<QueryResult<R>> {
   // Compiled SQL differs per dialect (`?` vs `$1`), so it is kept per database (a transaction shares its adapter).
   const compiledByAdapter = new WeakMap<DialectAdapter, { sql: string; slots: (string | { constant: unknown })[] }>();
@@ -45,7 +45,10 @@ export function preparedQuery<P extends Params, R = unknown>(
     }
     const values = params as Record<string, unknown>;
     const parameters = compiled.slots.map((slot) => (typeof slot === 'string' ? values[slot] : slot.constant));
-    return executePrepared<R>(executor, compiled.sql, parameters, options);
+    // On SQLite the group-commit driver's fast path runs it; elsewhere Kysely does.
+    const fastPath = fastPathOf(executor.getExecutor());
+    if (fastPath) return fastPath.execute<R>(executor, compiled.sql, parameters, options);
+    return executor.executeQuery(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>);
   };
 }
 

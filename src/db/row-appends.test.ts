@@ -65,7 +65,7 @@ if (TEST_DIALECTS.includes('postgres')) {
       await close?.();
     });
 
-    const db = () => database.db as never as Parameters<RowAppends['writeIf']>[0];
+    const db = () => database.oneStatementWrites!;
     const appendsFor = (id: string) =>
       new RowAppends()
         .add('records' as never, { id, category_id: 'c1', version: 1 } as never)

@@ -4,7 +4,6 @@ import { isSqlite } from './dialect.js';
 import { isUniqueViolation } from './errors.js';
 import { preparedQuery } from './prepared.js';
 import { inOrganizationSql } from './organization-check.js';
-import { commitGroupsOf } from './pg-commit-groups.js';
 import type { Tables } from './tables.js';
 import { TABLE_COLUMNS } from './table-columns.js';
 
@@ -56,13 +55,13 @@ export class RowAppends {
   /**
    * PostgreSQL only: writes the rows as ONE statement, outside any transaction of the caller's (a single
    * statement commits or fails as a whole; it commits on its own or with others in a commit group, see
-   * src/db/pg-commit-groups.ts), and only if `conditions` hold: every row of `existing` is there, and
+   * src/db/postgres/commit-groups.ts), and only if `conditions` hold: every row of `existing` is there, and
    * the `claim` row (an Idempotency-Key's answer) was inserted rather than found taken. A whole idempotent
    * create is then one round trip, where BEGIN, the reference checks, the rows, the answer and COMMIT
    * were five. Nothing is written when a condition fails; the outcome says which.
    */
-  async writeIf(executor: Executor, conditions: AppendConditions): Promise<ConditionalOutcome> {
-    return (await this.writeConditionally(executor, conditions)).outcome;
+  async writeIf(writes: OneStatementWrites, conditions: AppendConditions): Promise<ConditionalOutcome> {
+    return (await this.writeConditionally(writes, conditions)).outcome;
   }
 
   /**
@@ -71,12 +70,11 @@ export class RowAppends {
    * gone): the caller decides again from it without a read of its own, so a lost race costs no extra
    * round trip. The row is as TABLE_COLUMNS lists it, typed as a read of the table would be.
    */
-  async writeIfAtVersion(executor: Executor, conditions: AppendConditions & { update: NonNullable<AppendConditions['update']> }): Promise<{ outcome: ConditionalOutcome; current?: Row }> {
-    return this.writeConditionally(executor, conditions, true);
+  async writeIfAtVersion(writes: OneStatementWrites, conditions: AppendConditions & { update: NonNullable<AppendConditions['update']> }): Promise<{ outcome: ConditionalOutcome; current?: Row }> {
+    return this.writeConditionally(writes, conditions, true);
   }
 
-  private async writeConditionally(executor: Executor, conditions: AppendConditions, readBack = false): Promise<{ outcome: ConditionalOutcome; current?: Row }> {
-    if (isSqlite(executor)) throw new Error('RowAppends.writeIf runs on PostgreSQL only');
+  private async writeConditionally(writes: OneStatementWrites, conditions: AppendConditions, readBack = false): Promise<{ outcome: ConditionalOutcome; current?: Row }> {
     const { shape, parameters } = conditionalStatement(conditions, this.tables, readBack, false);
     let text = conditionalTexts.get(shape);
     if (text === undefined) {
@@ -86,8 +84,7 @@ export class RowAppends {
     this.tables.clear();
     let rows: Row[];
     try {
-      const groups = commitGroupsOf(executor);
-      ({ rows } = groups ? await groups.run<Row>(text, parameters) : await executor.executeQuery<Row>(CompiledQuery.raw(text, parameters)));
+      ({ rows } = await writes.run<Row>(text, parameters));
     } catch (error) {
       // The claim's row was there (or committed by another request while this one waited on it): the
       // whole statement failed with it, so nothing of it was written.
@@ -208,6 +205,14 @@ function conditionalStatement(
   const outcomes = `(SELECT count(*) FROM gate) AS wo_allowed, (SELECT count(*) FROM ${source}) AS wo_written`;
   const text = `WITH ${ctes.join(', ')} SELECT ${asItStood ? `${outcomes}, to_json(stood) AS wo_stood FROM (SELECT 1) AS one${asItStood}` : outcomes}`;
   return { shape: shape.join('\n'), parameters, text };
+}
+
+/**
+ * Where RowAppends.writeIf's one statement runs and commits, outside any transaction: PostgreSQL's
+ * commit groups (`PostgresDatabase.oneStatementWrites`, src/db/postgres/commit-groups.ts).
+ */
+export interface OneStatementWrites {
+  run<R extends Row>(text: string, values: unknown[]): Promise<{ rows: R[] }>;
 }
 
 /** What must hold for RowAppends.writeIf to write its rows. */

@@ -2,7 +2,7 @@
  * Keeping the number of distinct SQL texts small for queries over lists of varying length.
  *
  * On SQLite every distinct SQL text is prepared and kept in the statement cache (up to 500
- * statements, src/db/sqlite-group-commit.ts): `IN (?, ?, …)` with n values, or a multi-row INSERT of
+ * statements, src/db/sqlite/group-commit.ts): `IN (?, ?, …)` with n values, or a multi-row INSERT of
  * n rows, is a new statement for every n. The webhook worker's batches vary from 1 to hundreds of
  * rows, so the cache filled with hundreds of large statements and kept preparing new ones, growing
  * the worker's native (malloc) heap. Rounding lengths to powers of two leaves a handful of shapes per

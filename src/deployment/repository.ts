@@ -13,7 +13,7 @@ const DEPLOYMENT_KEYS_LOCK = 0x776f_646b; // "wodk"
  * Holds, until the transaction ends, the lock under which a process compares its keys with the
  * record and creates or records keys: of several processes starting at once, one creates the keys
  * and the others find them. PostgreSQL: an advisory lock. SQLite: a transaction already holds the
- * database's write lock (BEGIN IMMEDIATE, src/db/sqlite-group-commit.ts), across processes.
+ * database's write lock (BEGIN IMMEDIATE, src/db/sqlite/group-commit.ts), across processes.
  */
 export async function lockDeploymentKeys(tx: Tx, dialect: DialectName): Promise<void> {
   if (dialect !== 'postgres') return;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.js';
-import { notifyListeners, PostgresListener } from '../db/postgres-listener.js';
+import { notifyListeners, PostgresListener } from '../db/postgres/listener.js';
 import { FeedWatchers, type FeedSignal, type FeedWatch } from './feed-signal.js';
 
 /** The NOTIFY channel on which dispatchers announce which organizations' feeds grew. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.js';
-import { notifyListeners, PostgresListener } from '../db/postgres-listener.js';
+import { notifyListeners, PostgresListener } from '../db/postgres/listener.js';
 import type { ApiKeysTable } from '../db/tables.js';
 
 /** The NOTIFY channel on which a revocation tells every process to forget the keys it remembers. */

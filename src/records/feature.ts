@@ -1,5 +1,8 @@
 import { intervalLoop } from '../background-loop.js';
+import { byDialect } from '../db/database.js';
 import { defineFeature } from '../feature.js';
+import { PostgresRecordWrites } from './writes-postgres.js';
+import { sqliteRecordWrites } from './writes-sqlite.js';
 import { resolveCompletionEvidence } from '../attachments/evidence.js';
 import { RECORD_EVENTS } from './events.js';
 import { foldRecordCountDeltas } from './record-counts.js';
@@ -33,8 +36,10 @@ export const recordsFeature = defineFeature({
   events: RECORD_EVENTS,
   schemas: recordComponents,
   build({ database, clock, logger }) {
-    const records = new RecordService(database.db, clock, checkRecordReferences, resolveCompletionEvidence);
     const { db } = database;
+    // How a write commits, per database: one statement in a commit group on PostgreSQL, a transaction on SQLite's single writer.
+    const writes = byDialect(database, { sqlite: () => sqliteRecordWrites, postgres: (postgres) => new PostgresRecordWrites(db, postgres.oneStatementWrites) });
+    const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence, writes);
     // Work-order counts are appended as deltas on PostgreSQL; folding them keeps the readers' sums short.
     const jobs =
       database.dialect === 'postgres'

@@ -1,24 +1,22 @@
 import type { Db, Executor, InTransaction, Tx } from '../db/database.js';
-import { isSqlite } from '../db/dialect.js';
-import { isForeignKeyViolation } from '../db/errors.js';
-import { writeOptimistically, writeOptimisticallyInOneStatement, type Change } from '../db/optimistic-write.js';
+import { writeOptimistically, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
 import { errors, type FieldError } from '../errors.js';
 import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { emitEvent, outboxRow } from '../events/outbox.js';
-import { RowAppends, type AppendConditions } from '../db/row-appends.js';
+import { RowAppends } from '../db/row-appends.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';
 import { newId } from '../ids.js';
 import { canonicalBound, canonicalInstant, isoNow, type Clock } from '../clock.js';
-import { nextStatus, type LifecycleAction } from './lifecycle.js';
+import type { LifecycleAction } from './lifecycle.js';
+import { actionAppends, applyAction, historyRow } from './action-rows.js';
 import type { CreateRecordInput, RecordHistoryEntry, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
 import {
   countCreated,
   countMoved,
   findRecord,
-  findRecordWithHistory,
   insertHistory,
   listHistory,
   listHistoryPage,
@@ -27,7 +25,7 @@ import {
   toWorkOrder,
 } from './repository.js';
 import { ListCheckpoints } from './list-checkpoints.js';
-import { historyWith, RecentRecords } from './recent-records.js';
+import { translateReferenceError, type DecidedAction, type NewRecord, type RecordWrites } from './writes.js';
 import { listRecords, listRecordsAsJson, type RecordFilter } from './list-repository.js';
 
 /** One item of a completion's `evidence`: the digest of a file kept elsewhere, or a file attached to the work order. */
@@ -92,10 +90,10 @@ export class RecordService {
     private readonly clock: Clock,
     private readonly checkReferences: ReferenceCheck,
     private readonly resolveEvidence: EvidenceResolver,
+    /** How writes commit on this database (writes-postgres.ts, writes-sqlite.ts). */
+    private readonly writes: RecordWrites,
     /** Remembered positions in large lists, so deep pages stay cheap; this process's own. */
     private readonly listCheckpoints = new ListCheckpoints(),
-    /** PostgreSQL: work orders this process last saw, from which a change is decided without a read. */
-    private readonly recentRecords = new RecentRecords(),
   ) {}
 
   onCompleted(hook: CompletionHook): void {
@@ -105,10 +103,8 @@ export class RecordService {
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
   async create(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
     assertMetadataSize(input.metadata);
-    if (!isSqlite(this.db)) {
-      const created = await this.createInOneStatement(principal, input, within);
-      if (created) return created;
-    }
+    const created = await this.writes.createAtOnce({ orgId: principal.orgId, input, build: (db) => this.newRecord(db, principal, input) }, within);
+    if (created) return created;
     return this.db.transaction().execute(async (tx) => {
       const problems = await this.checkReferences(tx, principal.orgId, input);
       if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
@@ -121,39 +117,12 @@ export class RecordService {
     });
   }
 
-  /**
-   * PostgreSQL: the create, its references' checks and its idempotent answer as one statement that
-   * commits on its own or in a commit group (RowAppends.writeIf). Undefined when a reference is missing: the transactional
-   * path then names which one.
-   */
-  private async createInOneStatement(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder | undefined> {
-    if (within && !within.claim) return undefined;
-    const { row, record, appends, entry } = await this.newRecord(this.db, principal, input);
-    const orgId = principal.orgId;
-    // The category's foreign key keeps it from being deleted meanwhile; assets and locations have none.
-    const existing: NonNullable<AppendConditions['existing']> = [{ table: 'categories', id: input.categoryId, orgId }];
-    if (input.assetId) existing.push({ table: 'assets', id: input.assetId, orgId, lockForShare: true });
-    if (input.locationId) existing.push({ table: 'locations', id: input.locationId, orgId, lockForShare: true });
-    const outcome = await appends
-      .writeIf(this.db, { existing, ...(within?.claim ? { claim: within.claim.row(record) } : {}) })
-      .catch((error: unknown) => {
-        throw translateReferenceError(error);
-      });
-    if (outcome === 'written') {
-      // Nothing can precede a work order's first entry: its whole history is known.
-      this.recentRecords.remember(row, [entry]);
-      return record;
-    }
-    if (outcome === 'claim_taken') throw await within!.claim!.taken();
-    return undefined;
-  }
-
   /** A new work order's row and everything written with it: its count, its history entry and its events. */
   private async newRecord(
     executor: Executor,
     principal: Principal,
     input: CreateRecordInput,
-  ): Promise<{ row: RecordsTable; record: WorkOrder; appends: RowAppends; entry: RecordEventsTable }> {
+  ): Promise<NewRecord> {
     const now = isoNow(this.clock);
     const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
     const row: RecordsTable = {
@@ -196,7 +165,7 @@ export class RecordService {
   async get(orgId: string, id: string): Promise<WorkOrder> {
     const row = await findRecord(this.db, orgId, id);
     if (!row) throw errors.notFound(`Work order "${id}"`);
-    if (!isSqlite(this.db)) this.recentRecords.remember(row);
+    this.writes.noticeRead(row);
     return toWorkOrder(row);
   }
 
@@ -262,52 +231,10 @@ export class RecordService {
     // A completion with evidence resolves it (marking attachments) in its transaction; every other
     // action, completions without evidence included, is one statement on PostgreSQL.
     const evidenceToResolve = action === 'complete' && Boolean(input.evidence?.length);
-    if (!isSqlite(this.db) && !evidenceToResolve && (!within || within.claim)) {
-      // A completion's proof carries the history: read with the work order, or remembered with it
-      // (RecentRecords), it costs no round trip of its own.
-      let historyRead: { version: number; entries: RecordEventsTable[] } | undefined;
-      const guess = this.recentRecords.recall(principal.orgId, id);
-      const guessedHistory = guess && this.recentRecords.recallHistory(guess);
-      // The history after the decided write, when known: remembered with the work order as written.
-      let historyAfter: { version: number; entries: RecordEventsTable[] | undefined } | undefined;
-      return writeOptimisticallyInOneStatement(this.db, {
-        noun: 'Work order',
-        table: 'records',
-        id,
-        acceptedVersions,
-        read:
-          action === 'complete'
-            ? async (db) => {
-                const found = await findRecordWithHistory(db, principal.orgId, id);
-                historyRead = found && { version: found.record.version, entries: found.history };
-                return found?.record;
-              }
-            : (db) => findRecord(db, principal.orgId, id),
-        guess,
-        onWritten: (row) => this.recentRecords.remember(row, historyAfter?.version === row.version ? historyAfter.entries : undefined),
-        onStaleGuess: () => this.recentRecords.forget(id),
-        decide: async (current) => {
-          const { next, data } = applyAction(current, action, input, isoNow(this.clock));
-          const { appends, entry } = actionAppends(principal, current, next, action, data);
-          if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
-          const known = historyRead?.version === current.version ? historyRead.entries : current === guess ? guessedHistory : undefined;
-          if (action !== 'complete') {
-            historyAfter = { version: next.version, entries: historyWith(known, entry) };
-            return { next, appends };
-          }
-          // A lifecycle entry comes with a new version of the work order, which the write checks; a
-          // comment's or an attachment's does not, so the write also checks that the history still
-          // holds as many entries as the proof was made from.
-          const before = known ?? (await listHistory(this.db, next.org_id, next.id));
-          historyAfter = { version: next.version, entries: historyWith(before, entry) };
-          const history = [...before, entry].map(toHistoryEntry);
-          await this.runCompletionHooks(this.db, principal, next, history, [], appends);
-          const sameHistory = { table: 'record_events' as const, where: { record_id: next.id, org_id: next.org_id }, count: before.length };
-          return { next, appends, conditions: { counted: [sameHistory] } };
-        },
-        present: toWorkOrder,
-        within,
-      });
+    if (!evidenceToResolve) {
+      const decide = (current: RecordsTable, known: readonly RecordEventsTable[] | undefined) => this.decideAtOnce(principal, action, input, current, known);
+      const acted = this.writes.actAtOnce({ orgId: principal.orgId, id, action, acceptedVersions, decide }, within);
+      if (acted) return acted;
     }
     return this.writeWithRetry(principal.orgId, id, acceptedVersions, within, async (tx, current) => {
       const { next, data } = applyAction(current, action, input, isoNow(this.clock));
@@ -330,6 +257,22 @@ export class RecordService {
         },
       };
     });
+  }
+
+  /** A lifecycle action decided for a write without a transaction (RecordWrites.actAtOnce), reading through the database. */
+  private async decideAtOnce(principal: Principal, action: LifecycleAction, input: ActionInput, current: RecordsTable, known: readonly RecordEventsTable[] | undefined): Promise<DecidedAction> {
+    const { next, data } = applyAction(current, action, input, isoNow(this.clock));
+    const { appends, entry } = actionAppends(principal, current, next, action, data);
+    if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
+    if (action !== 'complete') return { next, appends, entry };
+    // A lifecycle entry comes with a new version of the work order, which the write checks; a
+    // comment's or an attachment's does not, so the write also checks that the history still
+    // holds as many entries as the proof was made from.
+    const before = known ?? (await listHistory(this.db, next.org_id, next.id));
+    const history = [...before, entry].map(toHistoryEntry);
+    await this.runCompletionHooks(this.db, principal, next, history, [], appends);
+    const sameHistory = { table: 'record_events' as const, where: { record_id: next.id, org_id: next.org_id }, count: before.length };
+    return { next, appends, entry, historyBefore: before, conditions: { counted: [sameHistory] } };
   }
 
   private async runCompletionHooks(
@@ -375,14 +318,6 @@ function requireSomeField(input: object): void {
   if (Object.keys(input).length === 0) throw errors.validation([{ field: 'body', message: 'must change at least one field' }]);
 }
 
-/** A referenced category, asset or location deleted concurrently: the foreign key refused the write. */
-function translateReferenceError(error: unknown): unknown {
-  if (isForeignKeyViolation(error)) {
-    return errors.unprocessable('The work order refers to something that was deleted meanwhile; check its category, asset and location.');
-  }
-  return error;
-}
-
 /** Instants in a filter, written the way they are stored, so they compare as text. */
 function canonicalFilter(filter: RecordFilter): RecordFilter {
   const canonical: RecordFilter = { ...filter };
@@ -392,80 +327,3 @@ function canonicalFilter(filter: RecordFilter): RecordFilter {
   }
   return canonical;
 }
-
-/** A work order's history entry: what happened, who did it, and when. */
-function historyRow(
-  row: RecordsTable,
-  principal: Principal,
-  action: string,
-  from: RecordStatus | null,
-  to: RecordStatus | null,
-  data: Record<string, unknown>,
-  now: string,
-): RecordEventsTable {
-  return {
-    id: newId('recordEvent'),
-    org_id: row.org_id,
-    record_id: row.id,
-    action,
-    from_status: from,
-    to_status: to,
-    actor_key_id: principal.keyId,
-    data: JSON.stringify(data),
-    created_at: now,
-  };
-}
-
-/** What a lifecycle action does to the row, and the data its history entry records. */
-function applyAction(current: RecordsTable, action: LifecycleAction, input: ActionInput, now: string): { next: RecordsTable; data: Record<string, unknown> } {
-  const to = nextStatus(current.status as RecordStatus, action);
-  const next: RecordsTable = { ...current, status: to, updated_at: now, version: current.version + 1 };
-  const data: Record<string, unknown> = {};
-  if (input.reason) data.reason = input.reason;
-  switch (action) {
-    case 'assign':
-      next.assignee = input.assignee ?? null;
-      data.assignee = input.assignee;
-      data.previousAssignee = current.assignee;
-      break;
-    case 'complete':
-      next.resolution_notes = input.resolutionNotes ?? null;
-      next.completed_at = now;
-      data.resolutionNotes = input.resolutionNotes;
-      break;
-    case 'reopen':
-      next.completed_at = null;
-      break;
-    case 'close':
-      next.closed_at = now;
-      break;
-    case 'cancel':
-      next.cancelled_at = now;
-      break;
-  }
-  return { next, data };
-}
-
-/** The rows a lifecycle action appends: its history entry (also returned) and its events, in the order receivers see them. */
-function actionAppends(
-  principal: Principal,
-  current: RecordsTable,
-  next: RecordsTable,
-  action: LifecycleAction,
-  data: Record<string, unknown>,
-): { appends: RowAppends; entry: RecordEventsTable } {
-  const from = current.status as RecordStatus;
-  const to = next.status as RecordStatus;
-  const now = next.updated_at;
-  const orgId = next.org_id;
-  const entry = historyRow(next, principal, action, from, to, data, now);
-  const appends = new RowAppends().add('record_events', entry);
-  const record = toWorkOrder(next);
-  const event = (type: EventType, payload: Record<string, unknown>) => appends.add('outbox_events', outboxRow({ orgId, type, payload, occurredAt: now }));
-  if (action === 'assign') event('record.assigned', { recordId: next.id, assignee: next.assignee, previousAssignee: current.assignee, record });
-  if (from !== to) event('record.status_changed', { recordId: next.id, from, to, action });
-  if (action === 'complete') event('record.completed', { recordId: next.id, resolutionNotes: next.resolution_notes, completedAt: now, record });
-  if (action === 'close') event('record.closed', { recordId: next.id, closedAt: now, record });
-  return { appends, entry };
-}
-

@@ -40,7 +40,7 @@ if (POSTGRES_URL) {
     });
 
     // pg closes a pooled connection after 10 s unused by default; the next burst then reconnected
-    // and planned every statement again while requests queued (src/db/database.ts, POOL_IDLE_TIMEOUT_MS).
+    // and planned every statement again while requests queued (src/db/postgres/open-postgres.ts, POOL_IDLE_TIMEOUT_MS).
     it('keeps its connection, and the statements prepared on it, through a pause longer than 10 s', async () => {
       const backend = async () => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(database.db)).rows[0]!.pid;
       const before = await backend();

@@ -1,4 +1,4 @@
-// UnplannedLimitPlugin (src/db/unplanned-limit.ts): on SQLite every LIMIT stays a bound parameter
+// UnplannedLimitPlugin (src/db/sqlite/unplanned-limit.ts): on SQLite every LIMIT stays a bound parameter
 // inside an expression the planner does not evaluate, and still limits exactly as written.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

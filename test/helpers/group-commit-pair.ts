@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, type Generated } from 'kysely';
-import { GroupCommitSqliteDialect, type GroupCommitStats } from '../../src/db/sqlite-group-commit.js';
+import { GroupCommitSqliteDialect } from '../../src/db/sqlite/group-commit-dialect.js';
+import type { GroupCommitStats } from '../../src/db/sqlite/group-commit.js';
 
 export interface TestTables {
   items: { id: Generated<number>; label: string };

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { openDatabase } from './database.js';
-import { waitFor } from '../../test/helpers/test-app.js';
+import { openDatabase } from '../database.js';
+import { waitFor } from '../../../test/helpers/test-app.js';
 
 describe('WAL checkpoints in a worker thread', () => {
   it('copies committed pages into the database file, reported by the thread', async () => {

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, type Transaction } from 'kysely';
-import { executeInTransaction } from './sqlite-fast-path.js';
-import { preparedQuery } from './prepared.js';
-import { openPair, type TestTables } from '../../test/helpers/group-commit-pair.js';
+import { Kysely, SqliteDialect, type Transaction } from 'kysely';
+import { fastPathOf } from './fast-path.js';
+import { preparedQuery } from '../prepared.js';
+import { openPair, type TestTables } from '../../../test/helpers/group-commit-pair.js';
 
 describe('SQLite fast path: prepared statements straight on the group-commit driver', () => {
   describe('prepared statements inside a transaction (straight onto the connection)', () => {
@@ -58,7 +58,7 @@ describe('SQLite fast path: prepared statements straight on the group-commit dri
       const other = new Kysely<TestTables>({ dialect: new SqliteDialect({ database: new SqliteDatabase(':memory:') }) });
       try {
         await other.transaction().execute(async (tx) => {
-          assert.equal(executeInTransaction(tx.getExecutor(), CompiledQuery.raw('SELECT 1')), undefined);
+          assert.equal(fastPathOf(tx.getExecutor()), undefined);
         });
       } finally {
         await other.destroy();
@@ -121,6 +121,29 @@ describe('SQLite fast path: prepared statements straight on the group-commit dri
         await pending;
         assert.deepEqual(pair.committedLabels(), ['direct']);
         assert.equal(pair.stats.members, membersBefore + 1);
+      } finally {
+        await pair.close();
+      }
+    });
+
+    it('wait for a busy connection with a write marked returnBeforeCommit, then return it before its group commits', async () => {
+      const pair = openPair();
+      try {
+        let letGo!: () => void;
+        const holding = new Promise<void>((resolve) => (letGo = resolve));
+        const transaction = pair.db.transaction().execute(async (tx) => {
+          await (tx as unknown as Kysely<TestTables>).insertInto('items').values({ label: 'holder' }).execute();
+          await holding;
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+        const claim = insertClaimLike(pair.db as never, { label: 'claim-waited' });
+        letGo();
+        await claim;
+        assert.ok(!pair.committedLabels().includes('claim-waited'), 'not committed when the call returned');
+        await transaction;
+        const seen = await labelsLike(pair.db as never, { pattern: 'claim-%' });
+        assert.deepEqual(seen.rows, [{ label: 'claim-waited' }]);
+        assert.ok(pair.committedLabels().includes('claim-waited'), 'committed with the read that joined its group');
       } finally {
         await pair.close();
       }

@@ -1,22 +1,9 @@
 import type SqliteDatabase from 'better-sqlite3';
-import {
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type DialectAdapter,
-  type Driver,
-  type Kysely,
-  type CompiledQuery,
-  type QueryCompiler,
-  type QueryResult,
-  type TransactionSettings,
-} from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, TransactionSettings } from 'kysely';
 import { FifoLock } from './fifo-lock.js';
-import { asLease, GroupCommitConnection } from './sqlite-group-commit-connection.js';
-import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } from './sqlite-fast-path.js';
+import { asLease, GroupCommitConnection } from './group-commit-connection.js';
+import { Group } from './commit-group.js';
+import type { DirectStatementRunner } from './fast-path.js';
 
 /**
  * SQLite for Kysely with group commit.
@@ -55,8 +42,8 @@ import { offerDirectPaths, returnsBeforeCommit, type DirectStatementRunner } fro
  * Statements that cannot run in a transaction (PRAGMA, VACUUM, explicit transaction control) first
  * commit the open group, then run alone.
  *
- * One exception to "returns once committed", asked for per query: a write marked `returnBeforeCommit`
- * joins the group and returns at once (see src/db/sqlite-fast-path.ts for when that is safe). The
+ * One exception to "returns once committed", asked for per query: a write run with `returnBeforeCommit`
+ * joins the group and returns at once (see src/db/sqlite/fast-path.ts for when that is safe). The
  * direct paths there also run hot statements on this driver without Kysely's executor.
  */
 export interface GroupCommitOptions {
@@ -77,62 +64,11 @@ export interface GroupCommitStats {
   failures: number;
 }
 
-export class GroupCommitSqliteDialect implements Dialect {
-  private driver: GroupCommitSqliteDriver | undefined;
-
-  constructor(
-    private readonly sqlite: SqliteDatabase.Database,
-    private readonly options: GroupCommitOptions = {},
-  ) {}
-
-  createDriver(): Driver {
-    this.driver = new GroupCommitSqliteDriver(this.sqlite, this.options);
-    return this.driver;
-  }
-
-  createQueryCompiler(): QueryCompiler {
-    return new SqliteQueryCompiler();
-  }
-
-  // Kept as Kysely's own adapter class: code that asks "is this SQLite?" checks `instanceof SqliteAdapter`.
-  createAdapter(): DialectAdapter {
-    const adapter = new SqliteAdapter();
-    // Kysely creates the driver before the adapter; a transaction shares its database's adapter.
-    if (this.driver) offerDirectPaths(adapter, this.driver);
-    return adapter;
-  }
-
-  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
-    return new SqliteIntrospector(db);
-  }
-}
-
 const DEFAULT_MAX_GROUP_SIZE = 100;
 const DEFAULT_STATEMENT_CACHE_SIZE = 500;
 const SAVEPOINT = 'wo_tx';
 // Statements SQLite refuses, or silently ignores, inside a transaction.
 const MUST_RUN_ALONE = /^\s*(pragma|vacuum|begin|commit|end|rollback|attach|detach)\b/i;
-
-/** One outer transaction shared by consecutive callers, committed once for all of them. */
-class Group {
-  members = 0;
-  readonly committed: Promise<void>;
-  resolve!: () => void;
-  reject!: (error: unknown) => void;
-
-  /**
-   * A read group (deferred BEGIN) holds only reads that have already returned; nothing waits on
-   * `committed`, and a write ends it rather than joining.
-   */
-  constructor(readonly readOnly = false) {
-    this.committed = new Promise<void>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-    // A group nobody waits on (only reads joined, and they failed) must not be an unhandled rejection.
-    this.committed.catch(() => {});
-  }
-}
 
 export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
   private readonly lock = new FifoLock();
@@ -244,7 +180,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     this.sqlite.close();
   }
 
-  // --- used by GroupCommitConnection and the direct paths (sqlite-fast-path.ts) ---
+  // --- used by GroupCommitConnection and the direct paths (fast-path.ts) ---
 
   acquireLock(): Promise<void> {
     return this.lock.acquire();
@@ -259,7 +195,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     return this.transactionLease === connection;
   }
 
-  /** A statement of the transaction in progress (see executeInTransaction in sqlite-fast-path.ts). */
+  /** A statement of the transaction in progress (see executeInTransaction in fast-path.ts). */
   runInTransaction<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> {
     return this.run<R>(this.prepare(sql), parameters);
   }
@@ -274,7 +210,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     await lease.ensureLocked();
     const { sql, parameters } = compiledQuery;
     if (lease.inTransaction) return this.run<R>(this.prepare(sql), parameters);
-    const outcome = this.runOutsideTransaction<R>(sql, parameters, returnsBeforeCommit(compiledQuery));
+    const outcome = this.runOutsideTransaction<R>(sql, parameters, false);
     if (outcome.committed) {
       lease.release();
       await outcome.committed;
@@ -282,7 +218,7 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     return outcome.result;
   }
 
-  /** Runs a statement outside a transaction now if nobody holds the connection, else undefined (see sqlite-fast-path.ts). */
+  /** Runs a statement outside a transaction now if nobody holds the connection, else undefined (see fast-path.ts). */
   runIfFree<R>(sql: string, parameters: readonly unknown[], returnBeforeCommit: boolean): Promise<QueryResult<R>> | undefined {
     if (!this.lock.tryAcquire()) return undefined;
     let outcome: { result: QueryResult<R>; committed?: Promise<void> };
@@ -295,6 +231,19 @@ export class GroupCommitSqliteDriver implements Driver, DirectStatementRunner {
     }
     const { result, committed } = outcome;
     return committed ? committed.then(() => result) : Promise.resolve(result);
+  }
+
+  /** Runs a statement outside a transaction once nobody holds the connection (see fast-path.ts). */
+  async runWhenFree<R>(sql: string, parameters: readonly unknown[], returnBeforeCommit: boolean): Promise<QueryResult<R>> {
+    await this.lock.acquire();
+    let outcome: { result: QueryResult<R>; committed?: Promise<void> };
+    try {
+      outcome = this.runOutsideTransaction<R>(sql, parameters, returnBeforeCommit);
+    } finally {
+      this.lock.release();
+    }
+    if (outcome.committed) await outcome.committed;
+    return outcome.result;
   }
 
   /**

@@ -2,11 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
-import { commitGroupsOf, PostgresCommitGroups, type CommitGroupStats } from './pg-commit-groups.js';
-import { openDatabase } from './database.js';
+import { PostgresCommitGroups, type CommitGroupStats } from './commit-groups.js';
+import { openDatabase } from '../database.js';
 import { withQueryDeadline } from './query-deadline.js';
-import { POSTGRES_URL, createPostgresSchema } from '../../test/helpers/databases.js';
-import { waitFor } from '../../test/helpers/test-app.js';
+import { POSTGRES_URL, createPostgresSchema } from '../../../test/helpers/databases.js';
+import { waitFor } from '../../../test/helpers/test-app.js';
 
 const INSERT = 'INSERT INTO notes (id) VALUES ($1) RETURNING id';
 
@@ -193,12 +193,11 @@ describe('PostgreSQL commit groups beside each other', { skip: !POSTGRES_URL && 
     }
   });
 
-  it('leads the one-statement writes of a PostgreSQL database through its groups, and not those of a transaction', async () => {
+  it('gives a PostgreSQL database commit groups for its one-statement writes', async () => {
     const { schema, drop } = await createPostgresSchema();
     const database = openDatabase({ url: POSTGRES_URL!, schema });
     try {
-      assert.ok(commitGroupsOf(database.db));
-      await database.db.transaction().execute(async (tx) => assert.equal(commitGroupsOf(tx), undefined));
+      assert.ok(database.oneStatementWrites instanceof PostgresCommitGroups);
     } finally {
       await database.close();
       await drop();

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { quoteIdentifier, type Executor } from './database.js';
-import { LogThrottle } from '../log-throttle.js';
+import type { Executor } from '../database.js';
+import { quoteIdentifier } from './open-postgres.js';
+import { LogThrottle } from '../../log-throttle.js';
 
 const RECONNECT_FIRST_MS = 100;
 const RECONNECT_MAX_MS = 5_000;

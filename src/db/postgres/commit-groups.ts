@@ -1,6 +1,4 @@
-import type { DialectAdapter } from 'kysely';
 import type pg from 'pg';
-import type { Executor } from './database.js';
 
 /**
  * Group commit for PostgreSQL's one-statement writes (RowAppends.writeIf: a create, a lifecycle
@@ -214,17 +212,4 @@ interface Member {
 function hasSqlState(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E');
-}
-
-
-const groupsByAdapter = new WeakMap<DialectAdapter, PostgresCommitGroups>();
-
-/** Makes `groups` run the one-statement writes of the database whose adapter this is. */
-export function offerCommitGroups(adapter: DialectAdapter, groups: PostgresCommitGroups): void {
-  groupsByAdapter.set(adapter, groups);
-}
-
-/** The commit groups of `executor`'s database, when it is PostgreSQL's and outside a transaction. */
-export function commitGroupsOf(executor: Executor): PostgresCommitGroups | undefined {
-  return executor.isTransaction ? undefined : groupsByAdapter.get(executor.getExecutor().adapter);
 }

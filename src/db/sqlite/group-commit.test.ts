@@ -4,8 +4,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { returnBeforeCommit } from './sqlite-fast-path.js';
-import { openPair, type TestTables } from '../../test/helpers/group-commit-pair.js';
+import { fastPathOf } from './fast-path.js';
+import { openPair, type TestTables } from '../../../test/helpers/group-commit-pair.js';
 
 function insertInTransaction(db: Kysely<TestTables>, label: string, fail = false) {
   return db.transaction().execute(async (tx) => {
@@ -76,8 +76,8 @@ describe('SQLite group commit', () => {
   });
 
   it('returns a write marked returnBeforeCommit before its group commits, and commits it with the next awaited one', async () => {
-    const marked = returnBeforeCommit(pair.db.insertInto('items').values({ label: 'claim-like' }).compile());
-    await pair.db.executeQuery(marked);
+    const write = pair.db.insertInto('items').values({ label: 'claim-like' }).compile();
+    await fastPathOf(pair.db.getExecutor())!.execute(pair.db as never, write.sql, [...write.parameters], { returnBeforeCommit: true });
     assert.ok(!pair.committedLabels().includes('claim-like'), 'not committed yet when the call returned');
     const seen = await pair.db.transaction().execute(async (tx) => tx.selectFrom('items').select('label').where('label', '=', 'claim-like').execute());
     assert.equal(seen.length, 1, 'this connection sees it at once');

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
-import { backgroundLoop } from '../background-loop.js';
+import { backgroundLoop } from '../../background-loop.js';
 
 /**
  * WAL checkpoints in a worker thread: copies committed WAL pages back into the SQLite database file.

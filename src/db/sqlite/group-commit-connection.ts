@@ -1,5 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, QueryResult } from 'kysely';
-import type { GroupCommitSqliteDriver } from './sqlite-group-commit.js';
+import type { GroupCommitSqliteDriver } from './group-commit.js';
 
 /** One acquisition of the group-commit driver's connection: a single query, or a whole transaction. */
 export class GroupCommitConnection implements DatabaseConnection {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { QUERY_DEADLINE_MESSAGE } from './errors.js';
+import { QUERY_DEADLINE_MESSAGE } from '../errors.js';
 
 /** How long past the session's statement_timeout a query may go unanswered before its connection is given up. */
 export const QUERY_DEADLINE_GRACE_MS = 2_000;
@@ -21,7 +21,7 @@ export function withQueryDeadline(pool: pg.Pool, statementTimeoutMs: number): pg
   if (statementTimeoutMs <= 0) return pool;
   const deadlines = new WeakMap<pg.PoolClient, number>();
   // The last pipelined query sent on each client, settled or not (never rejecting): a pipelined query
-  // (a commit group's, src/db/pg-commit-groups.ts) waits on the server behind the ones sent before it,
+  // (a commit group's, src/db/postgres/commit-groups.ts) waits on the server behind the ones sent before it,
   // so its deadline runs from when the one before it is answered, as the server's statement_timeout does.
   const lastSent = new WeakMap<pg.PoolClient, Promise<void>>();
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
