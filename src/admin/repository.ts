@@ -1,11 +1,5 @@
 import type { Executor } from '../db/database.js';
-import type {
-  AdminAuditLogTable,
-  AdminLoginAttemptsTable,
-  AdminSessionsTable,
-  AdminSetupTokensTable,
-  AdminUsersTable,
-} from '../db/tables.js';
+import type { AdminAuditLogTable, AdminLoginAttemptsTable, AdminSessionsTable, AdminSetupTokensTable, AdminUsersTable } from './tables.js';
 import type { Page } from '../db/page.js';
 
 // --- users -------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { AdminAuditLogTable, AdminUsersTable } from '../db/tables.js';
+import type { AdminAuditLogTable, AdminUsersTable } from './tables.js';
 import { AppError, errors, type FieldError } from '../errors.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';

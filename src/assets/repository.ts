@@ -1,6 +1,6 @@
 import type { Executor } from '../db/database.js';
 import { findInOrganization } from '../db/versioned-rows.js';
-import type { AssetsTable } from '../db/tables.js';
+import type { AssetsTable } from './tables.js';
 import { containsText } from '../db/text-search.js';
 import type { Page } from '../db/page.js';
 import type { Asset, AssetListQuery, AssetStatus } from './schemas.js';

@@ -2,7 +2,7 @@ import type { Db, InTransaction, Tx } from '../db/database.js';
 import { assertVersion, deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
-import type { AssetsTable } from '../db/tables.js';
+import type { AssetsTable } from './tables.js';
 import { searchKey } from '../db/text-search.js';
 import { emitEvent } from '../events/outbox.js';
 import { errors } from '../errors.js';

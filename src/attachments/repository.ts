@@ -1,5 +1,5 @@
 import type { Executor } from '../db/database.js';
-import type { AttachmentsTable } from '../db/tables.js';
+import type { AttachmentsTable } from './tables.js';
 import type { Page } from '../db/page.js';
 import type { Attachment } from './schemas.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';

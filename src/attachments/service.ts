@@ -1,5 +1,5 @@
 import type { Db, Executor, InTransaction } from '../db/database.js';
-import type { AttachmentsTable } from '../db/tables.js';
+import type { AttachmentsTable } from './tables.js';
 import type { Page } from '../db/page.js';
 import { AppError, errors } from '../errors.js';
 import { emitEvent } from '../events/outbox.js';

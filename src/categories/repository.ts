@@ -2,7 +2,7 @@ import type { Executor } from '../db/database.js';
 import { organizationPage } from '../db/organization-page.js';
 import { preparedQuery } from '../db/prepared.js';
 import { takesRowLocks } from '../db/row-locks.js';
-import type { CategoriesTable } from '../db/tables.js';
+import type { CategoriesTable } from './tables.js';
 import type { Page } from '../db/page.js';
 import type { Category, CategoryListQuery } from './schemas.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';

@@ -2,7 +2,7 @@ import type { Db, InTransaction } from '../db/database.js';
 import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';
-import type { CategoriesTable } from '../db/tables.js';
+import type { CategoriesTable } from './tables.js';
 import { errors } from '../errors.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/database.js';
-import type { RecordCommentsTable } from '../db/tables.js';
+import type { RecordCommentsTable } from './tables.js';
 import type { Page } from '../db/page.js';
 import type { Comment } from './schemas.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';

@@ -7,7 +7,7 @@ import { openDatabase, type Database, type Tx } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import { MAX_WRITE_ATTEMPTS, writeOptimistically } from './optimistic-write.js';
 import { findInOrganization, updateIfVersion } from './versioned-rows.js';
-import type { CategoriesTable } from './tables.js';
+import type { CategoriesTable } from '../categories/tables.js';
 import { AppError } from '../errors.js';
 
 const ORG = 'org_optimistic';

@@ -3,15 +3,16 @@ import type { Tables } from './tables.js';
 /** True only when `Listed` names every key of `T`: the registry below cannot silently miss a column. */
 type Exhaustive<T, Listed extends readonly unknown[]> = Exclude<keyof T, Listed[number]> extends never ? Listed : never;
 
-type ColumnRegistry = { [Table in keyof Tables]: readonly (keyof Tables[Table] & string)[] };
+type ColumnRegistry = { [Table in keyof Tables]?: readonly (keyof Tables[Table] & string)[] };
 
-function registry<const R extends ColumnRegistry>(columns: R & { [Table in keyof Tables]: Exhaustive<Tables[Table], R[Table]> }): R {
+function registry<const R extends ColumnRegistry>(columns: R & { [Table in keyof R & keyof Tables]: Exhaustive<Tables[Table], NonNullable<R[Table]>> }): R {
   return columns;
 }
 
 /**
- * Every column of every table, by name, as the code of this release knows them (src/db/tables.ts; the
- * compiler refuses a list that misses one). `selectAll()` is sent with these names instead of `*` on
+ * Every column of the tables read whole on hot paths, by name, as the code of this release knows them
+ * (each feature's tables.ts; the compiler refuses a list that misses one). A table not listed is read
+ * with `*`, in statements that run unnamed on PostgreSQL: list a new table here once its reads matter. `selectAll()` is sent with these names instead of `*` on
  * PostgreSQL (ExplicitColumnsPlugin), so its statements can be prepared once per connection and stay
  * valid when a later migration adds a column while this release still runs.
  */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DialectName, Tx } from '../db/database.js';
-import type { DeploymentKeysTable } from '../db/tables.js';
+import type { DeploymentKeysTable } from './tables.js';
 
 /** A recorded key: what kind, its fingerprint and, for the log key, the log's origin. */
 export type RecordedKey = Pick<DeploymentKeysTable, 'kind' | 'fingerprint' | 'log_origin'>;

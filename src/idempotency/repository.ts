@@ -1,5 +1,5 @@
 import type { Executor } from '../db/database.js';
-import type { IdempotencyKeysTable } from '../db/tables.js';
+import type { IdempotencyKeysTable } from './tables.js';
 import { preparedQuery } from '../db/prepared.js';
 
 // The SQL on `idempotency_keys`. Every idempotent POST runs `insertClaim` and `completeClaim`, so

@@ -2,7 +2,7 @@ import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../clock.js';
-import type { IdempotencyKeysTable } from '../db/tables.js';
+import type { IdempotencyKeysTable } from './tables.js';
 import type { AppendConditions } from '../db/row-appends.js';
 import { isSameRequest, type RequestFingerprint } from './fingerprint.js';
 import { completeClaim, deleteClaim, deleteKeyCreatedAt, deleteKeysCreatedBefore, findKey, insertClaim, insertCompleted, takeOverClaim } from './repository.js';

@@ -1,5 +1,5 @@
 import type { Db, Executor } from '../db/database.js';
-import type { ApiKeysTable } from '../db/tables.js';
+import type { ApiKeysTable } from './tables.js';
 import { preparedQuery } from '../db/prepared.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Executor } from '../db/database.js';
 import { notifyListeners, PostgresListener } from '../db/postgres/listener.js';
-import type { ApiKeysTable } from '../db/tables.js';
+import type { ApiKeysTable } from './tables.js';
 
 /** The NOTIFY channel on which a revocation tells every process to forget the keys it remembers. */
 const REVOCATIONS_CHANNEL = 'wo_api_key_revoked';

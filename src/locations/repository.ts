@@ -1,7 +1,7 @@
 import type { Executor } from '../db/database.js';
 import { findInOrganization } from '../db/versioned-rows.js';
 import { FINAL_STATUSES } from '../records/lifecycle.js';
-import type { LocationsTable } from '../db/tables.js';
+import type { LocationsTable } from './tables.js';
 import { containsText } from '../db/text-search.js';
 import type { Page } from '../db/page.js';
 import { TOP_LEVEL, type Location, type LocationListQuery } from './schemas.js';

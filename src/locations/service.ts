@@ -2,7 +2,7 @@ import type { Db, InTransaction, Tx } from '../db/database.js';
 import { assertVersion, deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation } from '../db/errors.js';
-import type { LocationsTable } from '../db/tables.js';
+import type { LocationsTable } from './tables.js';
 import { lockForOrganization } from '../db/row-locks.js';
 import { searchKey } from '../db/text-search.js';
 import { errors, type FieldError } from '../errors.js';

@@ -1,6 +1,6 @@
 import type { Db, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { OrganizationsTable } from '../db/tables.js';
+import type { OrganizationsTable } from './tables.js';
 import { errors } from '../errors.js';
 import { newId, looksLikeId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';

@@ -3,7 +3,7 @@ import type { Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from '../db/tables.js';
+import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from './tables.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 // The statuses the sequencer's scans filter on, written into the SQL: each has a partial index, which

@@ -11,7 +11,7 @@ import { buildCompletionStatement } from './statement.js';
 import type { TransparencyLog } from './transparency-log.js';
 import { BUNDLE_MEDIA_TYPE, BUNDLE_VERSION, type Jwks, type ProofBundle } from './verify.js';
 import { findStatement, latestStatementIdOfRecord, latestStatementOfRecord } from './repository.js';
-import type { ProofStatementsTable } from '../db/tables.js';
+import type { ProofStatementsTable } from './tables.js';
 import { toHex } from './encoding.js';
 
 export interface PendingProof {

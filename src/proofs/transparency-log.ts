@@ -1,5 +1,5 @@
 import type { Database, Executor, Tx } from '../db/database.js';
-import type { TlogNodesTable } from '../db/tables.js';
+import type { TlogNodesTable } from './tables.js';
 import { emitEvents } from '../events/outbox.js';
 import { isoNow, type Clock } from '../clock.js';
 import { formatCheckpointBody } from './checkpoint.js';

@@ -1,4 +1,4 @@
-import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
+import type { RecordEventsTable, RecordsTable } from './tables.js';
 import { RowAppends } from '../db/row-appends.js';
 import { outboxRow } from '../events/outbox.js';
 import type { EventType } from '../events/catalogue.js';

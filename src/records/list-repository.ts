@@ -2,7 +2,8 @@ import { sql, type Compilable, type QueryResult, type RawBuilder, type SelectQue
 import type { Db, Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
-import type { RecordsTable, Tables } from '../db/tables.js';
+import type { RecordsTable } from './tables.js';
+import type { Tables } from '../db/tables.js';
 import { postgresTotal, recordCounts } from './record-counts.js';
 import type { Page } from '../db/page.js';
 import { BEFORE_OLDEST, type FoundCheckpoints, type ListCheckpoints, type ListScope, type RebuildUnderway } from './list-checkpoints.js';

@@ -1,4 +1,4 @@
-import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
+import type { RecordEventsTable, RecordsTable } from './tables.js';
 
 /** Work orders remembered per process: a few megabytes at most, at ~1 KB a row and well under 1 KB a history entry. */
 const CAPACITY = 1_000;

@@ -3,7 +3,7 @@ import { preparedQuery } from '../db/prepared.js';
 import { recordCounts } from './record-counts.js';
 import type { RowAppends } from '../db/row-appends.js';
 import type { Executor } from '../db/database.js';
-import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
+import type { RecordEventsTable, RecordsTable } from './tables.js';
 import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
 import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';

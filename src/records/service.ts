@@ -1,6 +1,6 @@
 import type { Db, Executor, InTransaction, Tx } from '../db/database.js';
 import { writeOptimistically, type Change } from '../db/optimistic-write.js';
-import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
+import type { RecordEventsTable, RecordsTable } from './tables.js';
 import { errors, type FieldError } from '../errors.js';
 import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../metadata.js';
 import type { Page } from '../db/page.js';

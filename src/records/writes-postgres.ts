@@ -1,8 +1,8 @@
 import type { Db, InTransaction } from '../db/database.js';
 import { writeOptimisticallyInOneStatement } from '../db/optimistic-write.js';
 import type { AppendConditions, OneStatementWrites } from '../db/row-appends.js';
-import type { RecordEventsTable } from '../db/tables.js';
-import type { RecordsTable } from '../db/tables.js';
+import type { RecordEventsTable } from './tables.js';
+import type { RecordsTable } from './tables.js';
 import { historyWith, RecentRecords } from './recent-records.js';
 import { findRecord, findRecordWithHistory, toWorkOrder } from './repository.js';
 import type { WorkOrder } from './schemas.js';

@@ -2,7 +2,7 @@ import type { InTransaction } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import type { AppendConditions, RowAppends } from '../db/row-appends.js';
 import type { Db } from '../db/database.js';
-import type { RecordEventsTable, RecordsTable } from '../db/tables.js';
+import type { RecordEventsTable, RecordsTable } from './tables.js';
 import { errors } from '../errors.js';
 import type { LifecycleAction } from './lifecycle.js';
 import type { CreateRecordInput, WorkOrder } from './schemas.js';

@@ -3,7 +3,7 @@ import type { Executor } from '../db/database.js';
 import { isSqlite } from '../db/dialect.js';
 import { insertRows } from '../db/insert-rows.js';
 import { preparedListQuery, preparedQuery } from '../db/prepared.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/tables.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './tables.js';
 import type { NextDeliveryState } from './next-delivery-state.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import type { WebhookSubscriptionsTable } from '../db/tables.js';
+import type { WebhookSubscriptionsTable } from './tables.js';
 import type { Clock } from '../clock.js';
 import { backgroundLoop, PollPace, type BackgroundJob, type BackgroundLoop, type LoopTurn } from '../background-loop.js';
 import type { SecretBox } from './secret-box.js';

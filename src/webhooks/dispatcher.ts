@@ -1,7 +1,7 @@
 import type { Db, DialectName } from '../db/database.js';
 import { outboxProgress, type OutboxProgress, type PendingEvent } from '../events/outbox-progress.js';
 import { publishedPayloadJson } from '../events/outbox.js';
-import type { WebhookDeliveriesTable } from '../db/tables.js';
+import type { WebhookDeliveriesTable } from './tables.js';
 import type { Clock } from '../clock.js';
 import { padInList } from '../db/statement-shapes.js';
 import { preparedListQuery } from '../db/prepared.js';

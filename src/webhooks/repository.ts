@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { organizationPage } from '../db/organization-page.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookSubscriptionsTable } from './tables.js';
 import { newId } from '../ids.js';
 import type { Page } from '../db/page.js';
 import type { Delivery, Webhook } from './schemas.js';

@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
-import type { WebhookAttemptsTable, WebhookSubscriptionsTable } from '../db/tables.js';
+import type { WebhookAttemptsTable, WebhookSubscriptionsTable } from './tables.js';
 import { newId } from '../ids.js';
 import type { ClaimedDelivery } from './delivery-queue.js';
 import { postWebhook } from './post-webhook.js';

@@ -1,5 +1,5 @@
 import type { Db, Executor, InTransaction } from '../db/database.js';
-import type { WebhookDeliveryStatus, WebhookSubscriptionsTable } from '../db/tables.js';
+import type { WebhookDeliveryStatus, WebhookSubscriptionsTable } from './tables.js';
 import type { EventNames } from '../events/catalogue.js';
 import { AppError, errors, type FieldError } from '../errors.js';
 import { assertVersion } from '../db/versioned-rows.js';

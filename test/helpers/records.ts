@@ -1,4 +1,4 @@
-import type { RecordsTable } from '../../src/db/tables.js';
+import type { RecordsTable } from '../../src/records/tables.js';
 
 /** A work order's storage row with only what a storage-level test varies; the rest as a plain create writes it. */
 export function workOrderRow(fields: { id: string; orgId: string; categoryId: string; status: string; createdAt: string; description?: string }): RecordsTable {

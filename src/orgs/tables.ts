@@ -1,0 +1,12 @@
+/** Row types of this feature's tables (timestamps ISO 8601 UTC text, JSON columns serialized text; see src/db/tables.ts). */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+declare module '../db/tables.js' {
+  interface Tables {
+    organizations: OrganizationsTable;
+  }
+}

@@ -1,0 +1,65 @@
+import type { Generated } from 'kysely';
+/** Row types of this feature's tables (timestamps ISO 8601 UTC text, JSON columns serialized text; see src/db/tables.ts). */
+export interface RecordsTable {
+  id: string;
+  org_id: string;
+  category_id: string;
+  status: string;
+  address: string;
+  requester_name: string;
+  description: string;
+  priority: string;
+  due_at: string | null;
+  assignee: string | null;
+  asset_id: string | null;
+  location_id: string | null;
+  external_ref: string | null;
+  metadata: string;
+  resolution_notes: string | null;
+  completed_at: string | null;
+  closed_at: string | null;
+  cancelled_at: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export interface RecordEventsTable {
+  id: string;
+  org_id: string;
+  record_id: string;
+  /** What happened: created, updated, or the lifecycle action (assign, start, …). */
+  action: string;
+  from_status: string | null;
+  to_status: string | null;
+  actor_key_id: string | null;
+  /** JSON: action data (assignee, notes, reason, changed fields). */
+  data: string;
+  created_at: string;
+}
+
+/** Exact per-organization, per-status work-order counts, kept in the same transaction as each change. */
+export interface RecordCountersTable {
+  org_id: string;
+  status: string;
+  count: number;
+  /** Work orders that entered or left this status other than by being created (migration 0009). */
+  moves: Generated<number>;
+}
+
+/** PostgreSQL only: changes to record_counters not yet folded into it (migration 0012). */
+export interface RecordCountDeltasTable {
+  org_id: string;
+  status: string;
+  count_delta: number;
+  moves_delta: number;
+}
+
+declare module '../db/tables.js' {
+  interface Tables {
+    records: RecordsTable;
+    record_events: RecordEventsTable;
+    record_counters: RecordCountersTable;
+    record_count_deltas: RecordCountDeltasTable;
+  }
+}
