@@ -122,14 +122,13 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   const rateLimits = context.rateLimiter && new RequestRateLimits(context.rateLimiter);
   rateLimits?.install(app);
   installAuthentication(app, context.apiKeys, rateLimits);
-  // The API role's jobs (keys' last use) run while the app serves.
-  const apiJobs = context.jobs.all().filter((job) => job.placement === 'api');
+  // The API role's jobs (keys' last use, and the process's own) run while the app serves.
   app.addHook('onReady', (done) => {
-    for (const job of apiJobs) job.loop.start();
+    context.jobs.start('api');
     done();
   });
   app.addHook('onClose', async () => {
-    await Promise.all(apiJobs.map((job) => job.loop.stop()));
+    await context.jobs.stop('api');
   });
   installIdempotency(app, context.idempotency);
 

@@ -17,6 +17,7 @@ import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
 import { AuthenticatedKeys } from './keys/authenticated-keys.js';
 import { RoleMetrics } from './role-metrics.js';
 import { JobRegistry } from './jobs/job-registry.js';
+import { CHECKPOINT_INTERVAL_MS } from './db/sqlite/wal-checkpointer.js';
 import type { BuiltFeature, Feature, FeatureRegistry, FeatureServices, PlatformServices } from './feature.js';
 import { FEATURES, assembleRegistry } from './features.js';
 
@@ -178,6 +179,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const workerMetrics = new RoleMetrics(metrics);
   const jobs = new JobRegistry();
   registerPlatformJobs(jobs, { idempotency, apiKeys, logger });
+  if (database.dialect === 'sqlite' && database.walCheckpointer) {
+    jobs.register({ placement: 'every-process', periodMs: CHECKPOINT_INTERVAL_MS, does: 'copies committed WAL pages into the SQLite file, on a thread of its own', loop: database.walCheckpointer.loop });
+  }
 
   // Each feature is built on the services of those before it, and adds its own.
   const services = { ...platform } as FeatureServices & PlatformServices;

@@ -40,10 +40,8 @@ export async function runService(config: Config, roles: { api: boolean; worker: 
     await context.close();
     throw error;
   }
-  if (roles.worker) {
-    for (const job of context.backgroundJobs) job.start();
-    log.info({ jobs: context.backgroundJobs.map((j) => j.name) }, 'background jobs started');
-  }
+  // Every job of the worker role, each with its placement and period (src/jobs/job-registry.ts).
+  if (roles.worker) context.jobs.start('worker', log);
   const closeUnusedConnections = server ? unusedConnectionsCloser(server.server) : () => undefined;
   log.info({ database: context.database.dialect, dataDir: config.dataDir, api: roles.api, worker: roles.worker, address: server?.addresses()[0] }, 'work-order service running');
 

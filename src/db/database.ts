@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Tables } from './tables.js';
 import type { AppendConditions } from './row-appends.js';
 import type { GroupCommitStats } from './sqlite/group-commit.js';
+import type { WalCheckpointer } from './sqlite/wal-checkpointer.js';
 import type { CommitGroupStats, PostgresCommitGroups } from './postgres/commit-groups.js';
 import { openPostgresDatabase } from './postgres/open-postgres.js';
 import { openSqliteDatabase } from './sqlite/open-sqlite.js';
@@ -48,6 +49,8 @@ export interface SqliteDatabase extends OpenDatabase {
   readonly groupCommit: GroupCommitStats;
   /** Checkpoints the background thread ran that copied pages (exported as metrics). */
   readonly walCheckpoints: { count: number };
+  /** The WAL checkpoint thread of a database file (none in memory); its loop is registered as a job. */
+  readonly walCheckpointer?: WalCheckpointer;
   readonly commitGroups?: undefined;
   readonly oneStatementWrites?: undefined;
 }

@@ -6,9 +6,18 @@ import type { BackgroundJob } from '../background-loop.js';
  * - `api`: in every process that serves the API (work buffered by that process's requests);
  * - `every-worker`: in every worker process, each doing its share (deliveries are claimed row by row);
  * - `one-worker-at-a-time`: in every worker, but only one of them works at a time: the job claims
- *   its turn in the database (an advisory lock on PostgreSQL; on SQLite there is one process).
+ *   its turn in the database (an advisory lock on PostgreSQL; on SQLite there is one process);
+ * - `every-process`: in every process that serves, whatever its roles (the SQLite WAL checkpoints of
+ *   the process that holds the file).
  */
-export type JobPlacement = 'api' | 'every-worker' | 'one-worker-at-a-time';
+export type JobPlacement = 'api' | 'every-worker' | 'one-worker-at-a-time' | 'every-process';
+export type JobRole = 'api' | 'worker';
+
+/** Whether a job of `placement` runs in a process taking `role`. */
+function runsIn(placement: JobPlacement, role: JobRole): boolean {
+  if (placement === 'every-process') return true;
+  return role === 'api' ? placement === 'api' : placement !== 'api';
+}
 
 export interface JobDefinition {
   readonly placement: JobPlacement;
@@ -38,14 +47,14 @@ export class JobRegistry {
     return this.jobs;
   }
 
-  /** The loops the worker role runs (`wo worker`, or inside `wo serve`). */
+  /** The loops the worker role runs (`wo worker`, or inside `wo serve`), the per-process ones aside. */
   workerLoops(): BackgroundJob[] {
-    return this.jobs.filter((job) => job.placement !== 'api').map((job) => job.loop);
+    return this.jobs.filter((job) => job.placement !== 'api' && job.placement !== 'every-process').map((job) => job.loop);
   }
 
-  /** Starts the jobs of a role; a job already started is left running. */
-  start(role: 'api' | 'worker', logger?: Pick<Logger, 'info'>): void {
-    const jobs = this.jobs.filter((job) => (role === 'api' ? job.placement === 'api' : job.placement !== 'api'));
+  /** Starts the jobs a process taking `role` runs; a job already started (by the other role) is left running. */
+  start(role: JobRole, logger?: Pick<Logger, 'info'>): void {
+    const jobs = this.jobs.filter((job) => runsIn(job.placement, role) && !this.started.has(job.loop));
     for (const job of jobs) {
       this.started.add(job.loop);
       job.loop.start();
@@ -53,8 +62,16 @@ export class JobRegistry {
     logger?.info({ role, jobs: jobs.map((job) => ({ name: job.loop.name, placement: job.placement, periodMs: job.periodMs })) }, `${role} jobs started`);
   }
 
+  /** Stops the jobs only `role` runs (the API's when its app closes), and waits for the work in hand. */
+  async stop(role: JobRole): Promise<void> {
+    const jobs = this.jobs.filter((job) => runsIn(job.placement, role) && job.placement !== 'every-process');
+    await Promise.all(jobs.map((job) => job.loop.stop()));
+    for (const job of jobs) this.started.delete(job.loop);
+  }
+
   /** Stops every job, started by `start` or directly, and waits for the work in hand. */
   async stopAll(): Promise<void> {
     await Promise.all(this.jobs.map((job) => job.loop.stop()));
+    this.started.clear();
   }
 }

@@ -31,6 +31,7 @@ export function openSqliteDatabase(file: string): SqliteDatabase {
     dialect: 'sqlite',
     groupCommit,
     walCheckpoints: checkpointer?.checkpoints ?? { count: 0 },
+    ...(checkpointer ? { walCheckpointer: checkpointer } : {}),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

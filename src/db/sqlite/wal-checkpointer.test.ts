@@ -12,6 +12,8 @@ describe('WAL checkpoints in a worker thread', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wo-checkpointer-'));
     const file = path.join(dir, 'wo.sqlite');
     const database = openDatabase({ sqlitePath: file });
+    // The job registry starts the loop with the process's roles; here, the test does.
+    if (database.dialect === 'sqlite') database.walCheckpointer?.loop.start();
     try {
       await sql`CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT NOT NULL)`.execute(database.db);
       const sizeBefore = statSync(file).size;

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
-import { backgroundLoop } from '../../background-loop.js';
+import { backgroundLoop, type BackgroundJob } from '../../background-loop.js';
 
 /**
  * WAL checkpoints in a worker thread: copies committed WAL pages back into the SQLite database file.
@@ -18,10 +18,14 @@ import { backgroundLoop } from '../../background-loop.js';
 export interface WalCheckpointer {
   /** Checkpoints the thread ran that copied pages (exported as a metric). */
   readonly checkpoints: { count: number };
+  /** The loop that asks the thread for a checkpoint every CHECKPOINT_INTERVAL_MS: a job of the registry, started with the process's roles. */
+  readonly loop: BackgroundJob;
+  /** Stops the loop and closes the thread's connection. */
   stop(): Promise<void>;
 }
 
-const CHECKPOINT_INTERVAL_MS = 200;
+export const CHECKPOINT_INTERVAL_MS = 200;
+
 const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000;
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 
@@ -54,7 +58,7 @@ parentPort.on('message', (message) => {
 /** The thread answers every request, even a failed checkpoint, and its exit ends the wait for an answer. */
 const STEP_CANNOT_FAIL = { error: () => {} };
 
-/** Starts the checkpoint thread for the database file `sqlite` has open in WAL mode. */
+/** Starts the checkpoint thread for the database file `sqlite` has open in WAL mode; its loop is started by the job registry. */
 export function startWalCheckpointer(sqlite: SqliteDatabase.Database, file: string): WalCheckpointer {
   sqlite.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
   const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -97,9 +101,9 @@ export function startWalCheckpointer(sqlite: SqliteDatabase.Database, file: stri
     logger: STEP_CANNOT_FAIL,
     errorMessage: 'WAL checkpoint failed',
   });
-  loop.start();
   return {
     checkpoints,
+    loop,
     async stop() {
       worker.ref(); // keep the process alive until the thread has answered and closed its connection
       await loop.stop();
