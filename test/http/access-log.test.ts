@@ -66,7 +66,7 @@ describe('the access log', () => {
         for (const probe of ['/healthz', '/readyz?x=1', '/metrics']) assert.equal((await fetch(`http://127.0.0.1:${server.port}${probe}`)).status, 200);
         await fetch(`http://127.0.0.1:${server.port}/quick`);
         await waitFor(() => server.lines.some((entry) => entry.msg === 'request completed' && entry.req?.url === '/quick'), 5_000, 'the /quick line');
-        const probes = server.lines.filter((entry) => entry.req?.url !== '/quick').map((entry) => [entry.req?.url, (entry as { level?: number }).level]);
+        const probes = server.lines.filter((entry) => entry.req && entry.req.url !== '/quick').map((entry) => [entry.req?.url, (entry as { level?: number }).level]);
         assert.deepEqual(probes, level === 'info' ? [] : [['/healthz', 20], ['/readyz?x=1', 20], ['/metrics', 20]], level);
       } finally {
         await server.app.close();
