@@ -90,6 +90,11 @@ export interface Config {
    * `--heap-growing-percent`), for the long-running commands; 0 leaves V8's own factor (up to 4×).
    */
   readonly heapGrowingPercent: number;
+  /** What client commands (`wo listen`) read: they call the API over HTTP, not the database. */
+  readonly client: {
+    /** `WO_API_KEY`: the API key they send when no `--api-key` is given. */
+    readonly apiKey: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -243,6 +248,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     attachments: { maxBytes: readInteger(env, 'WO_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024) },
     heapGrowingPercent: readInteger(env, 'WO_HEAP_GROWING_PERCENT', 50, 0, 1000),
+    client: { apiKey: env.WO_API_KEY?.trim() || undefined },
     ...overrides,
   };
   return Object.freeze(config);

@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config.js';
+import { logDestination } from './logging.js';
 import { databaseOptions, openDatabase, type Database } from './db/database.js';
 import { Lifecycle } from './lifecycle.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -80,7 +81,7 @@ const REDACTED_PATHS = [
 ];
 
 export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+  return pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination());
 }
 
 /**

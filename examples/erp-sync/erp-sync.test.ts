@@ -72,6 +72,9 @@ describe('examples/erp-sync against a real server', () => {
         for await (const event of client.listEvents.all({ query: { type: types } })) feedIds.push(event.id);
         return feedIds.length > appliedAtKill && countApplied(databasePath) === feedIds.length;
       }, 60_000, `the mirror to catch up:\n${sync.output()}`);
+      // Resumed from its cursor, and once caught up it says it is waiting rather than going quiet.
+      assert.match(sync.output(), /^following the event feed of \S+ after sequence \d+$/m);
+      await waitFor(() => /^up to date \(sequence \d+\); waiting for new events…$/m.test(sync.output()), 10_000, `the sync to say it waits:\n${sync.output()}`);
 
       const mirror = new Database(databasePath, { readonly: true });
       try {

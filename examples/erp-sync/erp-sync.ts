@@ -8,6 +8,9 @@
 import Database from 'better-sqlite3';
 import { createClient, type FeedEvent } from '@work-order-api/client';
 
+/** How long without a new event before the sync says it is waiting. */
+const IDLE_NOTICE_MS = 1_000;
+
 const RECORD_EVENTS = ['record.created', 'record.updated', 'record.assigned', 'record.status_changed', 'record.completed', 'record.closed'] as const;
 
 export function openMirror(path: string): Database.Database {
@@ -54,12 +57,24 @@ export async function runSync(options: { baseUrl: string; apiKey: string; databa
   });
 
   const client = createClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  let after = cursor?.after ?? 0;
+  console.log(`following the event feed of ${options.baseUrl} ${cursor ? `after sequence ${after}` : 'from its oldest event'}`);
+  // The follower long-polls once it has caught up; a second without an event means it is doing so.
+  let idle: NodeJS.Timeout | undefined;
+  const sayWaitingSoon = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => console.log(`up to date (sequence ${after}); waiting for new events…`), IDLE_NOTICE_MS);
+  };
+  sayWaitingSoon();
   try {
     for await (const event of client.events.follow({ types: [...RECORD_EVENTS], ...(cursor ? { after: cursor.after } : {}), ...(options.signal ? { signal: options.signal } : {}) })) {
       apply(event);
+      after = event.sequence;
       console.log(`applied ${event.sequence} ${event.type} ${event.id}`);
+      sayWaitingSoon();
     }
   } finally {
+    clearTimeout(idle);
     db.close();
   }
 }

@@ -120,7 +120,7 @@ export function signInPage(input: { csrfToken: string; email?: string; error?: s
     </div>
     <button type="submit">Sign in</button>
   </form>
-  <p class="muted">No account yet? An operator creates one with <code>wo admin create-user --email you@example.com</code>.</p>
+  <p class="muted">No account yet? The first one comes from the one-time setup link the service prints at start while no administrator exists (each start prints a new one), or an operator creates one in the service's directory with <code>printf %s "$PASSWORD" | npx wo admin create-user --email you@example.com</code>.</p>
 </section>`,
   });
 }
@@ -131,7 +131,7 @@ export function setupPage(input: { csrfToken: string; token: string; email?: str
     title: 'Create the first administrator',
     main: html`<section class="narrow" aria-labelledby="setup-title">
   <h1 id="setup-title">Create the first administrator</h1>
-  <p>This one-time link works once. After this account exists, more are added with <code>wo admin create-user</code>.</p>
+  <p>This one-time link works once. After this account exists, more are added, in the service's directory, with <code>npx wo admin create-user --email …</code>.</p>
   ${input.error ? notice('error', input.error) : html``}
   <form method="post" action="/admin/setup" class="stack">
     ${csrfField(input.csrfToken)}
@@ -407,7 +407,7 @@ export function auditPage(input: {
     session: input.session,
     current: 'audit',
     main: html`<h1>Audit log${input.organization ? html` <span class="subtitle">of ${input.organization.name}</span>` : html``}</h1>
-<p>Every sign-in, sign-out and change made here or with <code>wo admin</code>, newest first.</p>
+<p>Every sign-in, sign-out and change made here or with the <code>wo</code> command line (<code>npx wo orgs</code>, <code>keys</code>, <code>admin</code>), newest first.</p>
 <section>
   <h2 id="audit-title" class="visually-hidden">Entries</h2>
   ${auditTable(input.entries, 'audit-title')}

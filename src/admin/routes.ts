@@ -122,7 +122,7 @@ export function adminRoutes(context: AdminDeps): FastifyPluginAsync {
     });
 
     const invalidSetupLink = () =>
-      new AppError('not_found', 'This setup link is invalid, already used or expired. Restart the service to print a new one, or use `wo admin create-user`.');
+      new AppError('not_found', 'This setup link is invalid, already used or expired. Restart the service to print a new one, or run `npx wo admin create-user --email …` in its directory.');
 
     app.get<{ Querystring: { token?: string } }>('/setup', { config: { adminAccess: 'public' } }, async (request, reply) => {
       const token = typeof request.query.token === 'string' ? request.query.token : '';

@@ -12,7 +12,7 @@ export async function announceAdminSetupLink(context: AppContext): Promise<strin
   const setupUrl = `${context.config.publicUrl}${ADMIN_PREFIX}/setup?token=${token}`;
   context.logger.warn(
     { setupUrl },
-    `No administrator exists yet. Open this one-time link within an hour to create the first one (or run \`wo admin create-user --email …\`): ${setupUrl}`,
+    `No administrator exists yet. Open this one-time link within an hour to create the first one (or run \`npx wo admin create-user --email …\` in the service's directory): ${setupUrl}`,
   );
   return setupUrl;
 }

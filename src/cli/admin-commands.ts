@@ -12,7 +12,7 @@ export const adminCreateUserCommand: CliCommand = {
     // @NOTE: the password comes from stdin, never argv (argv is visible to every user in `ps`).
     // Only the final line break is dropped, so passwords may begin or end with spaces.
     const password = (await io.readStdin()).replace(/\r?\n$/, '');
-    if (password === '') throw new UsageError('pipe the password on standard input, e.g. `printf %s "$PASSWORD" | wo admin create-user --email …`');
+    if (password === '') throw new UsageError('pipe the password on standard input, e.g. `printf %s "$PASSWORD" | npx wo admin create-user --email …`');
     const context = await createContext(config, { logger: quietLogger(config) });
     try {
       const user = await context.admin.createUser(values.email, password, CLI_ACTOR);

@@ -3,6 +3,7 @@ import { migrateCommand, serveCommand, workerCommand } from './service-commands.
 import { orgsCreateCommand, orgsListCommand } from './org-commands.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './key-commands.js';
 import { adminCreateUserCommand } from './admin-commands.js';
+import { listenCommand } from './listen-command.js';
 import { proofJwksCommand, proofRotateKeyCommand, proofVerifyCommand } from './proof-commands.js';
 
 /** Every CLI command, in the order `wo help` lists them. */
@@ -19,4 +20,5 @@ export const COMMANDS: CliCommand[] = [
   proofVerifyCommand,
   proofRotateKeyCommand,
   proofJwksCommand,
+  listenCommand,
 ];

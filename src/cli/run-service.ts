@@ -14,7 +14,8 @@ const CLOSE_TIMEOUT_MS = 25_000;
 /**
  * Runs the API and/or the background jobs until SIGTERM or SIGINT, then shuts down gracefully:
  * /readyz answers 503 at once while everything else is still served for WO_SHUTDOWN_DRAIN_MS (a load
- * balancer's time to stop sending requests here; a second signal cuts it short), then the server
+ * balancer's time to stop sending requests here; a second signal cuts it short; no drain when
+ * stdout is a terminal, where Ctrl-C means stop now), then the server
  * stops accepting, the requests in flight finish, the jobs stop and the database closes.
  */
 export async function runService(config: Config, roles: { api: boolean; worker: boolean }): Promise<void> {
@@ -24,11 +25,12 @@ export async function runService(config: Config, roles: { api: boolean; worker: 
   const context: AppContext = await createContext(config, { createKeys: true, applicationName });
   const log = context.logger;
   let server: FastifyInstance | undefined;
+  let setupUrl: string | undefined;
   try {
     if (roles.api) {
       server = await buildApp(context);
       await server.listen({ port: config.port, host: config.host });
-      await announceAdminSetupLink(context);
+      setupUrl = await announceAdminSetupLink(context);
     } else if (config.workerPort > 0) {
       // A worker alone still answers health checks and metrics scrapes (the API does for `wo serve`).
       server = await buildWorkerApp(context);
@@ -44,9 +46,12 @@ export async function runService(config: Config, roles: { api: boolean; worker: 
   if (roles.worker) context.jobs.start('worker', log);
   const closeUnusedConnections = server ? unusedConnectionsCloser(server.server) : () => undefined;
   log.info({ database: context.database.dialect, dataDir: config.dataDir, api: roles.api, worker: roles.worker, address: server?.addresses()[0] }, 'work-order service running');
+  if (roles.api) log.info(serviceUrls(config.publicUrl, setupUrl), `API ${config.publicUrl}/api/v1 · reference ${config.publicUrl}/docs · admin ${config.publicUrl}/admin${setupUrl ? ` · first administrator ${setupUrl}` : ''}`);
 
-  // A worker that serves no HTTP (WO_WORKER_PORT=0) has nothing for a load balancer to drain.
-  const signal = await shutdownSignal(context, server ? config.shutdownDrainMs : 0);
+  // A worker that serves no HTTP (WO_WORKER_PORT=0) has nothing for a load balancer to drain; a
+  // process in a terminal (`npm run dev`, `npm start`) has a person at Ctrl-C, not a load balancer.
+  const interactive = process.stdout.isTTY === true;
+  const signal = await shutdownSignal(context, server && !interactive ? config.shutdownDrainMs : 0);
   const hardStop = setTimeout(() => {
     log.error(`graceful shutdown took longer than ${CLOSE_TIMEOUT_MS / 1000} s; exiting`);
     process.exit(1);
@@ -67,6 +72,11 @@ export async function runService(config: Config, roles: { api: boolean; worker: 
 }
 
 const UNUSED_CONNECTION_SWEEP_MS = 100;
+
+/** Where a person starts: the API, its reference, the admin area, and the first administrator's setup link while there is one. */
+function serviceUrls(publicUrl: string, setupUrl: string | undefined) {
+  return { urls: { api: `${publicUrl}/api/v1`, docs: `${publicUrl}/docs`, admin: `${publicUrl}/admin`, ...(setupUrl ? { setup: setupUrl } : {}) } };
+}
 
 /**
  * Closing the server waits for every connection to end, and Node closes for it only those idle

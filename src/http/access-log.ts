@@ -18,6 +18,18 @@ import type { Logger } from 'pino';
  * its end, so a create the client gave up on may well have happened: the line is how an operator
  * finds out, and an `Idempotency-Key` is how the client does.
  */
+/**
+ * Probes polled every few seconds by load balancers, orchestrators and Prometheus: their lines would
+ * drown the requests an operator reads, so they are written at `debug` (LOG_LEVEL=debug shows them).
+ */
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+function isProbe(request: FastifyRequest): boolean {
+  const url = request.url;
+  const query = url.indexOf('?');
+  return PROBE_PATHS.has(query === -1 ? url : url.slice(0, query));
+}
+
 export class AccessLogController extends LogController {
   constructor() {
     super({ disableRequestLogging: false, requestIdLogLabel: 'requestId' });
@@ -25,14 +37,16 @@ export class AccessLogController extends LogController {
 
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     // Below `info` (LOG_LEVEL=warn, as the benchmarks run) there is no line to write: no listener either.
-    if (!(request.log as Logger).isLevelEnabled('info')) return; // the service's logger is pino (context.ts)
+    if (!(request.log as Logger).isLevelEnabled(isProbe(request) ? 'debug' : 'info')) return; // the service's logger is pino (context.ts)
     const response = reply.raw;
     // Read the peer address now: Node caches it, and once the client has gone it can no longer be asked.
     void request.socket.remoteAddress;
     // 'close' comes once per response, after 'finish' when the answer went out whole.
     response.once('close', () => {
       if (!response.writableFinished) {
-        request.log.info({ req: request, responseTime: reply.elapsedTime }, 'request aborted by the client');
+        const line = { req: request, responseTime: reply.elapsedTime };
+        if (isProbe(request)) request.log.debug(line, 'request aborted by the client');
+        else request.log.info(line, 'request aborted by the client');
       }
     });
   }
@@ -41,6 +55,8 @@ export class AccessLogController extends LogController {
     // Fastify's serializers turn these into {method, url, host, remoteAddress, remotePort} and {statusCode}.
     if (error) {
       request.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    } else if (isProbe(request)) {
+      request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     } else {
       request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     }

@@ -85,7 +85,7 @@ export function healthRoutes(context: HealthDeps): FastifyPluginAsyncTypebox {
           if (error instanceof AppError) throw error;
           throw databaseUnavailable(error) ?? errors.unavailable('The database does not answer as expected.', DATABASE_RETRY_AFTER_SECONDS);
         }
-        if (!current) throw errors.unavailable('The database schema is not migrated to this version: run `wo migrate`.', NOT_MIGRATED_RETRY_AFTER_SECONDS);
+        if (!current) throw errors.unavailable('The database schema is not migrated to this version: run `wo migrate` (`npx wo migrate` in the service\'s directory).', NOT_MIGRATED_RETRY_AFTER_SECONDS);
         return { status: 'ready' as const, database: context.database.dialect };
       },
     );

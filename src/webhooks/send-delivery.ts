@@ -127,9 +127,14 @@ export function unsentAttempt(delivery: ClaimedDelivery, error: string, clock: C
 /**
  * The headers of one attempt: the contract's (X-Webhook-*) and Standard Webhooks' (webhook-*), whose
  * timestamp is the attempt's own. While a rotated-out secret is still valid, the body is signed with
- * it too: in X-Webhook-Signature-Previous, and as a second entry of webhook-signature.
+ * it too: in X-Webhook-Signature-Previous, and as a second entry of webhook-signature. `wo listen`
+ * signs what it forwards with these same headers.
  */
-export function deliveryHeaders(delivery: ClaimedDelivery, keys: SigningKeys, now: Date): Record<string, string> {
+export function deliveryHeaders(
+  delivery: Pick<ClaimedDelivery, 'event_type' | 'event_id' | 'body'>,
+  keys: Pick<SigningKeys, 'secret' | 'standardKey' | 'previousSecret' | 'previousStandardKey' | 'previousExpiresAt'>,
+  now: Date,
+): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   const headers: Record<string, string> = {
     'content-type': 'application/json',

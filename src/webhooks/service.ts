@@ -242,10 +242,18 @@ export class WebhookService {
 
   private async checkUrl(raw: string): Promise<string> {
     const check = await checkWebhookUrl(raw.trim(), this.urlGuard);
-    if (!check.ok) throw errors.unprocessable(`The webhook URL is not allowed: it ${check.reason}.`, [{ field: 'body.url', message: check.reason }]);
+    if (!check.ok) {
+      // The way out for a developer whose receiver runs on their own machine.
+      const wayOut = check.nonPublic ? ` ${PRIVATE_URL_WAYS_OUT}` : '';
+      throw errors.unprocessable(`The webhook URL is not allowed: it ${check.reason}.${wayOut}`, [{ field: 'body.url', message: check.reason }]);
+    }
     return check.url.toString();
   }
 }
+
+/** What the 422 for a loopback or private receiver URL suggests instead. */
+export const PRIVATE_URL_WAYS_OUT =
+  'For a receiver on your own machine, forward the event feed to it with `npx wo listen --forward-to <url>` (from a clone of the service; no subscription needed), or have the service started with WO_WEBHOOK_ALLOW_PRIVATE_URLS=true (read at start, so it takes a restart; for development only).';
 
 function checkEvents(events: string[], eventNames: EventNames): void {
   const problems: FieldError[] = [];

@@ -21,7 +21,8 @@ export interface UrlGuardOptions {
   resolve?: (hostname: string) => Promise<string[]>;
 }
 
-export type UrlProblem = { ok: false; reason: string };
+/** `nonPublic`: the URL is well-formed but leads to an address that is not public (loopback, private, metadata…). */
+export type UrlProblem = { ok: false; reason: string; nonPublic?: true };
 export type UrlCheck = { ok: true; url: URL } | UrlProblem;
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -79,7 +80,7 @@ export async function checkWebhookUrl(raw: string, options: UrlGuardOptions): Pr
   }
   for (const address of addresses) {
     const reason = forbiddenAddressReason(address);
-    if (reason) return { ok: false, reason: `resolves to ${address}, which ${reason}; only public addresses may receive webhooks` };
+    if (reason) return { ok: false, reason: `resolves to ${address}, which ${reason}; only public addresses may receive webhooks`, nonPublic: true };
   }
   return form;
 }

@@ -19,7 +19,7 @@ interface LogLine {
  * A real server with the service's access-log controller and a route the test holds open, so a
  * client can hang up while the handler runs (the service's own routes answer too fast to catch).
  */
-async function serverWithHeldRoute() {
+async function serverWithHeldRoute(level = 'info') {
   const lines: LogLine[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -27,7 +27,7 @@ async function serverWithHeldRoute() {
       done();
     },
   });
-  const app = Fastify({ loggerInstance: pino({ level: 'info' }, sink), logController: new AccessLogController() });
+  const app = Fastify({ loggerInstance: pino({ level }, sink), logController: new AccessLogController() });
   const held: Array<() => void> = [];
   let handlerFinished = false;
   app.post('/held', async () => {
@@ -36,6 +36,7 @@ async function serverWithHeldRoute() {
     return { ok: true };
   });
   app.get('/quick', async () => ({ ok: true }));
+  for (const probe of ['/healthz', '/readyz', '/metrics']) app.get(probe, async () => ({ ok: true }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   return { app, port, lines, held, handlerFinished: () => handlerFinished };
@@ -55,6 +56,21 @@ describe('the access log', () => {
       assert.ok(!server.lines.some((entry) => entry.msg === 'request aborted by the client'), 'an answered request is not reported as aborted');
     } finally {
       await server.app.close();
+    }
+  });
+
+  it('writes the probes /healthz, /readyz and /metrics at debug, not info, so that polling does not drown the log', async () => {
+    for (const level of ['info', 'debug']) {
+      const server = await serverWithHeldRoute(level);
+      try {
+        for (const probe of ['/healthz', '/readyz?x=1', '/metrics']) assert.equal((await fetch(`http://127.0.0.1:${server.port}${probe}`)).status, 200);
+        await fetch(`http://127.0.0.1:${server.port}/quick`);
+        await waitFor(() => server.lines.some((entry) => entry.msg === 'request completed' && entry.req?.url === '/quick'), 5_000, 'the /quick line');
+        const probes = server.lines.filter((entry) => entry.req && entry.req.url !== '/quick').map((entry) => [entry.req?.url, (entry as { level?: number }).level]);
+        assert.deepEqual(probes, level === 'info' ? [] : [['/healthz', 20], ['/readyz?x=1', 20], ['/metrics', 20]], level);
+      } finally {
+        await server.app.close();
+      }
     }
   });
 

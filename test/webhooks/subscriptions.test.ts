@@ -116,6 +116,17 @@ for (const dialect of TEST_DIALECTS) {
       }
     });
 
+    it('names the ways out when a receiver URL is loopback or private: wo listen, and WO_WEBHOOK_ALLOW_PRIVATE_URLS with its restart', async () => {
+      for (const url of ['http://localhost:3000/webhooks', 'http://192.168.1.20/hook']) {
+        const { detail } = (await create({ name: 'local', url, events: ['record.created'] })).json();
+        assert.match(detail, /npx wo listen --forward-to/, url);
+        assert.match(detail, /WO_WEBHOOK_ALLOW_PRIVATE_URLS=true \(read at start, so it takes a restart/, url);
+      }
+      // A URL that is not even well-formed has nothing to do with either.
+      const { detail } = (await create({ name: 'bad', url: 'ftp://93.184.216.34/x', events: ['record.created'] })).json();
+      assert.doesNotMatch(detail, /wo listen|WO_WEBHOOK_ALLOW_PRIVATE_URLS/);
+    });
+
     it('updates name, url, events and active, honouring If-Match', async () => {
       const { id } = (await create({ name: 'before', url: PUBLIC_URL, events: ['record.created'] })).json();
       const stale = await tenant.request({ method: 'PATCH', url: `/api/v1/webhooks/${id}`, headers: { 'if-match': '"7"' }, payload: { name: 'x' } });
