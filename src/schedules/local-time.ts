@@ -45,9 +45,31 @@ export function zonedInstant(local: Temporal.PlainDateTime, timeZone: string): T
   return local.toZonedDateTime(timeZone, { disambiguation: 'compatible' }).toInstant();
 }
 
-/** The occurrence key's form: `2027-01-04T08:00:00`. */
-export function formatLocalDateTime(local: Temporal.PlainDateTime): string {
-  return local.toString({ smallestUnit: 'second' });
+/** Two days: more than any zone's offset has ever moved, so no gap or repeat is nearer than that. */
+const CHANGE_MARGIN_MS = 2 * 86_400_000;
+
+/**
+ * zonedInstant for wall times given as milliseconds on a UTC timeline, fast: asking the zone costs
+ * ~0.1 ms (Intl under the polyfill), so the offset is reused while the wall time is well inside the
+ * stretch of constant offset it was read for. There a wall time has exactly one instant.
+ */
+export function wallClockPlacer(timeZone: string): (wallMs: number) => { atMs: number; exists: boolean } {
+  let stretch = { fromMs: Number.POSITIVE_INFINITY, toMs: Number.NEGATIVE_INFINITY, offsetMs: 0 };
+  return (wallMs) => {
+    const guess = wallMs - stretch.offsetMs;
+    if (guess >= stretch.fromMs && guess < stretch.toMs) return { atMs: guess, exists: true };
+    const local = Temporal.Instant.fromEpochMilliseconds(wallMs).toZonedDateTimeISO('UTC').toPlainDateTime();
+    const zoned = local.toZonedDateTime(timeZone, { disambiguation: 'compatible' });
+    // 'previous' from a millisecond later, so a change at this very instant counts as the stretch's start.
+    const began = zoned.add({ milliseconds: 1 }).getTimeZoneTransition('previous');
+    const ends = zoned.getTimeZoneTransition('next');
+    stretch = {
+      fromMs: (began?.epochMilliseconds ?? Number.NEGATIVE_INFINITY) + CHANGE_MARGIN_MS,
+      toMs: (ends?.epochMilliseconds ?? Number.POSITIVE_INFINITY) - CHANGE_MARGIN_MS,
+      offsetMs: zoned.offsetNanoseconds / 1e6,
+    };
+    return { atMs: zoned.epochMilliseconds, exists: zoned.toPlainDateTime().equals(local) };
+  };
 }
 
 /** Our stored instant form: `2027-01-04T07:00:00.000Z`. */

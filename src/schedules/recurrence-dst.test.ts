@@ -164,4 +164,15 @@ describe('calendar triggers across daylight-saving changes', () => {
       ['2027-03-29T01:30:00', '2027-03-28T23:30:00.000Z'],
     ]);
   });
+
+  it('folds a day skipped whole (Samoa crossing the date line in 2011) into the next day\'s occurrence', () => {
+    const got = occurrencesBetween({ type: 'calendar', rrule: 'FREQ=DAILY;COUNT=4', start: '2011-12-28T09:00:00', timezone: 'Pacific/Apia' }, '2011-01-01T00:00:00Z', '2013-01-01T00:00:00Z', 10);
+    assert.deepEqual(got.map((o) => [o.key, o.at]), [
+      ['2011-12-28T09:00:00', '2011-12-28T19:00:00.000Z'],
+      ['2011-12-29T09:00:00', '2011-12-29T19:00:00.000Z'],
+      // December 30 did not exist: its 09:00, read with the offset before (-10), is December 31 09:00 (+14).
+      ['2011-12-31T09:00:00', '2011-12-30T19:00:00.000Z'],
+      ['2012-01-01T09:00:00', '2011-12-31T19:00:00.000Z'],
+    ]);
+  });
 });

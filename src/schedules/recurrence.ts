@@ -13,7 +13,7 @@
  */
 import { RRuleTemporal } from 'rrule-temporal';
 import { Temporal } from 'temporal-polyfill';
-import { formatInstant, formatLocalDateTime, parseLocalDateTime, parseTimeZone, toInstant, zonedInstant } from './local-time.js';
+import { formatInstant, parseLocalDateTime, parseTimeZone, toInstant, wallClockPlacer, zonedInstant } from './local-time.js';
 import { parseRecurrenceRule, type Until } from './rrule-parts.js';
 
 export interface CalendarTrigger {
@@ -37,6 +37,7 @@ export interface Occurrence {
 export const MAX_OCCURRENCES_PER_CALL = 10_000;
 
 const DAY_MS = 86_400_000;
+const LAST_WALL_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * Occurrences with `fromUtc <= at < toUtc`, earliest first, at most `limit`.
@@ -146,17 +147,20 @@ function collect(compiled: CompiledTrigger, from: number, to: number, limit: num
       counted += 1;
       if (counted > compiled.count) return true;
       if (candidate.atMs < from || candidate.atMs > end) continue;
-      answered.push({ key: candidate.key, at: formatInstant(Temporal.Instant.fromEpochMilliseconds(candidate.atMs)) });
+      answered.push({ key: candidate.key, at: new Date(candidate.atMs).toISOString() });
       if (answered.length === limit) return true;
     }
     return false;
   };
 
+  const place = wallClockPlacer(compiled.zone);
   for (const wall of wallClockTimes(compiled, expandFrom)) {
-    const local = wall.toPlainDateTime();
-    const zoned = local.toZonedDateTime(compiled.zone, { disambiguation: 'compatible' });
-    pending.push({ key: formatLocalDateTime(local), atMs: zoned.epochMilliseconds, exists: zoned.toPlainDateTime().equals(local) });
-    const settledBefore = wall.epochMilliseconds - DAY_MS;
+    const wallMs = wall.epochMilliseconds;
+    // Our stored instants end with year 9999; so does a rule.
+    if (wallMs > LAST_WALL_MS) break;
+    // On the UTC timeline, the wall time's ISO form is the key.
+    pending.push({ key: new Date(wallMs).toISOString().slice(0, 19), ...place(wallMs) });
+    const settledBefore = wallMs - DAY_MS;
     if (answerBefore(settledBefore)) return answered;
     if (settledBefore > end) break;
   }
@@ -167,7 +171,7 @@ function collect(compiled: CompiledTrigger, from: number, to: number, limit: num
 /** The rule's wall-clock date-times from the wall-clock reading `fromMs` on, in order. */
 function* wallClockTimes(compiled: CompiledTrigger, fromMs: number): Generator<Temporal.ZonedDateTime> {
   let cursor = compiled.start;
-  if (fromMs > cursor.epochMilliseconds) cursor = Temporal.Instant.fromEpochMilliseconds(Math.min(fromMs, MAX_EPOCH_MS)).toZonedDateTimeISO('UTC');
+  if (fromMs > cursor.epochMilliseconds) cursor = Temporal.Instant.fromEpochMilliseconds(Math.min(fromMs, LAST_WALL_MS)).toZonedDateTimeISO('UTC');
   let inclusive = true;
   for (;;) {
     const next = nextOrExhausted(compiled.rule, cursor, inclusive);
@@ -190,6 +194,3 @@ function nextOrExhausted(rule: RRuleTemporal, cursor: Temporal.ZonedDateTime, in
     throw error;
   }
 }
-
-/** Temporal's last instant (10^8 days after the epoch): a bound beyond it reads as "no bound". */
-const MAX_EPOCH_MS = 8.64e15;
