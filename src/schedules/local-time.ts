@@ -49,9 +49,9 @@ export function zonedInstant(local: Temporal.PlainDateTime, timeZone: string): T
 const CHANGE_MARGIN_MS = 2 * 86_400_000;
 
 /**
- * zonedInstant for wall times given as milliseconds on a UTC timeline, fast: asking the zone costs
- * ~0.1 ms (Intl under the polyfill), so the offset is reused while the wall time is well inside the
- * stretch of constant offset it was read for. There a wall time has exactly one instant.
+ * zonedInstant for wall times given as milliseconds on a UTC timeline, fast: asking the zone is slow
+ * under the polyfill (it goes through Intl), so the offset is reused while the wall time is well
+ * inside the stretch of constant offset it was read for. There a wall time has exactly one instant.
  */
 export function wallClockPlacer(timeZone: string): (wallMs: number) => { atMs: number; exists: boolean } {
   let stretch = { fromMs: Number.POSITIVE_INFINITY, toMs: Number.NEGATIVE_INFINITY, offsetMs: 0 };

@@ -85,7 +85,7 @@ interface CompiledTrigger {
 }
 
 /** A RangeError carrying the first problem: callers reach here only with a trigger already validated. */
-export function compileCalendarTrigger(trigger: CalendarTrigger): CompiledTrigger {
+function compileCalendarTrigger(trigger: CalendarTrigger): CompiledTrigger {
   const start = parseLocalDateTime(trigger.start);
   if (typeof start === 'string') throw new RangeError(`start ${start}`);
   const zone = parseTimeZone(trigger.timezone);

@@ -50,7 +50,7 @@ export function parseRecurrenceRule(value: unknown): RecurrenceRule | { problems
 
   const problems: string[] = [];
   const parts = new Map<string, string>();
-  for (const piece of text.split(';')) {
+  for (const piece of text.split(';').map((part) => part.trim())) {
     if (piece === '') continue;
     const eq = piece.indexOf('=');
     const name = eq < 0 ? piece : piece.slice(0, eq);

@@ -13,10 +13,11 @@ function rruleErrors(rrule: unknown): string[] {
 }
 
 describe('calendar trigger validation', () => {
-  it('accepts the design example, a zone spelt in any case, a start without seconds and lower-case rule parts', () => {
+  it('accepts the design example, a zone spelt in any case, a start without seconds, lower-case rule parts and stray spaces', () => {
     assert.deepEqual(validateCalendarTrigger(valid, PATH), []);
     assert.deepEqual(validateCalendarTrigger({ ...valid, timezone: 'europe/berlin', start: '2027-01-04T08:00' }, PATH), []);
     assert.deepEqual(validateCalendarTrigger({ ...valid, rrule: 'freq=monthly;byday=1mo' }, PATH), []);
+    assert.deepEqual(validateCalendarTrigger({ ...valid, rrule: 'FREQ=MONTHLY; BYDAY=1MO;' }, PATH), []);
   });
 
   it('requires FREQ', () => {
