@@ -18,6 +18,7 @@ import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
 import { AuthenticatedKeys } from './keys/authenticated-keys.js';
 import { RoleMetrics } from './role-metrics.js';
 import { JobRegistry } from './jobs/job-registry.js';
+import { DUE_ROW_CLAIMERS } from './jobs/due-rows.js';
 import { CHECKPOINT_INTERVAL_MS } from './db/sqlite/wal-checkpointer.js';
 import type { BuiltFeature, Feature, FeatureRegistry, FeatureServices, PlatformServices } from './feature.js';
 import { FEATURES, assembleRegistry } from './features.js';
@@ -173,7 +174,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     database.dialect === 'postgres'
       ? new PostgresFeedSignal({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger })
       : new InProcessFeedSignal();
-  const platform: PlatformServices = { organizations: new OrganizationService(db, clock), apiKeys, idempotency, feedSignal, proofKeys, secrets };
+  const claimDueRows = DUE_ROW_CLAIMERS[database.dialect];
+  const platform: PlatformServices = { organizations: new OrganizationService(db, clock), apiKeys, idempotency, feedSignal, proofKeys, secrets, claimDueRows };
 
   // Each role's metrics reach /metrics once this process takes the role on (RoleMetrics).
   const apiMetrics = new RoleMetrics(metrics);

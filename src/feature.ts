@@ -13,6 +13,7 @@ import type { ApiKeyService } from './keys/api-keys.js';
 import type { IdempotencyStore } from './idempotency/store.js';
 import type { FeedSignal } from './events/feed-signal.js';
 import type { DeploymentKeys } from './deployment/deployment-keys.js';
+import type { DueRowClaimer } from './jobs/due-rows.js';
 
 /**
  * What a feature folder brings to the service, in one object (`<feature>/feature.ts`): its scopes,
@@ -90,6 +91,8 @@ export interface PlatformServices {
   readonly proofKeys: DeploymentKeys['proofKeys'];
   /** Encrypts and decrypts webhook secrets with the deployment's key. */
   readonly secrets: DeploymentKeys['secrets'];
+  /** Claims due rows exactly once across workers (src/jobs/due-rows.ts), for jobs that generate work. */
+  readonly claimDueRows: DueRowClaimer;
 }
 
 export interface FeaturePage {

@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   adminLoginAttempt: 'lga',
   request: 'req',
   comment: 'cmt',
+  schedule: 'sch',
   // `att` already names delivery attempts.
   attachment: 'file',
 } as const;

@@ -178,7 +178,9 @@ function conditionalStatement(
       // ~0.3 µs per column of every result it describes, on every execution, written or not, and
       // its one user, `records`, holds text and integers, which JSON carries as the driver would.
       if (readBack) {
-        const standing = TABLE_COLUMNS[table].map(quote);
+        const listed = (TABLE_COLUMNS as Partial<Record<string, readonly string[]>>)[table];
+        if (!listed) throw new Error(`reading back ${table} needs its columns in TABLE_COLUMNS (src/db/table-columns.ts)`);
+        const standing = listed.map(quote);
         asItStood = ` LEFT JOIN LATERAL (SELECT ${standing.join(', ')} FROM ${quote(table)} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND NOT EXISTS (SELECT 1 FROM updated)) AS stood ON true`;
       }
     }

@@ -5,8 +5,8 @@ import type { Tables } from './tables.js';
 import { errors } from '../errors.js';
 import { IN_ORGANIZATION } from './organization-check.js';
 
-/** Tables whose rows carry `org_id` and a `version` counter (the ETag), changed optimistically. */
-export type VersionedTable = 'records' | 'assets' | 'locations' | 'categories';
+/** Tables whose rows carry `id`, `org_id` and a `version` counter (the ETag), changed optimistically: any feature's that do. */
+export type VersionedTable = { [T in keyof Tables]: Tables[T] extends { id: string; org_id: string; version: number } ? T : never }[keyof Tables];
 
 // Kysely cannot narrow a union of table names in one builder chain; the signature keeps callers typed.
 const untyped = (db: Executor) => db as unknown as Kysely<Record<VersionedTable, { id: string; org_id: string; version: number }>>;

@@ -12,7 +12,7 @@ import { newId } from '../ids.js';
 import { canonicalBound, canonicalInstant, isoNow, type Clock } from '../clock.js';
 import type { LifecycleAction } from './lifecycle.js';
 import { actionAppends, applyAction, historyRow } from './action-rows.js';
-import type { CreateRecordInput, RecordHistoryEntry, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
+import type { CreateRecordInput, RecordHistoryEntry, RecordSource, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
 import {
   countCreated,
   countMoved,
@@ -115,6 +115,19 @@ export class RecordService {
     }).catch((error: unknown) => {
       throw translateReferenceError(error);
     });
+  }
+
+  /**
+   * Creates a work order inside a transaction the caller holds (a schedule's occurrence, a request's
+   * approval), so that it commits or rolls back with the caller's own rows. `source` says what made it.
+   */
+  async createInTransaction(tx: Tx, principal: Principal, input: CreateRecordInput & { source?: RecordSource }): Promise<WorkOrder> {
+    assertMetadataSize(input.metadata);
+    const problems = await this.checkReferences(tx, principal.orgId, input);
+    if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
+    const { record, appends } = await this.newRecord(tx, principal, input);
+    await appends.write(tx);
+    return record;
   }
 
   /** A new work order's row and everything written with it: its count, its history entry and its events. */

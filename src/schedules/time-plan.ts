@@ -1,6 +1,6 @@
 import { Temporal } from 'temporal-polyfill';
 import { addDuration, subtractDuration } from './durations.js';
-import { formatLocalDateTime, parseLocalDateTime, zonedInstant } from './local-time.js';
+import { parseLocalDateTime, zonedInstant } from './local-time.js';
 import { occurrencesBetween, type CalendarTrigger } from './recurrence.js';
 import type { UpcomingOccurrence } from './planner.js';
 
@@ -94,7 +94,7 @@ function intervalOccurrence(trigger: IntervalTrigger, input: TimePlanInput): Tim
     const start = trigger.start ? parseLocalDateTime(trigger.start) : undefined;
     const instant = start && typeof start !== 'string' ? zonedInstant(start, zone).toString({ smallestUnit: 'millisecond' }) : addDuration(input.createdAt, trigger.every, zone);
     dueAt = new Date(instant).toISOString();
-    key = formatLocalDateTime(Temporal.Instant.from(dueAt).toZonedDateTimeISO(zone).toPlainDateTime());
+    key = Temporal.Instant.from(dueAt).toZonedDateTimeISO(zone).toPlainDateTime().toString({ smallestUnit: 'second' });
   }
   return [{ key, dueAt, generateAt: subtractDuration(dueAt, input.leadTime, zone), from: 'interval' }];
 }

@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox';
+import type { EventDefinition } from '../events/catalogue.js';
+
+const occurrencePayload = (reasons: string) =>
+  Type.Object({
+    scheduleId: Type.String(),
+    occurrence: Type.String({ description: 'The occurrence key.' }),
+    dueAt: Type.Union([Type.String(), Type.Null()], { description: 'When the occurrence was due.' }),
+    reason: Type.String({ description: reasons }),
+  });
+
+/** The events of preventive maintenance (a generated work order's own is `record.created`, carrying `source`). */
+export const SCHEDULE_EVENTS = {
+  'schedule.occurrence_skipped': {
+    description: 'An occurrence of a schedule was skipped: its previous work order was still open (`overlap: skip`), or it was skipped by request.',
+    payload: occurrencePayload('`previous_open` or `skipped_by_request`.'),
+  },
+  'schedule.occurrence_missed': {
+    description: 'An occurrence was already past when it came up for generation (no worker ran, the schedule was paused, or it started in the past), and `catchUp` recorded it MISSED.',
+    payload: occurrencePayload('`catch_up_latest` (a later one was generated) or `catch_up_none`.'),
+  },
+} as const satisfies Record<string, EventDefinition>;
+
+declare module '../events/catalogue.js' {
+  interface EventCatalogue extends Record<keyof typeof SCHEDULE_EVENTS, EventDefinition> {}
+}

@@ -1,0 +1,51 @@
+import { intervalLoop } from '../background-loop.js';
+import { defineFeature } from '../feature.js';
+import { checkRecordReferences } from '../records/references.js';
+import { SCHEDULE_EVENTS } from './events.js';
+import { ScheduleGenerator } from './generator.js';
+import { scheduleRoutes } from './routes.js';
+import { scheduleComponents } from './schemas.js';
+import { ScheduleService } from './service.js';
+
+declare module '../feature.js' {
+  interface FeatureServices {
+    schedules: ScheduleService;
+    scheduleGenerator: ScheduleGenerator;
+  }
+}
+declare module '../keys/scopes.js' {
+  interface ScopeCatalogue extends Record<keyof typeof SCHEDULE_SCOPES, string> {}
+}
+
+const SCHEDULE_SCOPES = {
+  'schedules:read': 'Read preventive-maintenance schedules, their occurrences and meters.',
+  'schedules:write': 'Create, change, pause and delete schedules; skip occurrences; create meters and post readings.',
+} as const;
+
+/** How often the generator looks for schedules due: a work order comes at most this late after its lead time. */
+const GENERATOR_INTERVAL_MS = 5_000;
+
+/** Preventive maintenance: schedules whose occurrences generate work orders exactly once. */
+export const schedulesFeature = defineFeature({
+  name: 'schedules',
+  tags: [{ name: 'Schedules', description: 'Preventive maintenance: calendar, interval, meter and threshold triggers generating work orders exactly once. See docs/schedules.md.' }],
+  scopes: SCHEDULE_SCOPES,
+  events: SCHEDULE_EVENTS,
+  schemas: scheduleComponents,
+  build({ database, clock, logger, services }) {
+    const schedules = new ScheduleService(database.db, clock, checkRecordReferences, undefined);
+    const scheduleGenerator = new ScheduleGenerator(database.db, clock, services.claimDueRows, services.records, logger);
+    return {
+      services: { schedules, scheduleGenerator },
+      api: scheduleRoutes(schedules),
+      jobs: [
+        {
+          placement: 'every-worker',
+          periodMs: GENERATOR_INTERVAL_MS,
+          does: 'generates the work orders of schedules whose occurrences came up, each exactly once',
+          loop: intervalLoop({ name: 'schedule-generator', intervalMs: GENERATOR_INTERVAL_MS, work: () => scheduleGenerator.runOnce(), logger, errorMessage: 'generating scheduled work orders failed' }),
+        },
+      ],
+    };
+  },
+});
