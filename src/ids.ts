@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   comment: 'cmt',
   // `att` already names delivery attempts.
   attachment: 'file',
+  meter: 'mtr',
+  meterReading: 'rdg',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
