@@ -8,6 +8,7 @@ import { commentsFeature } from './comments/feature.js';
 import { attachmentsFeature } from './attachments/feature.js';
 import { locationsFeature } from './locations/feature.js';
 import { assetsFeature } from './assets/feature.js';
+import { metersFeature } from './meters/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -25,6 +26,7 @@ export const FEATURES: readonly Feature[] = [
   categoriesFeature,
   assetsFeature,
   locationsFeature,
+  metersFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,
