@@ -30,6 +30,7 @@ export const ERROR_CODES = {
   expectation_failed: { status: 417, title: 'Expectation failed' },
   unprocessable_entity: { status: 422, title: 'Unprocessable entity' },
   idempotency_key_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },
+  meter_decreased: { status: 422, title: 'Cumulative meter reading decreased' },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
@@ -67,6 +68,7 @@ export const errors = {
   unprocessable: (detail: string, errs?: FieldError[]) =>
     new AppError('unprocessable_entity', detail, errs ? { errors: errs } : {}),
   conflict: (detail: string) => new AppError('conflict', detail),
+  meterDecreased: (detail: string, errs: FieldError[]) => new AppError('meter_decreased', detail, { errors: errs }),
   alreadyExists: (detail: string) => new AppError('already_exists', detail),
   inUse: (detail: string) => new AppError('resource_in_use', detail),
   invalidTransition: (detail: string, allowedActions: string[]) =>

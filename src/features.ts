@@ -8,6 +8,8 @@ import { commentsFeature } from './comments/feature.js';
 import { attachmentsFeature } from './attachments/feature.js';
 import { locationsFeature } from './locations/feature.js';
 import { assetsFeature } from './assets/feature.js';
+import { metersFeature } from './meters/feature.js';
+import { schedulesFeature } from './schedules/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -25,6 +27,8 @@ export const FEATURES: readonly Feature[] = [
   categoriesFeature,
   assetsFeature,
   locationsFeature,
+  metersFeature,
+  schedulesFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,

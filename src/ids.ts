@@ -23,6 +23,8 @@ export const ID_PREFIXES = {
   schedule: 'sch',
   // `att` already names delivery attempts.
   attachment: 'file',
+  meter: 'mtr',
+  meterReading: 'rdg',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -132,7 +132,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'deleteAsset',
           summary: 'Delete an asset no work order refers to',
-          description: 'For mistakes. Refused with 409 `resource_in_use` while any work order refers to the asset: retire it instead. Emits `asset.deleted`.',
+          description: 'For mistakes. Refused with 409 `resource_in_use` while any work order refers to the asset (retire it instead), or while meters are on it. Emits `asset.deleted`.',
           params: IdParams,
           response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(404, 409, 412) },
         },

@@ -140,6 +140,10 @@ export class AssetService {
       await assertNoWorkOrders(tx, orgId, id);
       const now = isoNow(this.clock);
       await emitEvent(tx, { orgId, type: 'asset.deleted', payload: { assetId: id, asset: toAsset(current) }, occurredAt: now });
+    }).catch((error: unknown) => {
+      // Meters on the asset (their foreign key refuses the delete).
+      if (isForeignKeyViolation(error)) throw errors.inUse(`Asset "${id}" still has meters; delete them or move them to another asset first.`);
+      throw error;
     });
   }
 

@@ -45,4 +45,6 @@ export const TABLE_COLUMNS = registry({
   attachments: ['id', 'org_id', 'record_id', 'filename', 'media_type', 'state', 'size', 'sha256', 'chunk_bytes', 'evidence_at', 'created_at'],
   attachment_chunks: ['attachment_id', 'n', 'bytes'],
   deployment_keys: ['kind', 'fingerprint', 'log_origin', 'recorded_at'],
+  meters: ['id', 'org_id', 'asset_id', 'name', 'unit', 'kind', 'last_value', 'last_read_at', 'created_at', 'updated_at', 'version'],
+  meter_readings: ['id', 'org_id', 'meter_id', 'value', 'read_at', 'external_id', 'reset', 'created_at'],
 });

@@ -72,6 +72,28 @@ export function inspectInput(value: unknown): InputProblem | undefined {
   return undefined;
 }
 
+/**
+ * Where in `value` the first problem `inspectInput` finds lies, as path segments (`['readings', '3',
+ * 'value']`); a key's problem names the object holding it. Walked only once a problem was found, so
+ * requests that pass pay nothing for it; the same order as inspectInput's, so it finds the same one.
+ */
+export function locateInputProblem(value: unknown): string[] {
+  const stack: [unknown, string[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [item, path] = stack.pop()!;
+    if (typeof item === 'string' || typeof item === 'number') {
+      if (inspectInput(item)) return path;
+    } else if (item !== null && typeof item === 'object') {
+      if (path.length >= MAX_JSON_DEPTH) return path;
+      for (const [key, child] of Object.entries(item)) {
+        if (stringProblem(key)) return path;
+        stack.push([child, [...path, key]]);
+      }
+    }
+  }
+  return [];
+}
+
 function stringProblem(text: string): 'nul' | 'lone_surrogate' | undefined {
   if (text.includes('\u0000')) return 'nul';
   if (!text.isWellFormed()) return 'lone_surrogate';
@@ -95,7 +117,7 @@ export function installInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
     for (const [part, value] of [['path', request.params], ['querystring', request.query], ['body', request.body]] as const) {
       const problem = inspectInput(value);
-      if (problem) return done(errors.validation([{ field: part, message: PROBLEM_MESSAGES[problem] }]));
+      if (problem) return done(errors.validation([{ field: [part, ...locateInputProblem(value)].join('.'), message: PROBLEM_MESSAGES[problem] }]));
     }
     if (refusesBody(request)) return done(errors.validation([{ field: 'body', message: 'must be absent: this operation takes no body' }], `${request.method} ${request.routeOptions.url} takes no body.`));
     done();

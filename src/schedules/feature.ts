@@ -18,8 +18,8 @@ declare module '../keys/scopes.js' {
 }
 
 const SCHEDULE_SCOPES = {
-  'schedules:read': 'Read preventive-maintenance schedules, their occurrences and meters.',
-  'schedules:write': 'Create, change, pause and delete schedules; skip occurrences; create meters and post readings.',
+  'schedules:read': 'Read preventive-maintenance schedules, their occurrences, meters and their readings.',
+  'schedules:write': 'Create, change, pause and delete schedules, skip occurrences; create, update and delete meters, and record meter readings.',
 } as const;
 
 /** How often the generator looks for schedules due: a work order comes at most this late after its lead time. */

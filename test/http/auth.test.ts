@@ -116,7 +116,7 @@ describe('scopes', () => {
 });
 
 describe('organization isolation', () => {
-  itOnEachDatabase('another organization’s work orders, categories, locations and assets answer 404 on every route and never appear in lists', async ({ newTenant }) => {
+  itOnEachDatabase('another organization’s work orders, categories, locations, assets and meters answer 404 on every route and never appear in lists', async ({ newTenant }) => {
     const owner = await newTenant();
     const intruder = await newTenant();
     const categoryId = await seedCategory(owner);
@@ -126,6 +126,8 @@ describe('organization isolation', () => {
     const location = (await owner.request({ method: 'POST', url: '/api/v1/locations', payload: { name: 'Harbour House' } })).json();
     const asset = (await owner.request({ method: 'POST', url: '/api/v1/assets', payload: { name: 'Boiler', tag: 'B-1', locationId: location.id } })).json();
     assert.match(asset.id, /^ast_/);
+    const meter = (await owner.request({ method: 'POST', url: '/api/v1/meters', payload: { name: 'Run hours', unit: 'h', kind: 'cumulative', assetId: asset.id } })).json();
+    assert.match(meter.id, /^mtr_/);
 
     const attempts: [string, string, Record<string, unknown>?][] = [
       ['GET', `/api/v1/locations/${location.id}`],
@@ -136,6 +138,11 @@ describe('organization isolation', () => {
       ['PATCH', `/api/v1/assets/${asset.id}`, { name: 'hijacked' }],
       ['POST', `/api/v1/assets/${asset.id}/retire`, {}],
       ['DELETE', `/api/v1/assets/${asset.id}`],
+      ['GET', `/api/v1/meters/${meter.id}`],
+      ['PATCH', `/api/v1/meters/${meter.id}`, { name: 'hijacked' }],
+      ['DELETE', `/api/v1/meters/${meter.id}`],
+      ['GET', `/api/v1/meters/${meter.id}/readings`],
+      ['POST', `/api/v1/meters/${meter.id}/readings`, { readings: [{ value: 1 }] }],
       ['GET', `/api/v1/records/${record.id}`],
       ['PATCH', `/api/v1/records/${record.id}`, { description: 'hijacked' }],
       ['GET', `/api/v1/records/${record.id}/events`],
@@ -156,7 +163,7 @@ describe('organization isolation', () => {
     assert.equal(categories.total, 1);
     assert.ok(!categories.categories.some((c: { id: string }) => c.id === categoryId));
 
-    for (const collection of ['assets', 'locations']) {
+    for (const collection of ['assets', 'locations', 'meters']) {
       const list = (await intruder.request({ method: 'GET', url: `/api/v1/${collection}` })).json();
       assert.deepEqual([list.total, list[collection].length], [0, 0], collection);
     }

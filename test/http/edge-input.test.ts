@@ -46,19 +46,20 @@ describe('edge-case input', () => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
     const base = `"categoryId":"${categoryId}","requesterName":"b","description":"c"`;
-    const refused: [string, RegExp][] = [
-      [`{${base},"address":"lone \\ud800 x"}`, /surrogate/],
-      [`{${base},"address":"a","metadata":{"k\\udc00":"v"}}`, /surrogate/],
-      [`{${base},"address":"a","metadata":{"s":["\\ud800"]}}`, /surrogate/],
-      [`{${base},"address":"a","metadata":{"n":9007199254740993}}`, /9007199254740991/],
-      [`{${base},"address":"a","metadata":{"n":-9007199254740992}}`, /9007199254740991/],
-      [`{${base},"address":"a","metadata":{"n":1e400}}`, /finite/],
+    // Each problem is named where it lies; a broken key, by the object holding it.
+    const refused: [string, RegExp, string][] = [
+      [`{${base},"address":"lone \\ud800 x"}`, /surrogate/, 'body.address'],
+      [`{${base},"address":"a","metadata":{"k\\udc00":"v"}}`, /surrogate/, 'body.metadata'],
+      [`{${base},"address":"a","metadata":{"s":["\\ud800"]}}`, /surrogate/, 'body.metadata.s.0'],
+      [`{${base},"address":"a","metadata":{"n":9007199254740993}}`, /9007199254740991/, 'body.metadata.n'],
+      [`{${base},"address":"a","metadata":{"n":-9007199254740992}}`, /9007199254740991/, 'body.metadata.n'],
+      [`{${base},"address":"a","metadata":{"n":1e400}}`, /finite/, 'body.metadata.n'],
     ];
-    for (const [payload, message] of refused) {
+    for (const [payload, message, field] of refused) {
       const response = await tenant.request({ method: 'POST', url: '/api/v1/records', headers: { 'content-type': 'application/json' }, payload });
       assert.equal(response.statusCode, 400, `${payload}: ${response.body}`);
       assert.equal(response.json().code, 'validation_failed');
-      assert.equal(response.json().errors[0].field, 'body');
+      assert.equal(response.json().errors[0].field, field);
       assert.match(response.json().errors[0].message, message);
     }
     // Paired surrogates (an emoji), the largest safe integers and fractions are stored and read back as sent.

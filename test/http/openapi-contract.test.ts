@@ -69,6 +69,13 @@ const OPERATION_IDS: Record<string, string> = {
   'DELETE /api/v1/assets/{id}': 'deleteAsset',
   'GET /api/v1/assets/{id}/records': 'listAssetRecords',
   'POST /api/v1/assets/{id}/retire': 'retireAsset',
+  'POST /api/v1/meters': 'createMeter',
+  'GET /api/v1/meters': 'listMeters',
+  'GET /api/v1/meters/{id}': 'getMeter',
+  'PATCH /api/v1/meters/{id}': 'updateMeter',
+  'DELETE /api/v1/meters/{id}': 'deleteMeter',
+  'POST /api/v1/meters/{id}/readings': 'postMeterReadings',
+  'GET /api/v1/meters/{id}/readings': 'listMeterReadings',
   'GET /api/v1/records/{id}/proof': 'getRecordProof',
   'GET /api/v1/proofs/{proofId}': 'getProof',
   'GET /api/v1/transparency/checkpoint': 'getTransparencyCheckpoint',
@@ -233,6 +240,21 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'PATCH', url: `/api/v1/assets/${asset.id}`, payload: { model: 'X2' }, headers: { 'content-type': 'application/merge-patch+json' } });
     await call(tenant, { method: 'GET', url: `/api/v1/assets/${asset.id}/records` });
 
+    // Meters and their readings.
+    const meter = json(await post('/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative', assetId: asset.id }));
+    assert.equal((await post('/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative', assetId: 'ast_missing' })).statusCode, 422);
+    await call(tenant, { method: 'GET', url: `/api/v1/meters?assetId=${asset.id}` });
+    await call(tenant, { method: 'GET', url: `/api/v1/meters/${meter.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/meters/${meter.id}`, payload: { name: 'Engine hours' }, headers: { 'if-match': '"1"' } });
+    const readingsKey = randomUUID();
+    assert.equal((await post(`/api/v1/meters/${meter.id}/readings`, { readings: [{ value: 10, externalId: 'a' }, { value: 10, externalId: 'a' }] }, { 'idempotency-key': readingsKey })).statusCode, 200);
+    assert.equal((await post(`/api/v1/meters/${meter.id}/readings`, { readings: [{ value: 10, externalId: 'a' }, { value: 10, externalId: 'a' }] }, { 'idempotency-key': readingsKey })).headers['x-idempotent-replay'], 'true');
+    assert.equal((await post(`/api/v1/meters/${meter.id}/readings`, { readings: [{ value: 5 }] })).statusCode, 422);
+    assert.equal((await post(`/api/v1/meters/${meter.id}/readings`, { readings: [] })).statusCode, 400);
+    await call(tenant, { method: 'GET', url: `/api/v1/meters/${meter.id}/readings` });
+    await call(tenant, { method: 'GET', url: '/api/v1/meters/mtr_missing/readings' });
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/meters/${meter.id}` })).statusCode, 204);
+
     // Webhooks (the receiver on loopback).
     const webhook = json(await post('/api/v1/webhooks', { name: 'ERP', url: hook.url, events: ['record.created', 'record.proof_delivered'] }));
     await call(tenant, { method: 'GET', url: '/api/v1/webhooks' });
@@ -392,6 +414,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       categories: categoryId,
       locations: await create('/api/v1/locations', { name: 'Stale site' }),
       assets: await create('/api/v1/assets', { name: 'Stale boiler', tag: 'S-1' }),
+      meters: await create('/api/v1/meters', { name: 'Stale hours', unit: 'h', kind: 'cumulative' }),
       records: await create('/api/v1/records', recordBody(categoryId, { assignee: 'Technician 3' })),
       webhooks: await create('/api/v1/webhooks', { name: 'Stale', url: hook.url, events: ['record.created'] }),
     };
@@ -399,6 +422,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH categories': { description: 'x' },
       'PATCH locations': { name: 'x' },
       'PATCH assets': { model: 'x' },
+      'PATCH meters': { name: 'x' },
       'PATCH records': { priority: 'LOW' },
       'PATCH webhooks': { name: 'x' },
       assign: { assignee: 'Technician 4' },

@@ -16,7 +16,8 @@ import { workOrderActivity } from './0015-work-order-activity.js';
 import { historyWithoutForeignKey } from './0016-history-without-foreign-key.js';
 import { leanOutboxIndexes } from './0017-lean-outbox-indexes.js';
 import { inlineProofSignatures } from './0018-inline-proof-signatures.js';
+import { meters } from './0019-meters.js';
 import { preventiveMaintenance } from './0020-preventive-maintenance.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, preventiveMaintenance];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance];
