@@ -87,6 +87,12 @@ export class MeterService {
       .catch(translateWriteError);
   }
 
+  /** The organization's meter, or undefined (for features that refer to meters, such as schedules). */
+  async find(orgId: string, id: string): Promise<Meter | undefined> {
+    const row = await findMeter(this.db, orgId, id);
+    return row && toMeter(row);
+  }
+
   async get(orgId: string, id: string): Promise<Meter> {
     const row = await findMeter(this.db, orgId, id);
     if (!row) throw errors.notFound(`Meter "${id}"`);

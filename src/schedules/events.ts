@@ -19,6 +19,15 @@ export const SCHEDULE_EVENTS = {
     description: 'An occurrence was already past when it came up for generation (no worker ran, the schedule was paused, or it started in the past), and `catchUp` recorded it MISSED.',
     payload: occurrencePayload('`catch_up_latest` (a later one was generated) or `catch_up_none`.'),
   },
+  'meter.threshold_crossed': {
+    description: 'A gauge meter’s reading left the range of a schedule’s threshold trigger (`above`/`below`); it fires once, and again only after a reading came back inside.',
+    payload: Type.Object({
+      meterId: Type.String(),
+      scheduleId: Type.String({ description: 'The schedule whose threshold trigger fired.' }),
+      value: Type.Number({ description: 'The reading that crossed.' }),
+      threshold: Type.Number({ description: 'The bound it crossed.' }),
+    }),
+  },
 } as const satisfies Record<string, EventDefinition>;
 
 declare module '../events/catalogue.js' {

@@ -6,6 +6,8 @@ import { ScheduleGenerator } from './generator.js';
 import { scheduleRoutes } from './routes.js';
 import { scheduleComponents } from './schemas.js';
 import { ScheduleService } from './service.js';
+import { MeterTriggers } from './meter-triggers.js';
+import type { MeterLookup } from './schedule-rules.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
@@ -33,8 +35,15 @@ export const schedulesFeature = defineFeature({
   events: SCHEDULE_EVENTS,
   schemas: scheduleComponents,
   build({ database, clock, logger, services }) {
-    const schedules = new ScheduleService(database.db, clock, checkRecordReferences, undefined);
+    const { meters } = services;
+    const lookUpMeter: MeterLookup = async (orgId, meterId) => {
+      const meter = await meters.find(orgId, meterId);
+      return meter && { kind: meter.kind, lastValue: meter.lastReading?.value ?? null };
+    };
+    const schedules = new ScheduleService(database.db, clock, checkRecordReferences, lookUpMeter);
     const scheduleGenerator = new ScheduleGenerator(database.db, clock, services.claimDueRows, services.records, logger);
+    const meterTriggers = new MeterTriggers(clock, scheduleGenerator);
+    meters.onReadingsAccepted((tx, meter, accepted) => meterTriggers.onReadings(tx, meter, accepted));
     return {
       services: { schedules, scheduleGenerator },
       api: scheduleRoutes(schedules),

@@ -9,7 +9,7 @@ import type { WorkOrder } from '../records/schemas.js';
 import { planOccurrences, type OccurrenceDecision } from './planner.js';
 import { nextOccurrence, occurrencesDue, type TimedOccurrence } from './time-plan.js';
 import { decidedKeys, insertOccurrence, lastRecordFacts, wakeFinishedWaits } from './repository.js';
-import { DEFAULT_REQUESTER, timePlanInput } from './schedule-rules.js';
+import { DEFAULT_REQUESTER, timePlanInput, triggersOf, type TriggerState } from './schedule-rules.js';
 import type { ScheduleTemplate } from './schemas.js';
 import type { SchedulesTable } from './tables.js';
 
@@ -49,7 +49,7 @@ export class ScheduleGenerator {
 
   /** Decides the schedule's occurrences that came up and plans its next one, in the claiming transaction. */
   async generate(tx: Tx, row: SchedulesTable, now: string): Promise<void> {
-    let last = row.last_record_id ? await lastRecordFacts(tx, row.org_id, row.last_record_id) : undefined;
+    const last = row.last_record_id ? await lastRecordFacts(tx, row.org_id, row.last_record_id) : undefined;
     const due = occurrencesDue(timePlanInput(row, last ?? null), now, OCCURRENCES_PER_PASS);
     const decided = await decidedKeys(tx, row.id, due.map((occurrence) => occurrence.key));
     const decisions = onePerFloatingInterval(
@@ -61,7 +61,6 @@ export class ScheduleGenerator {
       if (decision.kind === 'generate') {
         const record = await this.createWorkOrder(tx, row, occurrence.key, occurrence.dueAt);
         lastRecordId = record.id;
-        last = { id: record.id, open: true, finishedAt: null };
         await insertOccurrence(tx, { schedule_id: row.id, key: occurrence.key, org_id: row.org_id, due_at: occurrence.dueAt, status: 'GENERATED', record_id: record.id, reason: null, created_at: now });
       } else {
         await this.recordUndone(tx, row, decision, now);
@@ -69,25 +68,51 @@ export class ScheduleGenerator {
     }
     // Everything due up to the last occurrence looked at is decided, the ones decided earlier included.
     const plannedThrough = [row.planned_through, ...due.map((occurrence) => occurrence.dueAt)].filter((at): at is string => at !== null).sort().at(-1) ?? null;
-    const caughtUp = due.length < OCCURRENCES_PER_PASS;
-    const planned = { ...row, planned_through: plannedThrough, last_record_id: lastRecordId };
-    const next = nextOccurrence(timePlanInput(planned, last ?? null));
-    const waitsForInterval = !next && last?.open && JSON.parse(row.triggers).some((trigger: { type: string }) => trigger.type === 'interval');
+    let state = row.trigger_state;
+    if (lastRecordId !== row.last_record_id) {
+      // Meter triggers count again from the work order just generated.
+      const counting = JSON.parse(row.trigger_state) as TriggerState;
+      await this.resetMeterBases(tx, row, counting);
+      state = JSON.stringify(counting);
+    }
+    await this.saveAfterGeneration(tx, { ...row, planned_through: plannedThrough, trigger_state: state }, lastRecordId, now, due.length >= OCCURRENCES_PER_PASS);
+  }
+
+  /**
+   * Writes what a pass decided, and plans the next time-based occurrence: when the generator must
+   * look again, or that an interval waits for the work order just made. `more`: a catch-up longer
+   * than one pass, due again at once.
+   */
+  async saveAfterGeneration(tx: Tx, row: SchedulesTable, lastRecordId: string | null, now: string, more = false): Promise<void> {
+    const last = lastRecordId ? await lastRecordFacts(tx, row.org_id, lastRecordId) : undefined;
+    const next = nextOccurrence(timePlanInput({ ...row, last_record_id: lastRecordId }, last ?? null));
+    const waitsForInterval = !next && last?.open && triggersOf(row).some((trigger) => trigger.type === 'interval');
     await tx
       .updateTable('schedules')
       .set({
-        planned_through: plannedThrough,
+        planned_through: row.planned_through,
+        trigger_state: row.trigger_state,
         last_record_id: lastRecordId,
         next_due_at: next?.dueAt ?? null,
         next_key: next?.key ?? null,
-        // A catch-up longer than one pass is due again at once.
-        generate_at: row.status !== 'ACTIVE' ? null : caughtUp ? (next?.generateAt ?? null) : now,
+        generate_at: row.status !== 'ACTIVE' ? null : more ? now : (next?.generateAt ?? null),
         waits_for_record: waitsForInterval ? (lastRecordId ?? null) : null,
         updated_at: now,
         version: row.version + 1,
       })
       .where('id', '=', row.id)
       .execute();
+  }
+
+  /** Sets each meter trigger's base to its meter's value now (but `except`'s, which the firing trigger moved itself). */
+  async resetMeterBases(tx: Tx, row: SchedulesTable, state: TriggerState, except?: string): Promise<void> {
+    const triggers = triggersOf(row);
+    const meterIds = [...new Set(triggers.flatMap((trigger) => (trigger.type === 'meter' && trigger.meterId && trigger.meterId !== except ? [trigger.meterId] : [])))];
+    if (meterIds.length === 0) return;
+    const values = new Map((await tx.selectFrom('meters').select(['id', 'last_value']).where('id', 'in', meterIds).execute()).map((meter) => [meter.id, meter.last_value]));
+    for (const [i, trigger] of triggers.entries()) {
+      if (trigger.type === 'meter' && trigger.meterId && meterIds.includes(trigger.meterId)) (state[i] ??= {}).base = values.get(trigger.meterId) ?? 0;
+    }
   }
 
   /** A work order from the schedule's template, due at the occurrence, attributed to `schedule:sch_…`. */

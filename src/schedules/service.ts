@@ -9,7 +9,7 @@ import { newId } from '../ids.js';
 import { canonicalBound, isoNow, type Clock } from '../clock.js';
 import type { ReferenceCheck } from '../records/service.js';
 import { forecast, nextOccurrence } from './time-plan.js';
-import { DEFAULT_LEAD_TIME, meterIdsOf, timePlanInput, toSchedule, triggerProblems, type MeterLookup } from './schedule-rules.js';
+import { DEFAULT_LEAD_TIME, meterIdsOf, timePlanInput, toSchedule, triggerProblems, type MeterLookup, type TriggerState } from './schedule-rules.js';
 import { findOccurrence, findSchedule, insertOccurrence, insertSchedule, lastRecordFacts, listSchedules, recordedOccurrences, replaceScheduleMeters, type ScheduleFilter } from './repository.js';
 import type { CreateScheduleInput, Occurrence, Schedule, UpdateScheduleInput } from './schemas.js';
 import type { SchedulesTable } from './tables.js';
@@ -47,7 +47,7 @@ export class ScheduleService {
         overlap: input.overlap ?? 'skip',
         catch_up: input.catchUp ?? 'latest',
         metadata: JSON.stringify(input.metadata ?? {}),
-        trigger_state: '{}',
+        trigger_state: JSON.stringify(await this.countingFromNow(orgId, input.triggers)),
         planned_through: null,
         next_due_at: null,
         next_key: null,
@@ -90,7 +90,10 @@ export class ScheduleService {
         const next: SchedulesTable = { ...current, updated_at: isoNow(this.clock), version: current.version + 1 };
         if (input.name !== undefined) next.name = input.name.trim();
         if (input.template !== undefined) next.template = JSON.stringify(input.template);
-        if (input.triggers !== undefined) next.triggers = JSON.stringify(input.triggers);
+        if (input.triggers !== undefined) {
+          next.triggers = JSON.stringify(input.triggers);
+          next.trigger_state = JSON.stringify(await this.countingFromNow(orgId, input.triggers));
+        }
         if (input.leadTime !== undefined) next.lead_time = input.leadTime;
         if (input.overlap !== undefined) next.overlap = input.overlap;
         if (input.catchUp !== undefined) next.catch_up = input.catchUp;
@@ -175,6 +178,16 @@ export class ScheduleService {
     const plan = { triggers: timePlanInput({ triggers: JSON.stringify(input.triggers), lead_time: input.leadTime ?? DEFAULT_LEAD_TIME, planned_through: null, created_at: now } as SchedulesTable, null).triggers, leadTime: input.leadTime ?? DEFAULT_LEAD_TIME, plannedThrough: null, createdAt: now, lastRecord: null };
     const upcoming = forecast(plan, now, '9999-12-31T23:59:59.999Z', PREVIEW_OCCURRENCES);
     return { occurrences: upcoming.map(({ key, dueAt, generateAt }) => ({ key, dueAt, generateAt })) };
+  }
+
+  /** Meter triggers count from each meter's value now; threshold triggers start armed. */
+  private async countingFromNow(orgId: string, triggers: CreateScheduleInput['triggers']): Promise<TriggerState> {
+    const state: TriggerState = {};
+    for (const [i, trigger] of triggers.entries()) {
+      if (trigger.type === 'meter' && trigger.meterId) state[i] = { base: (await this.meters?.(orgId, trigger.meterId))?.lastValue ?? 0 };
+      if (trigger.type === 'threshold') state[i] = { armed: true };
+    }
+    return state;
   }
 
   private async find(db: Db | Tx, orgId: string, id: string): Promise<SchedulesTable> {
