@@ -89,7 +89,7 @@ describe('preventive-maintenance schedules', () => {
 
   onEachDatabaseFromNow(
       'applies catchUp to occurrences already past: latest creates the last and records the earlier ones MISSED, with events',
-      async ({ context, newTenant }, testClock) => {
+      async ({ context, newTenant }) => {
         const tenant = await newTenant();
         const categoryId = await seedCategory(tenant);
         const schedule = await createSchedule(tenant, {
