@@ -1,4 +1,5 @@
-import type { Db, Executor, InTransaction, Tx } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimistically, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
 import { errors, type FieldError } from '../errors.js';
