@@ -2,7 +2,7 @@ import { pino, type Logger } from 'pino';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config.js';
 import { logDestination } from './logging.js';
-import { databaseOptions, openDatabase, type Database } from './db/database.js';
+import { byDialect, databaseOptions, openDatabase, type Database } from './db/database.js';
 import { Lifecycle } from './lifecycle.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './clock.js';
@@ -15,7 +15,7 @@ import { openDeploymentKeys, type DeploymentKeys } from './deployment/deployment
 import { RateLimiter } from './rate-limits/rate-limiter.js';
 import { InProcessFeedSignal, type FeedSignal } from './events/feed-signal.js';
 import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
-import { AuthenticatedKeys } from './keys/authenticated-keys.js';
+import { announceRevocation, AuthenticatedKeys } from './keys/authenticated-keys.js';
 import { RoleMetrics } from './role-metrics.js';
 import { JobRegistry } from './jobs/job-registry.js';
 import { DUE_ROW_CLAIMERS } from './jobs/due-rows.js';
@@ -166,15 +166,17 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const { db } = database;
   const features = options.features ?? FEATURES;
   const registry = assembleRegistry(features);
-  const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000);
+  // PostgreSQL claims a key in its request's own transaction where it can (IdempotencyStore's defersClaims).
+  const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000, byDialect(database, { sqlite: () => false, postgres: () => true }));
   const authenticatedKeys =
     database.dialect === 'postgres' ? new AuthenticatedKeys({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger }) : undefined;
-  const apiKeys = new ApiKeyService(db, clock, registry.scopes, authenticatedKeys);
+  const revocationNotice = byDialect(database, { sqlite: () => async () => {}, postgres: () => announceRevocation });
+  const apiKeys = new ApiKeyService(db, clock, registry.scopes, revocationNotice, authenticatedKeys);
   const feedSignal: FeedSignal =
     database.dialect === 'postgres'
       ? new PostgresFeedSignal({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger })
       : new InProcessFeedSignal();
-  const claimDueRows = DUE_ROW_CLAIMERS[database.dialect];
+  const claimDueRows = byDialect(database, { sqlite: () => DUE_ROW_CLAIMERS.sqlite, postgres: () => DUE_ROW_CLAIMERS.postgres });
   const platform: PlatformServices = { organizations: new OrganizationService(db, clock), apiKeys, idempotency, feedSignal, proofKeys, secrets, claimDueRows };
 
   // Each role's metrics reach /metrics once this process takes the role on (RoleMetrics).

@@ -65,7 +65,7 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
 
 /**
  * Adds the seeded rows to the organization's status counts, which `total` is read from
- * (src/records/record-counts.ts: the folded rows plus the deltas not yet folded, summed on read). Adding
+ * (src/records/record-counts-postgres.ts: the folded rows plus the deltas not yet folded, summed on read). Adding
  * to the folded row is exact and leaves nothing to fold. Kept apart: the one place to change should
  * the layout of the counts change again.
  */

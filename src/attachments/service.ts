@@ -1,4 +1,5 @@
-import type { Db, Executor, InTransaction } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import type { AttachmentsTable } from './tables.js';
 import type { Page } from '../db/page.js';
 import { AppError, errors } from '../errors.js';

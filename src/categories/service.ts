@@ -1,4 +1,5 @@
-import type { Db, InTransaction } from '../db/database.js';
+import type { Db } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';

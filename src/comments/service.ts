@@ -1,4 +1,5 @@
-import type { Db, InTransaction } from '../db/database.js';
+import type { Db } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import type { Page } from '../db/page.js';
 import { errors } from '../errors.js';
 import { emitEvent } from '../events/outbox.js';

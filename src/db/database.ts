@@ -17,20 +17,24 @@ export type Tx = Transaction<Tables>;
 export type Executor = Db | Tx;
 /**
  * Work a caller asks a service to run as the last step of the service's own transaction, given what
- * the transaction produced, so that it commits (or rolls back) with it. The idempotent answer of an
- * HTTP request is the one use (`answerInTransaction` in src/http/idempotent-answers.ts).
+ * the transaction produced, so that it commits (or rolls back) with it.
  */
-export type InTransaction<T> = ((tx: Tx, result: T) => Promise<void>) & {
+export type LastInTransaction<T> = ((tx: Tx, result: T) => Promise<void>) & {
   /**
-   * For a service that writes in one statement instead (RowAppends.writeIf, PostgreSQL): the row that
-   * stores the answer and claims its Idempotency-Key in that statement, and the error to throw when the
-   * statement found the key taken by another request. Absent where the answer must run in a transaction.
+   * For a service that writes in one statement instead (RowAppends.writeIf, PostgreSQL): the same
+   * work as a row that statement inserts too. Absent where the work must run in a transaction.
    */
-  readonly claim?: {
-    row(result: T): NonNullable<AppendConditions['claim']>;
-    taken(): Promise<Error>;
-  };
+  readonly claim?: RowClaim<T>;
 };
+
+/**
+ * A row a one-statement write inserts with what it writes, claiming a unique key: the statement
+ * fails as a whole when the key is taken by another writer, and `taken` makes the error to throw then.
+ */
+export interface RowClaim<T> {
+  row(result: T): NonNullable<AppendConditions['claim']>;
+  taken(): Promise<Error>;
+}
 
 /** An open database: what the composition root builds and hands to the features. */
 export type Database = SqliteDatabase | PostgresDatabase;

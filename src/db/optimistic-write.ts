@@ -1,4 +1,4 @@
-import type { Db, InTransaction, Tx } from './database.js';
+import type { Db, LastInTransaction, Tx } from './database.js';
 import type { AppendConditions, OneStatementWrites, RowAppends } from './row-appends.js';
 import type { Tables } from './tables.js';
 
@@ -37,8 +37,8 @@ export interface OptimisticWrite<Row extends { version: number }, Result> {
   write: (tx: Tx, current: Row, next: Row) => Promise<boolean>;
   /** The answer for the row as it stands after the write. */
   present: (row: Row) => Result;
-  /** Runs last in the transaction, changed or not (see `InTransaction`). */
-  within?: InTransaction<Result> | undefined;
+  /** Runs last in the transaction, changed or not (see `LastInTransaction`). */
+  within?: LastInTransaction<Result> | undefined;
 }
 
 const LOST_RACE = Symbol('lost race');
@@ -107,7 +107,7 @@ export interface OneStatementWrite<Row extends { id: string; org_id: string; ver
   /** The row was found at another version than `guess` said (it is being forgotten). */
   onStaleGuess?: () => void;
   /** The idempotent answer: stored by its `claim` row in the same statement. */
-  within?: InTransaction<Result> | undefined;
+  within?: LastInTransaction<Result> | undefined;
 }
 
 /**

@@ -22,3 +22,14 @@ export async function lockForOrganization(db: Executor, name: string, orgId: str
   if (!takesRowLocks(db)) return;
   await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_CLASS}, hashtext(${`${name}:${orgId}`}))`.execute(db);
 }
+
+/**
+ * Serializes, across processes, the transactions that take `key` in this schema until they commit
+ * (PostgreSQL advisory lock, paired with the schema's hash, so that deployments in other schemas of
+ * the same database do not wait on each other). SQLite: a transaction already holds the database's
+ * write lock (BEGIN IMMEDIATE, src/db/sqlite/group-commit.ts), across processes.
+ */
+export async function lockInSchema(tx: Executor, key: number): Promise<void> {
+  if (!takesRowLocks(tx)) return;
+  await sql`SELECT pg_advisory_xact_lock(${key}::integer, hashtext(current_schema()))`.execute(tx);
+}

@@ -65,7 +65,7 @@ function heldKeys(secretKey: Buffer | undefined, proofKeys: ProofKeys | undefine
 export async function openDeploymentKeys(database: Database, config: Config, options: DeploymentKeysOptions): Promise<DeploymentKeys> {
   const source: SecretKeySource = { secretKey: config.webhooks.secretKey, keysDir: config.keysDir };
   const keys = await database.db.transaction().execute(async (tx) => {
-    await lockDeploymentKeys(tx, database.dialect);
+    await lockDeploymentKeys(tx);
     const recorded = await recordedKeys(tx);
     // A kind with nothing recorded: the first start, or a lost key whose record the operator deleted.
     const firstOf = (...kinds: RecordedKey['kind'][]) => options.createKeys && !recorded.some((key) => kinds.includes(key.kind));
@@ -100,7 +100,7 @@ export async function openDeploymentKeys(database: Database, config: Config, opt
  */
 export async function rotateDeploymentStatementKey(database: Database, keysDir: string, clock: Clock): Promise<{ kid: string; retired: string[] }> {
   return database.db.transaction().execute(async (tx) => {
-    await lockDeploymentKeys(tx, database.dialect);
+    await lockDeploymentKeys(tx);
     if (!ProofKeys.loadExisting(keysDir)) throw new DeploymentKeysError(`WO_KEYS_DIR (${keysDir}) holds no signing keys yet: the first \`wo serve\` or \`wo worker\` start creates them`);
     const rotated = rotateStatementKey(keysDir, clock);
     // On a deployment with nothing recorded yet, the first service start records the whole set.

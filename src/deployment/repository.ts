@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { DialectName, Tx } from '../db/database.js';
+import type { Tx } from '../db/database.js';
+import { lockInSchema } from '../db/row-locks.js';
 import type { DeploymentKeysTable } from './tables.js';
 
 /** A recorded key: what kind, its fingerprint and, for the log key, the log's origin. */
@@ -15,9 +15,8 @@ const DEPLOYMENT_KEYS_LOCK = 0x776f_646b; // "wodk"
  * and the others find them. PostgreSQL: an advisory lock. SQLite: a transaction already holds the
  * database's write lock (BEGIN IMMEDIATE, src/db/sqlite/group-commit.ts), across processes.
  */
-export async function lockDeploymentKeys(tx: Tx, dialect: DialectName): Promise<void> {
-  if (dialect !== 'postgres') return;
-  await sql`SELECT pg_advisory_xact_lock(${DEPLOYMENT_KEYS_LOCK}::integer, hashtext(current_schema()))`.execute(tx);
+export async function lockDeploymentKeys(tx: Tx): Promise<void> {
+  await lockInSchema(tx, DEPLOYMENT_KEYS_LOCK);
 }
 
 export function recordedKeys(tx: Tx): Promise<RecordedKey[]> {

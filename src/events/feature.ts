@@ -1,5 +1,8 @@
 import { defineFeature } from '../feature.js';
+import { byDialect } from '../db/database.js';
 import { EventFeed } from './feed.js';
+import { postgresOutboxProgress } from './outbox-progress-postgres.js';
+import { sqliteOutboxProgress } from './outbox-progress-sqlite.js';
 import { eventRoutes } from './routes.js';
 import { eventComponents } from './schemas.js';
 
@@ -23,7 +26,8 @@ export const eventFeedFeature = defineFeature({
   scopes: EVENT_FEED_SCOPES,
   schemas: (registry) => eventComponents(registry.eventTypes),
   build({ database, apiMetrics, registry, services }) {
-    const events = new EventFeed(database.db, database.dialect, services.feedSignal, apiMetrics.registry, registry.eventNames);
+    const outbox = byDialect(database, { sqlite: () => sqliteOutboxProgress, postgres: () => postgresOutboxProgress });
+    const events = new EventFeed(database.db, outbox.feed, services.feedSignal, apiMetrics.registry, registry.eventNames);
     return { services: { events }, api: eventRoutes(events) };
   },
 });

@@ -1,5 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely';
-import type { DialectName, Executor } from '../db/database.js';
+import type { Executor } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import type { Page } from '../db/page.js';
 import { padInList } from '../db/statement-shapes.js';
@@ -27,33 +27,18 @@ type OutboxQuery = SelectQueryBuilder<Tables, 'outbox_events', object>;
  * (migration 0014) as one range of an organization's positions, so a page and its count cost what
  * they return, not what the outbox holds.
  */
-interface FeedOrder {
+export interface FeedOrder {
   position: 'seq' | 'feed_seq';
   /** The events of the feed after `after`. */
   after(query: OutboxQuery, after: number): OutboxQuery;
 }
-
-const FEED_ORDER: Record<DialectName, FeedOrder> = {
-  // One writer at a time: events commit in `seq` order, and the dispatcher's cursor says how far it went.
-  sqlite: {
-    position: 'seq',
-    after: (query, after) =>
-      query.where('seq', '>', after).where('seq', '<=', (eb) => eb.selectFrom('outbox_cursor').select('last_seq').where('id', '=', 1)),
-  },
-  // Positions are handed out at dispatch (null before it): `> after` (never negative) leaves those out.
-  postgres: {
-    position: 'feed_seq',
-    after: (query, after) => query.where('feed_seq', '>', after),
-  },
-};
 
 /**
  * One page of the feed, oldest first, and how many events match (`types` and `after`) in all. Counting
  * only what follows `after` keeps a consumer's follow step as cheap at ten million events as at ten
  * thousand; a consumer far behind pays for the count of its backlog, once per page.
  */
-export async function readFeed(db: Executor, dialect: DialectName, query: FeedQuery, page: Page): Promise<{ rows: FeedRow[]; total: number }> {
-  const order = FEED_ORDER[dialect];
+export async function readFeed(db: Executor, order: FeedOrder, query: FeedQuery, page: Page): Promise<{ rows: FeedRow[]; total: number }> {
   let matching = order.after(db.selectFrom('outbox_events').where('org_id', '=', query.orgId), query.after);
   if (query.types) matching = matching.where('type', 'in', padInList(query.types));
   const [rows, counted] = await Promise.all([

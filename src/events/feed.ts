@@ -1,10 +1,10 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { Db, DialectName } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import type { Page } from '../db/page.js';
 import { errors } from '../errors.js';
 import type { EventNames } from './catalogue.js';
 import type { FeedSignal } from './feed-signal.js';
-import { readFeed, type FeedQuery } from './feed-repository.js';
+import { readFeed, type FeedOrder, type FeedQuery } from './feed-repository.js';
 import { publishedPayloadJson } from './outbox.js';
 import type { EventListQuery } from './schemas.js';
 
@@ -21,7 +21,8 @@ export class EventFeed {
 
   constructor(
     private readonly db: Db,
-    private readonly dialect: DialectName,
+    /** Where events sit in the feed on this database (OutboxProgress.feed). */
+    private readonly order: FeedOrder,
     private readonly signal: FeedSignal,
     metrics: Registry,
     /** The names the `type` filter accepts. */
@@ -70,7 +71,7 @@ export class EventFeed {
   }
 
   private async read(query: FeedQuery, page: Page): Promise<{ eventsJson: string[]; total: number }> {
-    const { rows, total } = await readFeed(this.db, this.dialect, query, page);
+    const { rows, total } = await readFeed(this.db, this.order, query, page);
     // Key for key what the response serializer would write from a FeedEvent.
     const eventsJson = rows.map(
       (row) =>

@@ -1,5 +1,5 @@
-import type { Db, DialectName, Executor } from '../db/database.js';
-import { outboxProgress } from './outbox-progress.js';
+import type { Db, Executor } from '../db/database.js';
+import type { OutboxProgress } from './outbox-progress.js';
 import { preparedQuery } from '../db/prepared.js';
 import { insertRows } from '../db/insert-rows.js';
 import { newId } from '../ids.js';
@@ -67,8 +67,8 @@ export async function emitEvents(executor: Executor, events: NewEvent[]): Promis
  * The event feed's retention (`WO_EVENT_RETENTION_DAYS`): deletes dispatched events older than
  * `retentionDays`. Deliveries hold their own body, so nothing else needs the outbox rows that long.
  */
-export function purgeExpiredEvents(db: Db, dialect: DialectName, clock: Clock, retentionDays: number): Promise<number> {
-  return purgeDispatchedEvents(db, dialect, new Date(clock.now().getTime() - retentionDays * 86_400_000).toISOString());
+export function purgeExpiredEvents(db: Db, progress: OutboxProgress, clock: Clock, retentionDays: number): Promise<number> {
+  return purgeDispatchedEvents(db, progress, new Date(clock.now().getTime() - retentionDays * 86_400_000).toISOString());
 }
 
 /**
@@ -80,8 +80,7 @@ export function purgeExpiredEvents(db: Db, dialect: DialectName, clock: Clock, r
  * commit after the walk (its transaction was still open) and must not be swept away undelivered.
  * On SQLite "dispatched" is the dispatcher's cursor (see outbox-progress.ts), which only moves forward.
  */
-export async function purgeDispatchedEvents(db: Db, dialect: DialectName, cutoff: string, chunk = 1000): Promise<number> {
-  const progress = outboxProgress(dialect);
+export async function purgeDispatchedEvents(db: Db, progress: OutboxProgress, cutoff: string, chunk = 1000): Promise<number> {
   let purged = 0;
   for (;;) {
     const cursor = await progress.cursor(db);
@@ -94,11 +93,7 @@ export async function purgeDispatchedEvents(db: Db, dialect: DialectName, cutoff
       count++;
     }
     if (lastSeq === undefined) return purged;
-    await db
-      .deleteFrom('outbox_events')
-      .where('seq', '<=', lastSeq)
-      .$if(dialect !== 'sqlite', (query) => query.where('dispatched_at', 'is not', null))
-      .execute();
+    await progress.onlyDispatched(db.deleteFrom('outbox_events').where('seq', '<=', lastSeq)).execute();
     purged += count;
     if (count < chunk) return purged;
   }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { InTransaction, Tx } from '../db/database.js';
+import type { Tx } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import { etagFor } from '../db/versioned-rows.js';
 import type { StoredResponse } from '../idempotency/store.js';
 import type { HeldClaim } from './idempotency-hooks.js';

@@ -1,5 +1,4 @@
 import type { Db, Executor } from '../db/database.js';
-import { isSqlite } from '../db/dialect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Clock } from '../clock.js';
 import type { IdempotencyKeysTable } from './tables.js';
@@ -60,7 +59,7 @@ export class KeyAnsweredMeanwhile extends Error {
  */
 export class IdempotencyStore {
   /**
-   * Whether a request whose answer is stored inside its work's transaction claims its key there too,
+   * `defersClaims`: whether a request whose answer is stored inside its work's transaction claims its key there too,
    * instead of in a commit of its own beforehand (PostgreSQL). The claim is then the answer's own
    * insert: one commit per idempotent create instead of two, and a process that dies mid-request
    * leaves no claim behind, since its transaction dies with its session. A second request with the
@@ -68,15 +67,12 @@ export class IdempotencyStore {
    * (or, if the first rolled back, goes on). SQLite keeps the claim up front: its claim costs no
    * commit of its own (returnBeforeCommit), and its one writer has nothing to wait on.
    */
-  readonly defersClaims: boolean;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly ttlMs: number,
-  ) {
-    this.defersClaims = !isSqlite(db);
-  }
+    readonly defersClaims: boolean,
+  ) {}
 
   /**
    * PostgreSQL, for a request whose answer is stored by its work's own write (`defersClaims`): the key,

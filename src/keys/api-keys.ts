@@ -1,4 +1,4 @@
-import type { Db, Executor } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
 import type { ApiKeysTable } from './tables.js';
 import { preparedQuery } from '../db/prepared.js';
 import { errors } from '../errors.js';
@@ -7,8 +7,7 @@ import { isoNow, type Clock } from '../clock.js';
 import type { Principal } from '../principal.js';
 import type { Scope, Scopes } from './scopes.js';
 import { digestsEqual, generateApiKey, hashApiKey, isWellFormedApiKey, visiblePrefix } from './api-key-secret.js';
-import { announceRevocation, type AuthenticatedKeys } from './authenticated-keys.js';
-import { isSqlite } from '../db/dialect.js';
+import type { AuthenticatedKeys } from './authenticated-keys.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export interface ApiKey {
@@ -45,6 +44,8 @@ export class ApiKeyService {
     private readonly clock: Clock,
     /** The scopes a key can hold (assembled from the features). */
     private readonly scopes: Scopes,
+    /** How a revocation reaches every API process that remembers keys, in its transaction: PostgreSQL's announceRevocation; nothing on SQLite (one process). */
+    private readonly announceRevocation: (tx: Tx, keyId: string) => Promise<void>,
     /** PostgreSQL API processes: keys remembered between requests (see AuthenticatedKeys). */
     private readonly remembered?: AuthenticatedKeys,
   ) {}
@@ -101,7 +102,7 @@ export class ApiKeyService {
       await this.db.transaction().execute(async (tx) => {
         await tx.updateTable('api_keys').set({ revoked_at: isoNow(this.clock) }).where('id', '=', id).where('revoked_at', 'is', null).execute();
         // Every API process that remembers keys forgets them when this commits (this one included).
-        if (!isSqlite(tx)) await announceRevocation(tx, id);
+        await this.announceRevocation(tx, id);
       });
       this.remembered?.forgetAll();
     }

@@ -1,4 +1,5 @@
-import type { Db, InTransaction, Tx } from '../db/database.js';
+import type { Db, Tx } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import { assertVersion, deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation } from '../db/errors.js';

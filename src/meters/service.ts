@@ -1,4 +1,5 @@
-import type { Db, InTransaction, Tx } from '../db/database.js';
+import type { Db, Tx } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import type { MeterReadingsTable, MetersTable } from './tables.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js';

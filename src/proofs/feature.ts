@@ -8,6 +8,9 @@ import { SequencerMetrics } from './sequencer-metrics.js';
 import { ProofService } from './service.js';
 import { StatementSigner } from './statement-signer.js';
 import { TransparencyLog } from './transparency-log.js';
+import { byDialect } from '../db/database.js';
+import { postgresSigningInSeal } from './log-sealing-postgres.js';
+import { SqliteSigningAhead } from './log-sealing-sqlite.js';
 import { verifyPageRoutes } from './verify-page.js';
 
 declare module '../feature.js' {
@@ -36,7 +39,8 @@ export const proofsFeature = defineFeature({
   build({ database, clock, config, logger, workerMetrics, services }) {
     const { proofKeys } = services;
     const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
-    const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
+    const sealing = byDialect(database, { sqlite: (sqlite) => new SqliteSigningAhead(sqlite.db, statementSigner), postgres: () => postgresSigningInSeal(statementSigner) });
+    const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, sealing, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
     const proofs = new ProofService(database.db, clock, proofKeys, transparencyLog);
     services.records.onCompleted((executor, completion, appends) => proofs.recordCompletion(executor, completion, appends));
 
@@ -58,14 +62,19 @@ export const proofsFeature = defineFeature({
     ];
     // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
     // PostgreSQL only the sequencer holding the lock signs, inside its seal.
-    if (database.dialect === 'sqlite') {
-      jobs.push({
-        placement: 'every-worker',
-        periodMs: PROOF_SIGN_AHEAD_INTERVAL_MS,
-        does: 'signs new completion statements ahead of their seal',
-        loop: intervalLoop({ name: 'proof-signer', intervalMs: PROOF_SIGN_AHEAD_INTERVAL_MS, work: () => transparencyLog.signAhead(), logger, errorMessage: 'signing completion statements failed' }),
-      });
-    }
+    jobs.push(
+      ...byDialect<JobDefinition[]>(database, {
+        sqlite: () => [
+          {
+            placement: 'every-worker',
+            periodMs: PROOF_SIGN_AHEAD_INTERVAL_MS,
+            does: 'signs new completion statements ahead of their seal',
+            loop: intervalLoop({ name: 'proof-signer', intervalMs: PROOF_SIGN_AHEAD_INTERVAL_MS, work: () => transparencyLog.signAhead(), logger, errorMessage: 'signing completion statements failed' }),
+          },
+        ],
+        postgres: () => [],
+      }),
+    );
     return {
       services: { proofs, transparencyLog },
       api: async (api) => {

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { isSqlite } from '../db/dialect.js';
 import { preparedQuery } from '../db/prepared.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from './tables.js';
@@ -110,16 +109,20 @@ const markSealedQuery = preparedQuery((db, p: SealedStatement & { treeSize: numb
     .where('status', '=', p.was),
 );
 
-/** Marks statements sealed under the checkpoint of `treeSize`, with their signatures and leaf indexes. */
-export async function markSealed(db: Executor, statements: SealedStatement[], treeSize: number, sealedAt: string): Promise<void> {
-  if (isSqlite(db)) {
-    // One prepared statement per row: each row gets its own JWS and leaf index, and on SQLite a
-    // prepared UPDATE by primary key is cheaper than any multi-row form that carries per-row values.
-    for (const statement of statements) await markSealedQuery(db, { ...statement, treeSize, sealedAt });
-    return;
-  }
-  // PostgreSQL: the batch in one statement, its per-row values as arrays; a statement per row was a
-  // round trip each, up to MAX_BATCH of them inside the sequencer's transaction.
+/**
+ * SQLite: marks statements sealed under the checkpoint of `treeSize`, with their signatures and leaf
+ * indexes. One prepared statement per row: each row gets its own JWS and leaf index, and on SQLite a
+ * prepared UPDATE by primary key is cheaper than any multi-row form that carries per-row values.
+ */
+export async function markSealedRowByRow(db: Executor, statements: SealedStatement[], treeSize: number, sealedAt: string): Promise<void> {
+  for (const statement of statements) await markSealedQuery(db, { ...statement, treeSize, sealedAt });
+}
+
+/**
+ * PostgreSQL: the same, the batch in one statement, its per-row values as arrays; a statement per row
+ * was a round trip each, up to MAX_BATCH of them inside the sequencer's transaction.
+ */
+export async function markSealedInOneStatement(db: Executor, statements: SealedStatement[], treeSize: number, sealedAt: string): Promise<void> {
   const column = <K extends keyof SealedStatement>(key: K) => statements.map((statement) => statement[key]);
   await sql`
     UPDATE proof_statements AS s

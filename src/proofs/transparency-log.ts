@@ -6,7 +6,7 @@ import { formatCheckpointBody } from './checkpoint.js';
 import { fromHex, toBase64, toHex, utf8 } from './encoding.js';
 import type { ProofKeys } from './keys.js';
 import { sha256Sync } from './keys.js';
-import { logSealing, type LogSealing } from './log-sealing.js';
+import type { LogSealing } from './log-sealing.js';
 import { appendLeaves, consistencyProof, frontier, inclusionProof, leafHash, recordSubtreeReads, type Bytes, type SubtreeSource } from './merkle.js';
 import {
   checkpointAt,
@@ -15,7 +15,6 @@ import {
   insertLeaves,
   insertNodes,
   latestCheckpoint,
-  markSealed,
   pendingStatements,
   readSubtrees,
   type SealedStatement,
@@ -48,17 +47,15 @@ function mapSource(hashes: Map<string, Bytes>): SubtreeSource {
  * statements are signed differ per dialect (LogSealing).
  */
 export class TransparencyLog {
-  private readonly sealing: LogSealing;
-
   constructor(
     private readonly database: Database,
     private readonly keys: ProofKeys,
     readonly signer: StatementSigner,
+    /** Who seals and when statements are signed on this database (log-sealing-sqlite.ts, log-sealing-postgres.ts). */
+    private readonly sealing: LogSealing,
     private readonly clock: Clock,
     private readonly proofUrl: (proofId: string) => string,
-  ) {
-    this.sealing = logSealing(database, signer);
-  }
+  ) {}
 
   get origin(): string {
     return this.keys.log.name;
@@ -109,7 +106,7 @@ export class TransparencyLog {
       await insertNodes(tx, tree.nodes.map((node): TlogNodesTable => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })));
       // The primary key on tree_size refuses a second, different checkpoint of the same size.
       await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(tree.root), note, created_at: now });
-      await markSealed(
+      await this.sealing.markSealed(
         tx,
         batch.map((statement, i): SealedStatement => ({ id: statement.row.id, was: statement.was, jws: statement.jws, digest: statement.digest, leafIndex: oldSize + i })),
         newSize,

@@ -1,15 +1,22 @@
 import { intervalLoop } from '../background-loop.js';
+import type { JobDefinition } from '../jobs/job-registry.js';
 import { byDialect } from '../db/database.js';
 import { defineFeature } from '../feature.js';
 import { PostgresRecordWrites } from './writes-postgres.js';
 import { sqliteRecordWrites } from './writes-sqlite.js';
 import { resolveCompletionEvidence } from '../attachments/evidence.js';
 import { RECORD_EVENTS } from './events.js';
-import { foldRecordCountDeltas } from './record-counts.js';
+import { postgresRecordLists } from './list-postgres.js';
+import { sqliteRecordLists } from './list-sqlite.js';
+import { foldRecordCountDeltas, postgresRecordCounts } from './record-counts-postgres.js';
+import { sqliteRecordCounts } from './record-counts-sqlite.js';
 import { checkRecordReferences } from './references.js';
 import { recordRoutes } from './routes.js';
 import { recordComponents } from './schemas.js';
 import { RecordService } from './service.js';
+import type { RecordLists } from './list-repository.js';
+import type { RecordCounts } from './record-counts.js';
+import type { RecordWrites } from './writes.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
@@ -28,6 +35,14 @@ const RECORD_SCOPES = {
 /** How often work-order count deltas are folded (PostgreSQL): a list reads at most about this long's worth. */
 const RECORD_COUNT_FOLD_INTERVAL_MS = 1_000;
 
+/** What the records feature does its own way on each database. */
+interface RecordsOnDatabase {
+  writes: RecordWrites;
+  lists: RecordLists;
+  counts: RecordCounts;
+  jobs: JobDefinition[];
+}
+
 /** Work orders (`record` in paths and events): their lifecycle, history and lists. */
 export const recordsFeature = defineFeature({
   name: 'records',
@@ -38,20 +53,26 @@ export const recordsFeature = defineFeature({
   build({ database, clock, logger }) {
     const { db } = database;
     // How a write commits, per database: one statement in a commit group on PostgreSQL, a transaction on SQLite's single writer.
-    const writes = byDialect(database, { sqlite: () => sqliteRecordWrites, postgres: (postgres) => new PostgresRecordWrites(db, postgres.oneStatementWrites) });
-    const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence, writes);
-    // Work-order counts are appended as deltas on PostgreSQL; folding them keeps the readers' sums short.
-    const jobs =
-      database.dialect === 'postgres'
-        ? [
-            {
-              placement: 'every-worker' as const,
-              periodMs: RECORD_COUNT_FOLD_INTERVAL_MS,
-              does: 'folds appended work-order count deltas into the counters',
-              loop: intervalLoop({ name: 'record-count-fold', intervalMs: RECORD_COUNT_FOLD_INTERVAL_MS, work: () => foldRecordCountDeltas(db), logger, errorMessage: 'folding work-order count deltas failed' }),
-            },
-          ]
-        : [];
+    // Lists and counts per database too (list-*.ts, record-counts-*.ts).
+    const storage = byDialect<RecordsOnDatabase>(database, {
+      sqlite: () => ({ writes: sqliteRecordWrites, lists: sqliteRecordLists, counts: sqliteRecordCounts, jobs: [] }),
+      postgres: (postgres) => ({
+        writes: new PostgresRecordWrites(db, postgres.oneStatementWrites),
+        lists: postgresRecordLists,
+        counts: postgresRecordCounts,
+        // Work-order counts are appended as deltas on PostgreSQL; folding them keeps the readers' sums short.
+        jobs: [
+          {
+            placement: 'every-worker',
+            periodMs: RECORD_COUNT_FOLD_INTERVAL_MS,
+            does: 'folds appended work-order count deltas into the counters',
+            loop: intervalLoop({ name: 'record-count-fold', intervalMs: RECORD_COUNT_FOLD_INTERVAL_MS, work: () => foldRecordCountDeltas(db), logger, errorMessage: 'folding work-order count deltas failed' }),
+          },
+        ],
+      }),
+    });
+    const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence, storage.writes, storage.lists, storage.counts);
+    const { jobs } = storage;
     return { services: { records }, api: recordRoutes(records), jobs };
   },
 });

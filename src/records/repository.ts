@@ -1,7 +1,5 @@
 import { sql, type QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
-import { recordCounts } from './record-counts.js';
-import type { RowAppends } from '../db/row-appends.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
 import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
@@ -182,14 +180,4 @@ export async function listHistoryPage(db: Executor, orgId: string, recordId: str
   const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await matching.selectAll().orderBy('id', 'asc').limit(page.limit).offset(page.offset).execute();
   return { rows, total: Number(counted.n) };
-}
-
-/** Counts a new work order in its status (see RecordCounts); an appended count joins `appends`. */
-export async function countCreated(db: Executor, orgId: string, status: string, appends?: RowAppends): Promise<void> {
-  await recordCounts(db).countCreated(db, orgId, status, appends);
-}
-
-/** Moves a work order's count from one status to another (see RecordCounts). */
-export async function countMoved(db: Executor, orgId: string, from: string, to: string, appends?: RowAppends): Promise<void> {
-  await recordCounts(db).countMoved(db, orgId, from, to, appends);
 }

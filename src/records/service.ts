@@ -1,4 +1,5 @@
-import type { Db, Executor, InTransaction, Tx } from '../db/database.js';
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimistically, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
 import { errors, type FieldError } from '../errors.js';
@@ -14,8 +15,6 @@ import type { LifecycleAction } from './lifecycle.js';
 import { actionAppends, applyAction, historyRow } from './action-rows.js';
 import type { CreateRecordInput, RecordHistoryEntry, RecordSource, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
 import {
-  countCreated,
-  countMoved,
   findRecord,
   insertHistory,
   listHistory,
@@ -26,7 +25,8 @@ import {
 } from './repository.js';
 import { ListCheckpoints } from './list-checkpoints.js';
 import { translateReferenceError, type DecidedAction, type NewRecord, type RecordWrites } from './writes.js';
-import { listRecords, listRecordsAsJson, type RecordFilter } from './list-repository.js';
+import type { RecordFilter, RecordLists } from './list-repository.js';
+import type { RecordCounts } from './record-counts.js';
 
 /** One item of a completion's `evidence`: the digest of a file kept elsewhere, or a file attached to the work order. */
 export type EvidenceInput = { name: string; sha256: string; mediaType?: string } | { attachmentId: string };
@@ -92,6 +92,10 @@ export class RecordService {
     private readonly resolveEvidence: EvidenceResolver,
     /** How writes commit on this database (writes-postgres.ts, writes-sqlite.ts). */
     private readonly writes: RecordWrites,
+    /** How lists are read on this database (list-postgres.ts, list-sqlite.ts). */
+    private readonly lists: RecordLists,
+    /** How work orders are counted per status on this database (record-counts-postgres.ts, record-counts-sqlite.ts). */
+    private readonly counts: RecordCounts,
     /** Remembered positions in large lists, so deep pages stay cheap; this process's own. */
     private readonly listCheckpoints = new ListCheckpoints(),
   ) {}
@@ -163,7 +167,7 @@ export class RecordService {
     };
     // The work order, its count, its history entry and its events are written as one step (RowAppends).
     const appends = new RowAppends().add('records', row);
-    await countCreated(executor, principal.orgId, status, appends);
+    await this.counts.countCreated(executor, principal.orgId, status, appends);
     const entry = historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now);
     appends.add('record_events', entry);
     const record = toWorkOrder(row);
@@ -183,13 +187,13 @@ export class RecordService {
   }
 
   async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
-    const { rows, total } = await listRecords(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
+    const { rows, total } = await this.lists.list(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
     return { records: rows.map(toWorkOrder), total };
   }
 
   /** The same page as `list`, its work orders already serialized as JSON text, comma-separated (what GET /records sends). */
   async listAsJson(orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string; total: number }> {
-    return listRecordsAsJson(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
+    return this.lists.listAsJson(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
   }
 
   async history(orgId: string, id: string, page: Page): Promise<{ events: RecordHistoryEntry[]; total: number }> {
@@ -259,7 +263,7 @@ export class RecordService {
           const evidence = action === 'complete' && input.evidence?.length ? await this.resolveEvidence(tx, next.org_id, next.id, input.evidence, now) : [];
           if (evidence.length > 0) data.evidence = evidence;
           const { appends } = actionAppends(principal, current, next, action, data);
-          if (current.status !== next.status) await countMoved(tx, next.org_id, current.status, next.status, appends);
+          if (current.status !== next.status) await this.counts.countMoved(tx, next.org_id, current.status, next.status, appends);
           await appends.write(tx);
           if (action === 'complete') {
             const history = (await listHistory(tx, next.org_id, next.id)).map(toHistoryEntry);
@@ -276,7 +280,7 @@ export class RecordService {
   private async decideAtOnce(principal: Principal, action: LifecycleAction, input: ActionInput, current: RecordsTable, known: readonly RecordEventsTable[] | undefined): Promise<DecidedAction> {
     const { next, data } = applyAction(current, action, input, isoNow(this.clock));
     const { appends, entry } = actionAppends(principal, current, next, action, data);
-    if (current.status !== next.status) await countMoved(this.db, next.org_id, current.status, next.status, appends);
+    if (current.status !== next.status) await this.counts.countMoved(this.db, next.org_id, current.status, next.status, appends);
     if (action !== 'complete') return { next, appends, entry };
     // A lifecycle entry comes with a new version of the work order, which the write checks; a
     // comment's or an attachment's does not, so the write also checks that the history still

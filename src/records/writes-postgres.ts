@@ -1,4 +1,5 @@
-import type { Db, InTransaction } from '../db/database.js';
+import type { Db } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimisticallyInOneStatement } from '../db/optimistic-write.js';
 import type { AppendConditions, OneStatementWrites } from '../db/row-appends.js';
 import type { RecordEventsTable } from './tables.js';

@@ -1,4 +1,4 @@
-import type { InTransaction } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import { isForeignKeyViolation } from '../db/errors.js';
 import type { AppendConditions, RowAppends } from '../db/row-appends.js';
 import type { Db } from '../db/database.js';

@@ -1,4 +1,5 @@
-import type { Db, InTransaction, Tx } from '../db/database.js';
+import type { Db, Tx } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { deleteIfVersion, assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { errors, type FieldError } from '../errors.js';

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { isSqlite } from '../db/dialect.js';
 import { insertRows } from '../db/insert-rows.js';
 import { preparedListQuery, preparedQuery } from '../db/prepared.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './tables.js';
@@ -17,7 +16,7 @@ import type { NextDeliveryState } from './next-delivery-state.js';
 const DUE_STATUSES = sql<boolean>`status IN ('pending', 'delivering')`;
 
 /** The columns of a claimed delivery that sending and recording it use (the lease returns only these). */
-const CLAIMED_COLUMNS = ['id', 'subscription_id', 'event_id', 'event_type', 'body', 'attempt_count', 'created_at'] as const;
+export const CLAIMED_COLUMNS = ['id', 'subscription_id', 'event_id', 'event_type', 'body', 'attempt_count', 'created_at'] as const;
 
 export type ClaimedDelivery = Pick<WebhookDeliveriesTable, (typeof CLAIMED_COLUMNS)[number]>;
 
@@ -82,32 +81,11 @@ const dueDeliveriesQuery = preparedListQuery((db, p: { nowIso: string; limit: nu
     .limit(p.limit),
 );
 
-/** Leases the deliveries among `ids` that are still due until `lease`, unless another worker took them first. */
-export async function leaseDeliveries(db: Executor, ids: string[], nowIso: string, lease: string): Promise<LeasedDelivery[]> {
-  const { rows } = await leaseDeliveriesQuery(db, { nowIso, lease }, ids);
-  return rows.map((delivery) => ({ delivery, lease }));
-}
-
-const leaseDeliveriesQuery = preparedListQuery((db, p: { nowIso: string; lease: string }, ids: string[]) => {
-  const update = db.updateTable('webhook_deliveries').set({ status: 'delivering', locked_until: p.lease, next_attempt_at: p.lease, updated_at: p.nowIso });
-  // Re-checked as the row is written: another worker may have claimed it since we looked.
-  return (
-    isSqlite(db)
-      ? // SQLite writes one transaction at a time: the conditions on the UPDATE itself suffice.
-        update.where('id', 'in', ids).where('status', 'in', ['pending', 'delivering']).where('next_attempt_at', '<=', p.nowIso)
-      : // SKIP LOCKED needs a SELECT: rows another worker is writing now are left to it.
-        update.where('id', 'in', (eb) =>
-          eb
-            .selectFrom('webhook_deliveries')
-            .select('id')
-            .where('id', 'in', ids)
-            .where('status', 'in', ['pending', 'delivering'])
-            .where('next_attempt_at', '<=', p.nowIso)
-            .forUpdate()
-            .skipLocked(),
-        )
-  ).returning(CLAIMED_COLUMNS);
-});
+/**
+ * Leases the deliveries among `ids` that are still due until `lease`, unless another worker took them
+ * first: per database (delivery-leases-sqlite.ts, delivery-leases-postgres.ts).
+ */
+export type LeaseDeliveries = (db: Executor, ids: string[], nowIso: string, lease: string) => Promise<LeasedDelivery[]>;
 
 /** Hands leased deliveries back to the queue, due now, where the lease is still ours. */
 export async function releaseDeliveries(db: Executor, leased: LeasedDelivery[], nowIso: string): Promise<void> {

@@ -11,7 +11,6 @@ import {
   dueDeliveries,
   dueDeliveriesOf,
   insertAttempts,
-  leaseDeliveries,
   recordDeliveryState,
   releaseDeliveries,
   subscriptionsToSend,
@@ -19,6 +18,7 @@ import {
   type ClaimedDelivery,
   type DeliveryHandoff,
   type LeasedDelivery,
+  type LeaseDeliveries,
 } from './delivery-queue.js';
 import { nextDeliveryState, type NextDeliveryState } from './next-delivery-state.js';
 import { openDeliveryAgent, sendDelivery, SigningKeyCache, unsentAttempt, type SentAttempt, type SigningKeys } from './send-delivery.js';
@@ -48,6 +48,8 @@ export interface DeliveryWorkerOptions {
   logger: Logger;
   /** The background role's metrics: the worker's are created there and exposed when it starts. */
   metrics: RoleMetrics;
+  /** How this database leases deliveries (delivery-leases-sqlite.ts, delivery-leases-postgres.ts). */
+  leaseDeliveries: LeaseDeliveries;
   random?: () => number;
 }
 
@@ -262,7 +264,7 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
       if (candidates.length === limit) this.discoverNeeded = true;
     }
     if (picked.length === 0) return [];
-    return leaseDeliveries(db, picked, nowIso, this.leaseFrom(now));
+    return this.options.leaseDeliveries(db, picked, nowIso, this.leaseFrom(now));
   }
 
   /**

@@ -1,5 +1,5 @@
-import type { Db, DialectName } from '../db/database.js';
-import { outboxProgress, type OutboxProgress, type PendingEvent } from '../events/outbox-progress.js';
+import type { Db } from '../db/database.js';
+import type { OutboxProgress, PendingEvent } from '../events/outbox-progress.js';
 import { publishedPayloadJson } from '../events/outbox.js';
 import type { WebhookDeliveriesTable } from './tables.js';
 import type { Clock } from '../clock.js';
@@ -22,7 +22,7 @@ const MAX_DELIVERIES_PER_BATCH = 2_000;
  * deliveries inserted and the events marked dispatched, so a crash at any point leaves all or none.
  * An event enters the event feed when this transaction commits.
  *
- * "Dispatched" is kept per dialect (see `outboxProgress`): on SQLite a one-row cursor (the last
+ * "Dispatched" is kept per dialect (see `OutboxProgress`): on SQLite a one-row cursor (the last
  * dispatched `seq`), on PostgreSQL a `dispatched_at` per event, read with `FOR UPDATE SKIP LOCKED`
  * so that any number of workers share the outbox.
  *
@@ -33,11 +33,10 @@ const MAX_DELIVERIES_PER_BATCH = 2_000;
  * runs out, exactly like deliveries it had claimed.
  */
 export class EventDispatcher {
-  private readonly progress: OutboxProgress;
-
   constructor(
     private readonly db: Db,
-    dialect: DialectName,
+    /** How this database keeps what was dispatched (outbox-progress-sqlite.ts, outbox-progress-postgres.ts). */
+    private readonly progress: OutboxProgress,
     private readonly clock: Clock,
     private readonly batchSize = 500,
     /** Called once a batch has committed, with the organization of each event dispatched (wakes the feed's long-polls). */
@@ -45,7 +44,6 @@ export class EventDispatcher {
     private readonly handoff?: DeliveryHandoff,
   ) {
     this.eventsPerBatch = batchSize;
-    this.progress = outboxProgress(dialect);
   }
 
   /** Events read per batch: fewer when the last batch fanned out widely (see MAX_DELIVERIES_PER_BATCH). */

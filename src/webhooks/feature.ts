@@ -3,7 +3,12 @@ import { defineFeature } from '../feature.js';
 import { webhookRoutes } from './routes.js';
 import { PING_EVENT, webhookComponents } from './schemas.js';
 import type { WebhookService } from './service.js';
-import { createWebhooks } from './wiring.js';
+import { byDialect } from '../db/database.js';
+import { postgresOutboxProgress } from '../events/outbox-progress-postgres.js';
+import { sqliteOutboxProgress } from '../events/outbox-progress-sqlite.js';
+import { leaseDeliveriesOnPostgres } from './delivery-leases-postgres.js';
+import { leaseDeliveriesOnSqlite } from './delivery-leases-sqlite.js';
+import { createWebhooks, DISPATCH_SETTLE_MS, type WebhooksOnDatabase } from './wiring.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
@@ -30,7 +35,11 @@ export const webhooksFeature = defineFeature({
   schemas: webhookComponents,
   build({ config, database, clock, logger, workerMetrics, registry, services }) {
     const { feedSignal, secrets } = services;
-    const webhooks = createWebhooks({ config, database, clock, logger, workerMetrics, secrets, eventNames: registry.eventNames, onEventsDispatched: (orgIds) => feedSignal.wake(orgIds) });
+    const onDatabase = byDialect<WebhooksOnDatabase>(database, {
+      sqlite: () => ({ outbox: sqliteOutboxProgress, leaseDeliveries: leaseDeliveriesOnSqlite, dispatchSettleMs: DISPATCH_SETTLE_MS.sqlite }),
+      postgres: () => ({ outbox: postgresOutboxProgress, leaseDeliveries: leaseDeliveriesOnPostgres, dispatchSettleMs: DISPATCH_SETTLE_MS.postgres }),
+    });
+    const webhooks = createWebhooks({ config, database, onDatabase, clock, logger, workerMetrics, secrets, eventNames: registry.eventNames, onEventsDispatched: (orgIds) => feedSignal.wake(orgIds) });
     return { services: { webhooks: webhooks.service }, api: webhookRoutes(webhooks.service), jobs: webhooks.jobs };
   },
 });

@@ -1,4 +1,5 @@
-import type { Db, Executor, InTransaction } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
 import type { WebhookDeliveryStatus, WebhookSubscriptionsTable } from './tables.js';
 import type { EventNames } from '../events/catalogue.js';
 import { AppError, errors, type FieldError } from '../errors.js';

@@ -6,6 +6,8 @@ import type { Clock } from '../clock.js';
 import { backgroundLoop, intervalLoop, PollPace } from '../background-loop.js';
 import type { JobDefinition } from '../jobs/job-registry.js';
 import { purgeExpiredEvents } from '../events/outbox.js';
+import type { OutboxProgress } from '../events/outbox-progress.js';
+import type { LeaseDeliveries } from './delivery-queue.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventDispatcher } from './dispatcher.js';
 import type { SecretBox } from './secret-box.js';
@@ -24,9 +26,19 @@ import type { EventNames } from '../events/catalogue.js';
  *   further ~100 µs of PostgreSQL CPU per request: more than a quarter of the whole deployment's CPU.
  *   With 25 ms: 130–146 µs, and 10–13 % more requests a second (bench/analysis.md, session 16).
  */
-const DISPATCH_SETTLE_MS = { sqlite: 5, postgres: 25 } as const satisfies Record<DialectName, number>;
+export const DISPATCH_SETTLE_MS = { sqlite: 5, postgres: 25 } as const satisfies Record<DialectName, number>;
 
 const RETENTION_INTERVAL_MS = 60 * 60_000;
+
+/** What the webhooks feature does its own way on each database, chosen in its build (feature.ts). */
+export interface WebhooksOnDatabase {
+  /** How dispatched events are kept track of (outbox-progress-sqlite.ts, outbox-progress-postgres.ts). */
+  outbox: OutboxProgress;
+  /** How deliveries are leased (delivery-leases-sqlite.ts, delivery-leases-postgres.ts). */
+  leaseDeliveries: LeaseDeliveries;
+  /** This database's entry of DISPATCH_SETTLE_MS. */
+  dispatchSettleMs: number;
+}
 
 /**
  * Builds the webhook feature for the composition root: the API service and its worker loops.
@@ -35,6 +47,7 @@ const RETENTION_INTERVAL_MS = 60 * 60_000;
 export function createWebhooks(deps: {
   config: Config;
   database: Database;
+  onDatabase: WebhooksOnDatabase;
   clock: Clock;
   logger: Logger;
   /** The background role's metrics (the delivery worker's). */
@@ -47,12 +60,12 @@ export function createWebhooks(deps: {
   service: WebhookService;
   jobs: JobDefinition[];
 } {
-  const { config, database, clock, logger, workerMetrics, secrets } = deps;
-  const worker = new DeliveryWorker({ db: database.db, clock, config: config.webhooks, secrets, logger, metrics: workerMetrics });
+  const { config, database, onDatabase, clock, logger, workerMetrics, secrets } = deps;
+  const worker = new DeliveryWorker({ db: database.db, clock, config: config.webhooks, secrets, logger, metrics: workerMetrics, leaseDeliveries: onDatabase.leaseDeliveries });
   // The dispatcher hands the deliveries it writes to this process's worker, leased, as far as it has room.
-  const dispatcher = new EventDispatcher(database.db, database.dialect, clock, undefined, deps.onEventsDispatched, worker);
+  const dispatcher = new EventDispatcher(database.db, onDatabase.outbox, clock, undefined, deps.onEventsDispatched, worker);
   const dispatcherPace = new PollPace(config.webhooks.idlePollMs);
-  const settleMs = DISPATCH_SETTLE_MS[database.dialect];
+  const settleMs = onDatabase.dispatchSettleMs;
   // Full batch: more is likely waiting, run again at once. Some events but less than a batch: the
   // outbox is drained, let the next batch gather. None: poll again at the pace's interval.
   const dispatcherJob = backgroundLoop({
@@ -75,7 +88,7 @@ export function createWebhooks(deps: {
     intervalMs: RETENTION_INTERVAL_MS,
     work: async () => {
       await service.purgeOldDeliveries(config.webhooks.retentionDays);
-      await purgeExpiredEvents(database.db, database.dialect, clock, config.events.retentionDays);
+      await purgeExpiredEvents(database.db, onDatabase.outbox, clock, config.events.retentionDays);
     },
     logger,
     errorMessage: 'webhook delivery and outbox purge failed',

@@ -57,10 +57,20 @@ describe('the structure of src/', () => {
   });
 
   it('checks the database dialect only in src/db/, in files named for their database, and in the composition root', () => {
-    const dialectCheck = /isSqlite\(|isPostgres\(|\.dialect\s*[!=]==|dialect\s*[!=]==\s*'|\[(?:database\.|this\.)?dialect\]/;
+    const dialectCheck = /isSqlite\(|isPostgres\(|\.dialect\s*[!=]==|dialect\s*[!=]==|\[[\w.]*dialect\]/i;
     const offenders = sourceFiles
       .filter((file) => !relative(file).startsWith('db/') && !namedForDatabase(file) && relative(file) !== 'context.ts')
       .filter((file) => dialectCheck.test(readFileSync(file, 'utf8')))
+      .map(relative);
+    assert.deepEqual(offenders, []);
+  });
+
+  it('chooses per database (byDialect) only in src/db/, in files named for their database, and in the composition roots', () => {
+    const choice = /\bbyDialect\s*[<(]/;
+    const compositionRoot = (file: string) => relative(file) === 'context.ts' || /^[^/]+\/feature\.ts$/.test(relative(file));
+    const offenders = sourceFiles
+      .filter((file) => !relative(file).startsWith('db/') && !namedForDatabase(file) && !compositionRoot(file))
+      .filter((file) => choice.test(readFileSync(file, 'utf8')))
       .map(relative);
     assert.deepEqual(offenders, []);
   });

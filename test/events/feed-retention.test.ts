@@ -1,3 +1,4 @@
+import { outboxProgressOf } from '../helpers/outbox.js';
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { purgeExpiredEvents } from '../../src/events/outbox.js';
@@ -13,11 +14,11 @@ describe('event feed retention', () => {
     async ({ context, newTenant }) => {
       const { config } = context;
       assert.equal(config.events.retentionDays, 10);
-      const { db, dialect } = context.database;
+      const { db } = context.database;
       // What the hourly retention job does.
       const runRetention = async () => {
         await context.webhooks.purgeOldDeliveries(config.webhooks.retentionDays);
-        await purgeExpiredEvents(db, dialect, clock, config.events.retentionDays);
+        await purgeExpiredEvents(db, outboxProgressOf(context.database), clock, config.events.retentionDays);
       };
       const tenant = await newTenant();
       const categoryId = await seedCategory(tenant);

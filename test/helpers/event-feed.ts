@@ -1,3 +1,4 @@
+import { outboxProgressOf } from './outbox.js';
 import assert from 'node:assert/strict';
 import type { Gauge } from 'prom-client';
 import { EventDispatcher } from '../../src/webhooks/dispatcher.js';
@@ -21,7 +22,7 @@ export async function readFeed(tenant: Tenant, query = ''): Promise<FeedPage> {
 
 /** Dispatches everything the outbox holds (as the worker's dispatcher would), so that it enters the feed. */
 export async function dispatchAll(context: AppContext): Promise<void> {
-  const dispatcher = new EventDispatcher(context.database.db, context.database.dialect, systemClock);
+  const dispatcher = new EventDispatcher(context.database.db, outboxProgressOf(context.database), systemClock);
   while ((await dispatcher.dispatchBatch()).events > 0);
 }
 

@@ -4,17 +4,14 @@
 // created with an older timestamp (a clock that went back), ties on the timestamp, status changes
 // (which move entries in and out of the middle of a status's list) — and while writes run
 // concurrently with the reads.
-import { recordCounts } from '../../src/records/record-counts.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Executor } from '../../src/db/database.js';
 import { ListCheckpoints } from '../../src/records/list-checkpoints.js';
 import type { RecordStatus } from '../../src/records/schemas.js';
-import { listRecordsAsJson } from '../../src/records/list-repository.js';
-import { countCreated, countMoved } from '../../src/records/repository.js';
 import { RowAppends } from '../../src/db/row-appends.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
-import { workOrderRow } from '../helpers/records.js';
+import { recordsOnDatabase, workOrderRow } from '../helpers/records.js';
 import { seedCategory, startTestApp, waitFor, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 const STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'];
@@ -32,6 +29,7 @@ for (const dialect of TEST_DIALECTS) {
   describe(`record list from checkpoints (${dialect})`, () => {
     let testApp: TestApp;
     let db: Executor;
+    let records: ReturnType<typeof recordsOnDatabase>;
     let tenant: Tenant;
     let categoryId: string;
     let serial = 0;
@@ -41,6 +39,7 @@ for (const dialect of TEST_DIALECTS) {
     before(async () => {
       testApp = await startTestApp(dialect);
       db = testApp.context.database.db;
+      records = recordsOnDatabase(testApp.context.database);
       tenant = await testApp.newTenant();
       categoryId = await seedCategory(tenant);
     });
@@ -53,7 +52,7 @@ for (const dialect of TEST_DIALECTS) {
       const row = workOrderRow({ id, orgId: tenant.orgId, categoryId, status, createdAt });
       await testApp.context.database.db.transaction().execute(async (tx) => {
         await new RowAppends().add('records', row).write(tx);
-        await countCreated(tx, tenant.orgId, status);
+        await records.counts.countCreated(tx, tenant.orgId, status);
       });
       return id;
     }
@@ -63,7 +62,7 @@ for (const dialect of TEST_DIALECTS) {
         const { status } = await tx.selectFrom('records').select('status').where('id', '=', id).executeTakeFirstOrThrow();
         if (status === to) return;
         await tx.updateTable('records').set({ status: to }).where('id', '=', id).execute();
-        await countMoved(tx, tenant.orgId, status, to);
+        await records.counts.countMoved(tx, tenant.orgId, status, to);
       });
     }
 
@@ -76,7 +75,7 @@ for (const dialect of TEST_DIALECTS) {
     }
 
     async function pageIds(checkpoints: ListCheckpoints, limit: number, offset: number, status?: string): Promise<{ ids: string[]; total: number }> {
-      const { recordsJson, total } = await listRecordsAsJson(db, tenant.orgId, status ? { status: status as RecordStatus } : {}, { limit, offset }, checkpoints);
+      const { recordsJson, total } = await records.lists.listAsJson(db, tenant.orgId, status ? { status: status as RecordStatus } : {}, { limit, offset }, checkpoints);
       return { ids: (JSON.parse(`[${recordsJson}]`) as { id: string }[]).map((record) => record.id), total };
     }
 
@@ -166,7 +165,7 @@ for (const dialect of TEST_DIALECTS) {
         for (let i = first; i < first + 40; i++) {
           const offset = 1 + (i % 30);
           // A category filter goes through COUNT(*) and a page query; no filter, through the maintained counts.
-          const { recordsJson, total } = await listRecordsAsJson(db, tenant.orgId, filtered ? { categoryId } : {}, { limit: 5, offset }, checkpoints);
+          const { recordsJson, total } = await records.lists.listAsJson(db, tenant.orgId, filtered ? { categoryId } : {}, { limit: 5, offset }, checkpoints);
           answers.push({ offset, total, filtered, ids: (JSON.parse(`[${recordsJson}]`) as { id: string }[]).map((record) => record.id) });
         }
       };
@@ -239,7 +238,7 @@ for (const dialect of TEST_DIALECTS) {
     }
 
     async function moves(status: string): Promise<number> {
-      return (await recordCounts(db).statusTotal(db, tenant.orgId, status)).moves;
+      return (await records.counts.statusTotal(db, tenant.orgId, status)).moves;
     }
 
     it('notices one work order leaving a status list and another entering it (same total), whoever wrote the change', async () => {
@@ -277,7 +276,7 @@ for (const dialect of TEST_DIALECTS) {
         testApp.context.database.db.transaction().execute(async (tx) => {
           await changeStatusByHand(block[2]!, 'CANCELLED', tx);
           for (let i = 0; i < 3; i++) {
-            const { recordsJson } = await listRecordsAsJson(tx, tenant.orgId, { status: 'IN_PROGRESS' }, { limit: 3, offset: middle }, checkpoints);
+            const { recordsJson } = await records.lists.listAsJson(tx, tenant.orgId, { status: 'IN_PROGRESS' }, { limit: 3, offset: middle }, checkpoints);
             assert.equal((JSON.parse(`[${recordsJson}]`) as unknown[]).length, 3);
           }
           throw rolledBack;

@@ -1,5 +1,5 @@
-// GET /api/v1/records sends work orders serialized by the database (src/records/list-repository.ts,
-// listRecordsAsJson); GET /api/v1/assets/{id}/records sends the same work orders as objects through
+// GET /api/v1/records sends work orders serialized by the database (src/records/list-sqlite.ts and
+// list-postgres.ts, RecordLists.listAsJson); GET /api/v1/assets/{id}/records sends the same work orders as objects through
 // the response serializer. For the same rows, both must be the same bytes, whatever the text holds.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,8 +1,8 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { foldRecordCountDeltas, recordCounts } from '../../src/records/record-counts.js';
 import { RECORD_STATUSES } from '../../src/records/schemas.js';
+import { recordsOnDatabase } from '../helpers/records.js';
 import { itOnEachDatabase, recordBody, seedCategory, type TestApp, type Tenant } from '../helpers/test-app.js';
 
 const CREATES = 60;
@@ -43,7 +43,7 @@ describe('exact work-order totals', () => {
     let folds = 0;
     const folding = (async () => {
       while (writing) {
-        await foldRecordCountDeltas(db);
+        await recordsOnDatabase(harness.context.database).foldCountDeltas();
         folds++;
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -66,9 +66,9 @@ describe('exact work-order totals', () => {
     assert.ok(folds > 0);
     await assertTotalsExact(harness, tenant, 'while deltas may be unfolded');
 
-    await foldRecordCountDeltas(db);
+    await recordsOnDatabase(harness.context.database).foldCountDeltas();
     await assertTotalsExact(harness, tenant, 'after a final fold');
-    const counts = recordCounts(db);
+    const { counts } = recordsOnDatabase(harness.context.database);
     assert.equal(await counts.organizationTotal(db, other.orgId), 10, 'the other organization counts only its own');
   });
 
@@ -76,7 +76,7 @@ describe('exact work-order totals', () => {
     const tenant = await harness.newTenant();
     const categoryId = await seedCategory(tenant);
     const db = harness.context.database.db;
-    const counts = recordCounts(db);
+    const { counts } = recordsOnDatabase(harness.context.database);
     const id = await create(tenant, categoryId);
     await act(tenant, id, 'assign', { assignee: 'Bob' });
     await act(tenant, id, 'start');
@@ -84,7 +84,7 @@ describe('exact work-order totals', () => {
     assert.equal(before.assigned.total, 0);
     assert.equal(before.inProgress.total, 1);
     assert.ok(before.assigned.moves > 0, 'the list it left saw the work order move');
-    await foldRecordCountDeltas(db);
+    await recordsOnDatabase(harness.context.database).foldCountDeltas();
     assert.deepEqual(await counts.statusTotal(db, tenant.orgId, 'ASSIGNED'), before.assigned);
     assert.deepEqual(await counts.statusTotal(db, tenant.orgId, 'IN_PROGRESS'), before.inProgress);
     if (harness.config.databaseUrl) {

@@ -7,7 +7,7 @@ import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Ten
 import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { verifyWebhookSignature } from '../../src/webhooks/signature.js';
 import { USER_AGENT } from '../../src/webhooks/send-delivery.js';
-import { outboxProgress } from '../../src/events/outbox-progress.js';
+import { outboxProgressOf } from '../helpers/outbox.js';
 import { createContext } from '../../src/context.js';
 import { pino } from 'pino';
 
@@ -184,7 +184,7 @@ for (const dialect of TEST_DIALECTS) {
       await waitFor(() => createdOnly.received.length >= 1, 10_000, 'record.created');
       // The outbox is drained in order: once this org's event is out, the stranger's (earlier) one was handled too.
       await waitFor(async () => {
-        return (await outboxProgress(t.context.database.dialect).pendingCount(t.context.database.db)) === 0;
+        return (await outboxProgressOf(t.context.database).pendingCount(t.context.database.db)) === 0;
       });
       // Distinct ids: under load a slow answer may legitimately be retried (at least once).
       assert.deepEqual([...new Set(createdOnly.received.map((r) => r.json.payload.recordId))], [mine.id]);

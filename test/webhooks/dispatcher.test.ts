@@ -1,7 +1,7 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { emitEvents } from '../../src/events/outbox.js';
-import { outboxProgress } from '../../src/events/outbox-progress.js';
+import { outboxProgressOf } from '../helpers/outbox.js';
 import { EventDispatcher } from '../../src/webhooks/dispatcher.js';
 import { systemClock } from '../../src/clock.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery-worker.js';
@@ -15,7 +15,7 @@ import { startReceiver } from '../helpers/webhook-receiver.js';
  */
 async function workerWithHandoff({ context }: TestApp): Promise<{ worker: DeliveryWorker; dispatcher: EventDispatcher }> {
   const worker = context.backgroundJobs.find((job) => job.name === 'webhook-deliveries') as DeliveryWorker;
-  const dispatcher = new EventDispatcher(context.database.db, context.database.dialect, systemClock, undefined, undefined, worker);
+  const dispatcher = new EventDispatcher(context.database.db, outboxProgressOf(context.database), systemClock, undefined, undefined, worker);
   worker.start();
   // Its first scan done, it takes new deliveries (before, older ones in the table came first).
   await waitFor(() => worker.leaseForNew(new Date()) !== undefined, 10_000, 'the worker to finish its first scan');
@@ -26,7 +26,7 @@ const SLOW_SCANS = { WO_WEBHOOK_IDLE_POLL_MS: '60000' };
 
 describe('webhook dispatcher', () => {
   itOnEachDatabase('fans an event out only to the subscriptions that list its type, whatever the name holds', async ({ context, newTenant }) => {
-    const { db, dialect } = context.database;
+    const { db } = context.database;
     const tenant = await newTenant();
     const quiet = await newTenant();
     // `record.status_changed` holds `_`, a LIKE wildcard: the SQL prefilter must still find it, and the
@@ -34,7 +34,7 @@ describe('webhook dispatcher', () => {
     const statusHook = await context.webhooks.create(tenant.orgId, { name: 'status', url: 'http://127.0.0.1:9/status', events: ['record.status_changed'] });
     const closedHook = await context.webhooks.create(tenant.orgId, { name: 'closed', url: 'http://127.0.0.1:9/closed', events: ['record.closed'] });
     // Deliveries from earlier tests' events are not this test's business: start from an empty outbox.
-    const dispatcher = new EventDispatcher(db, dialect, systemClock);
+    const dispatcher = new EventDispatcher(db, outboxProgressOf(context.database), systemClock);
     while ((await dispatcher.dispatchBatch()).events > 0);
 
     const occurredAt = new Date().toISOString();
@@ -46,7 +46,7 @@ describe('webhook dispatcher', () => {
       ]),
     );
     assert.deepEqual(await dispatcher.dispatchBatch(), { events: 3, deliveries: 1, pending: 1, full: false });
-    assert.equal(await outboxProgress(dialect).pendingCount(db), 0);
+    assert.equal(await outboxProgressOf(context.database).pendingCount(db), 0);
     const rows = await db.selectFrom('webhook_deliveries').selectAll().where('org_id', '=', tenant.orgId).execute();
     assert.deepEqual(
       rows.map((r) => [r.subscription_id, r.event_type]),
@@ -59,10 +59,10 @@ describe('webhook dispatcher', () => {
   });
 
   itOnEachDatabase('polls an empty outbox with a read alone, and sees the next event at once', async ({ context, newTenant }) => {
-    const { db, dialect, groupCommit } = context.database;
+    const { db, groupCommit } = context.database;
     const tenant = await newTenant();
-    const progress = outboxProgress(dialect);
-    const dispatcher = new EventDispatcher(db, dialect, systemClock);
+    const progress = outboxProgressOf(context.database);
+    const dispatcher = new EventDispatcher(db, outboxProgressOf(context.database), systemClock);
     while ((await dispatcher.dispatchBatch()).events > 0);
     assert.equal(await progress.hasPending(db), false);
 
@@ -80,10 +80,10 @@ describe('webhook dispatcher', () => {
   });
 
   itOnEachDatabase('splits a wide fan-out across batches without losing or repeating a delivery, past events nobody wants', async ({ context, newTenant }) => {
-    const { db, dialect } = context.database;
+    const { db } = context.database;
     const tenant = await newTenant();
     const quiet = await newTenant();
-    const dispatcher = new EventDispatcher(db, dialect, systemClock);
+    const dispatcher = new EventDispatcher(db, outboxProgressOf(context.database), systemClock);
     while ((await dispatcher.dispatchBatch()).events > 0);
     for (let i = 0; i < 5; i++) {
       await context.webhooks.create(tenant.orgId, { name: `s${i}`, url: `http://127.0.0.1:9/s${i}`, events: ['record.created'] });
@@ -112,7 +112,7 @@ describe('webhook dispatcher', () => {
     const rows = await db.selectFrom('webhook_deliveries').select(['event_id', 'subscription_id']).where('org_id', '=', tenant.orgId).execute();
     assert.equal(rows.length, 2_500);
     assert.equal(new Set(rows.map((r) => `${r.event_id}/${r.subscription_id}`)).size, 2_500, 'no delivery twice');
-    assert.equal(await outboxProgress(dialect).pendingCount(db), 0);
+    assert.equal(await outboxProgressOf(context.database).pendingCount(db), 0);
   });
 
   itOnEachDatabase(

@@ -7,7 +7,7 @@ import { Migrator, type Migration } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { outboxProgress } from '../../src/events/outbox-progress.js';
+import { sqliteOutboxProgress } from '../../src/events/outbox-progress-sqlite.js';
 import { purgeDispatchedEvents } from '../../src/events/outbox.js';
 import { EventDispatcher } from '../../src/webhooks/dispatcher.js';
 import { systemClock } from '../../src/clock.js';
@@ -43,10 +43,10 @@ describe('outbox cursor migration (SQLite)', () => {
     await withDatabaseBeforeCursor(3, async (database) => {
       // 0008 runs first; later migrations follow it.
       assert.equal((await migrateToLatest(database))[0], '0008-outbox-cursor');
-      const progress = outboxProgress('sqlite');
+      const progress = sqliteOutboxProgress;
       assert.equal(await progress.cursor(database.db), 3);
       assert.equal(await progress.pendingCount(database.db), 2);
-      const dispatcher = new EventDispatcher(database.db, 'sqlite', systemClock);
+      const dispatcher = new EventDispatcher(database.db, sqliteOutboxProgress, systemClock);
       assert.deepEqual(await dispatcher.dispatchBatch(), { events: 2, deliveries: 0, pending: 0, full: false });
       assert.equal(await progress.cursor(database.db), 5);
       assert.deepEqual(await dispatcher.dispatchBatch(), { events: 0, deliveries: 0, pending: 0, full: false });
@@ -59,11 +59,11 @@ describe('outbox cursor migration (SQLite)', () => {
       await database.db.deleteFrom('outbox_events').execute();
       // 0008 runs first; later migrations follow it.
       assert.equal((await migrateToLatest(database))[0], '0008-outbox-cursor');
-      const progress = outboxProgress('sqlite');
+      const progress = sqliteOutboxProgress;
       assert.equal(await progress.cursor(database.db), 5, 'AUTOINCREMENT remembers seq 5: nothing older is dispatched again');
       await database.db.insertInto('outbox_events').values({ id: 'evt_6', org_id: 'org_m', type: 'record.created', payload: '{}', created_at: new Date().toISOString(), dispatched_at: null }).execute();
       assert.equal(await progress.pendingCount(database.db), 1);
-      assert.deepEqual(await new EventDispatcher(database.db, 'sqlite', systemClock).dispatchBatch(), { events: 1, deliveries: 0, pending: 0, full: false });
+      assert.deepEqual(await new EventDispatcher(database.db, sqliteOutboxProgress, systemClock).dispatchBatch(), { events: 1, deliveries: 0, pending: 0, full: false });
     });
   });
 
@@ -71,8 +71,8 @@ describe('outbox cursor migration (SQLite)', () => {
     await withDatabaseBeforeCursor(5, async (database) => {
       // 0008 runs first; later migrations follow it.
       assert.equal((await migrateToLatest(database))[0], '0008-outbox-cursor');
-      assert.equal(await outboxProgress('sqlite').cursor(database.db), 5);
-      assert.equal(await purgeDispatchedEvents(database.db, 'sqlite', new Date(Date.now() + 60_000).toISOString()), 5);
+      assert.equal(await sqliteOutboxProgress.cursor(database.db), 5);
+      assert.equal(await purgeDispatchedEvents(database.db, sqliteOutboxProgress, new Date(Date.now() + 60_000).toISOString()), 5);
     });
   });
 
@@ -81,7 +81,7 @@ describe('outbox cursor migration (SQLite)', () => {
       const cursorMigration = migrations.find((m) => m.name === '0008-outbox-cursor')!;
       await cursorMigration.up(database.db, 'sqlite');
       await cursorMigration.up(database.db, 'sqlite');
-      assert.equal(await outboxProgress('sqlite').cursor(database.db), 2);
+      assert.equal(await sqliteOutboxProgress.cursor(database.db), 2);
     });
   });
 });

@@ -1,13 +1,13 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { purgeDispatchedEvents } from '../../src/events/outbox.js';
-import { outboxProgress } from '../../src/events/outbox-progress.js';
+import { outboxProgressOf } from '../helpers/outbox.js';
 import { itOnEachDatabase } from '../helpers/test-app.js';
 
 describe('outbox retention', () => {
   itOnEachDatabase('purges dispatched events older than the cutoff, oldest first, never an undispatched one', async ({ context, newTenant }) => {
     const { db, dialect } = context.database;
-    const progress = outboxProgress(dialect);
+    const progress = outboxProgressOf(context.database);
     const { orgId } = await newTenant();
     const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
     const event = (name: string, createdDaysAgo: number) => ({
@@ -32,14 +32,14 @@ describe('outbox retention', () => {
     // The first two are dispatched (on PostgreSQL, where commit order can differ from seq order,
     // also two later ones: the walk must still stop at the one waiting between them).
     await dispatch(dialect === 'sqlite' ? ['old1', 'old2'] : ['old1', 'old2', 'old3', 'recent']);
-    assert.equal(await purgeDispatchedEvents(db, dialect, daysAgo(30), 2), 2);
+    assert.equal(await purgeDispatchedEvents(db, progress, daysAgo(30), 2), 2);
     assert.deepEqual(await left(), ['waiting', 'old3', 'recent']);
 
     // Once it is dispatched, the next sweep takes it and the old one behind it, and keeps the recent one.
     await dispatch(['waiting', 'old3', 'recent']);
-    assert.equal(await purgeDispatchedEvents(db, dialect, daysAgo(30), 2), 2);
+    assert.equal(await purgeDispatchedEvents(db, progress, daysAgo(30), 2), 2);
     assert.deepEqual(await left(), ['recent']);
-    assert.equal(await purgeDispatchedEvents(db, dialect, daysAgo(30), 2), 0);
+    assert.equal(await purgeDispatchedEvents(db, progress, daysAgo(30), 2), 0);
     assert.equal(await progress.pendingCount(db), 0);
   });
 });
