@@ -50,6 +50,12 @@ export interface components {
                 };
                 createdAt: string;
                 version: number;
+                /** @description What generated the work order: the schedule and the occurrence it was done for, so an auditor can check that occurrence X of plan Y was done. */
+                source?: {
+                    type: string;
+                    scheduleId: string;
+                    occurrence: string;
+                };
             };
             resolutionNotes: string | null;
             assignee: string | null;

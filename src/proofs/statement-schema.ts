@@ -53,6 +53,12 @@ export const CompletionStatementSchema = Type.Object(
       metadata: JsonObject(),
       createdAt: Type.String(),
       version: Type.Integer(),
+      source: Type.Optional(
+        Type.Object(
+          { type: Type.String(), scheduleId: Type.String(), occurrence: Type.String() },
+          { description: 'What generated the work order: the schedule and the occurrence it was done for, so an auditor can check that occurrence X of plan Y was done.' },
+        ),
+      ),
     }),
     resolutionNotes: Nullable(Type.String()),
     assignee: Nullable(Type.String()),

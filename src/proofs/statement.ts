@@ -45,6 +45,8 @@ export function buildCompletionStatement(input: StatementInput): CompletionState
       metadata: record.metadata,
       createdAt: record.createdAt,
       version: record.version,
+      // Only when a schedule made it, so statements of other work orders keep their bytes.
+      ...(record.source ? { source: record.source } : {}),
     },
     resolutionNotes: record.resolutionNotes,
     assignee: record.assignee,

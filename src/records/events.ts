@@ -42,6 +42,10 @@ export const RECORD_EVENTS = {
     description: 'A completed work order was closed (/records/{id}/close).',
     payload: Type.Object({ recordId: Type.String(), closedAt: Type.String(), record: RecordSchema }),
   },
+  'record.overdue': {
+    description: 'An open work order passed its `dueAt`: sent once per `dueAt` value, within a minute (a new `dueAt` may be announced again).',
+    payload: Type.Object({ recordId: Type.String(), dueAt: Type.String() }),
+  },
 } as const satisfies Record<string, EventDefinition>;
 
 declare module '../events/catalogue.js' {

@@ -11,6 +11,7 @@ import { sqliteRecordLists } from './list-sqlite.js';
 import { foldRecordCountDeltas, postgresRecordCounts } from './record-counts-postgres.js';
 import { sqliteRecordCounts } from './record-counts-sqlite.js';
 import { checkRecordReferences } from './references.js';
+import { announceOverdue } from './overdue.js';
 import { recordRoutes } from './routes.js';
 import { recordComponents } from './schemas.js';
 import { RecordService } from './service.js';
@@ -34,6 +35,8 @@ const RECORD_SCOPES = {
 
 /** How often work-order count deltas are folded (PostgreSQL): a list reads at most about this long's worth. */
 const RECORD_COUNT_FOLD_INTERVAL_MS = 1_000;
+/** How often overdue work orders are looked for: `record.overdue` comes within this of the `dueAt`. */
+const OVERDUE_INTERVAL_MS = 30_000;
 
 /** What the records feature does its own way on each database. */
 interface RecordsOnDatabase {
@@ -72,7 +75,15 @@ export const recordsFeature = defineFeature({
       }),
     });
     const records = new RecordService(db, clock, checkRecordReferences, resolveCompletionEvidence, storage.writes, storage.lists, storage.counts);
-    const { jobs } = storage;
+    const jobs: JobDefinition[] = [
+      ...storage.jobs,
+      {
+        placement: 'every-worker',
+        periodMs: OVERDUE_INTERVAL_MS,
+        does: 'announces open work orders past their dueAt (record.overdue), once per dueAt',
+        loop: intervalLoop({ name: 'record-overdue', intervalMs: OVERDUE_INTERVAL_MS, work: () => announceOverdue(db, clock), logger, errorMessage: 'announcing overdue work orders failed' }),
+      },
+    ];
     return { services: { records }, api: recordRoutes(records), jobs };
   },
 });

@@ -16,7 +16,7 @@ import {
   type WalkOrder,
 } from './list-repository.js';
 import { postgresRecordCounts, postgresTotal } from './record-counts-postgres.js';
-import { WORK_ORDER_FIELDS } from './repository.js';
+import { JSON_COLUMNS, WORK_ORDER_FIELDS } from './repository.js';
 
 /**
  * PostgreSQL must not visit the heap for skipped entries, so it walks the index for ids only and
@@ -169,5 +169,5 @@ function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limi
 // the same order, strings escaped as JSON.stringify does (PostgreSQL's to_json does), NULL as null,
 // and `metadata` embedded as the JSON text we stored, which JSON.stringify wrote in the first place.
 const workOrderFieldsOnPostgres = WORK_ORDER_FIELDS.map(([key, column]) =>
-  (column === 'metadata' ? sql`${sql.ref(`records.${column}`)}::json` : sql`${sql.ref(`records.${column}`)}`).as(key),
+  (JSON_COLUMNS.has(column) ? sql`${sql.ref(`records.${column}`)}::json` : sql`${sql.ref(`records.${column}`)}`).as(key),
 );

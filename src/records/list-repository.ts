@@ -1,3 +1,4 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Compilable, QueryResult, SelectQueryBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -8,7 +9,8 @@ import type { Page } from '../db/page.js';
 import { BEFORE_OLDEST, type FoundCheckpoints, type ListCheckpoints, type ListScope, type RebuildUnderway } from './list-checkpoints.js';
 import type { RecordListQuery } from './schemas.js';
 
-export type RecordFilter = Omit<RecordListQuery, 'limit' | 'offset'>;
+/** A list's filter: the query's, with `overdue` read against `now` (set by RecordService). */
+export type RecordFilter = Omit<RecordListQuery, 'limit' | 'offset'> & { now?: string };
 
 export type MatchingRecords = SelectQueryBuilder<Tables, 'records', object>;
 
@@ -202,7 +204,7 @@ function snapshotTransaction(db: Db) {
 
 /** Whether at most `status` narrows the list: its total then comes from the maintained counts. */
 export function filtersByStatusOnly(filter: RecordFilter): boolean {
-  return Object.entries(filter).every(([key, value]) => key === 'status' || value === undefined);
+  return Object.entries(filter).every(([key, value]) => key === 'status' || key === 'now' || value === undefined);
 }
 
 export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRecords {
@@ -215,6 +217,11 @@ export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRe
   if (filter.createdAfter) query = query.where('created_at', '>=', filter.createdAfter);
   if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
   if (filter.updatedAfter) query = query.where('updated_at', '>=', filter.updatedAfter);
+  if (filter.overdue !== undefined && filter.now) {
+    const overdue = (eb: ExpressionBuilder<Tables, 'records'>) =>
+      eb.and([eb('due_at', '<', filter.now!), eb('completed_at', 'is', null), eb('closed_at', 'is', null), eb('cancelled_at', 'is', null)]);
+    query = filter.overdue ? query.where(overdue) : query.where((eb) => eb.not(overdue(eb)));
+  }
   return query;
 }
 

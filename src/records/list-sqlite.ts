@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { RecordListReads, type PageQuery } from './list-repository.js';
 import { sqliteRecordCounts } from './record-counts-sqlite.js';
-import { WORK_ORDER_FIELDS } from './repository.js';
+import { JSON_COLUMNS, WORK_ORDER_FIELDS } from './repository.js';
 
 /**
  * SQLite reads the page straight off the (org_id, [status,] created_at, id) index with OFFSET; it
@@ -19,7 +19,7 @@ const sqlitePageQuery: PageQuery = (_db, matching, walk, form) => {
 // the same order, strings escaped as JSON.stringify does (SQLite's json_object does), NULL as null,
 // and `metadata` embedded as the JSON text we stored, which JSON.stringify wrote in the first place.
 const workOrderJsonOnSqlite = sql<string>`json_object(${sql.join(
-  WORK_ORDER_FIELDS.map(([key, column]) => sql`${sql.lit(key)}, ${column === 'metadata' ? sql`json(${sql.ref(column)})` : sql.ref(column)}`),
+  WORK_ORDER_FIELDS.map(([key, column]) => sql`${sql.lit(key)}, ${JSON_COLUMNS.has(column) ? sql`json(${sql.ref(column)})` : sql.ref(column)}`),
 )})`;
 
 /** SQLite's work-order lists: every page through the shared reads (list-repository.ts). */

@@ -2,7 +2,7 @@ import { sql, type QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
-import type { RecordHistoryEntry, RecordStatus, WorkOrder } from './schemas.js';
+import type { RecordHistoryEntry, RecordSource, RecordStatus, WorkOrder } from './schemas.js';
 import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 import { actorOf } from '../principal.js';
@@ -26,6 +26,7 @@ export const WORK_ORDER_FIELDS = [
   ['locationId', 'location_id'],
   ['externalRef', 'external_ref'],
   ['metadata', 'metadata'],
+  ['source', 'source'],
   ['resolutionNotes', 'resolution_notes'],
   ['completedAt', 'completed_at'],
   ['closedAt', 'closed_at'],
@@ -36,6 +37,9 @@ export const WORK_ORDER_FIELDS = [
 ] as const satisfies readonly (readonly [keyof WorkOrder, keyof RecordsTable])[];
 const everyFieldListed: Exclude<keyof WorkOrder, (typeof WORK_ORDER_FIELDS)[number][0]> extends never ? true : never = true;
 void everyFieldListed;
+
+/** Columns holding JSON text, which the lists' SQL hands on as JSON rather than as a string. */
+export const JSON_COLUMNS: ReadonlySet<keyof RecordsTable> = new Set(['metadata', 'source']);
 
 export function toWorkOrder(row: RecordsTable): WorkOrder {
   return {
@@ -53,6 +57,7 @@ export function toWorkOrder(row: RecordsTable): WorkOrder {
     locationId: row.location_id,
     externalRef: row.external_ref,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    source: row.source === null ? null : (JSON.parse(row.source) as RecordSource),
     resolutionNotes: row.resolution_notes,
     completedAt: row.completed_at,
     closedAt: row.closed_at,

@@ -53,7 +53,7 @@ export const RecordSourceSchema = Type.Object(
     scheduleId: Type.String({ description: 'The schedule (`sch_…`).' }),
     occurrence: Type.String({ description: 'The occurrence key: a calendar trigger’s local date-time, `meter:<value>`, `threshold:<reading id>` or `after:<record id>`.' }),
   },
-  { $id: 'RecordSource', description: 'What generated the work order.' },
+  { description: 'What generated the work order (a schedule’s occurrence); null when a client created it.' },
 );
 export type RecordSource = Static<typeof RecordSourceSchema>;
 
@@ -73,6 +73,7 @@ export const RecordSchema = Type.Object(
     locationId: Nullable(Type.String()),
     externalRef: Nullable(Type.String()),
     metadata: JsonObject(),
+    source: Nullable(RecordSourceSchema),
     resolutionNotes: Nullable(Type.String()),
     completedAt: Nullable(Type.String()),
     closedAt: Nullable(Type.String()),
@@ -94,6 +95,7 @@ export const RecordListQuery = ListQuery({
   createdAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders created at or after this instant.' })),
   createdBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders created before this instant.' })),
   updatedAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders changed at or after this instant (incremental sync).' })),
+  overdue: Type.Optional(Type.Boolean({ description: 'true: only open work orders past their `dueAt`; false: only those that are not.' })),
 });
 export type RecordListQuery = Static<typeof RecordListQuery>;
 

@@ -164,6 +164,8 @@ export class RecordService {
       created_at: now,
       updated_at: now,
       version: 1,
+      source: 'source' in input && input.source ? JSON.stringify(input.source) : null,
+      overdue_for: null,
     };
     // The work order, its count, its history entry and its events are written as one step (RowAppends).
     const appends = new RowAppends().add('records', row);
@@ -187,13 +189,13 @@ export class RecordService {
   }
 
   async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
-    const { rows, total } = await this.lists.list(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
+    const { rows, total } = await this.lists.list(this.db, orgId, canonicalFilter(filter, isoNow(this.clock)), page, this.listCheckpoints);
     return { records: rows.map(toWorkOrder), total };
   }
 
   /** The same page as `list`, its work orders already serialized as JSON text, comma-separated (what GET /records sends). */
   async listAsJson(orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string; total: number }> {
-    return this.lists.listAsJson(this.db, orgId, canonicalFilter(filter), page, this.listCheckpoints);
+    return this.lists.listAsJson(this.db, orgId, canonicalFilter(filter, isoNow(this.clock)), page, this.listCheckpoints);
   }
 
   async history(orgId: string, id: string, page: Page): Promise<{ events: RecordHistoryEntry[]; total: number }> {
@@ -336,8 +338,9 @@ function requireSomeField(input: object): void {
 }
 
 /** Instants in a filter, written the way they are stored, so they compare as text. */
-function canonicalFilter(filter: RecordFilter): RecordFilter {
+function canonicalFilter(filter: RecordFilter, now: string): RecordFilter {
   const canonical: RecordFilter = { ...filter };
+  if (filter.overdue !== undefined) canonical.now = now;
   for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
     const value = filter[key];
     if (value !== undefined) canonical[key] = canonicalBound(value, `querystring.${key}`);

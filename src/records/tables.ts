@@ -22,6 +22,10 @@ export interface RecordsTable {
   created_at: string;
   updated_at: string;
   version: number;
+  /** What generated the work order (JSON of RecordSource), or null: a client created it. */
+  source: string | null;
+  /** The `due_at` for which record.overdue was emitted; another value (or none) may be announced again. */
+  overdue_for: string | null;
 }
 
 export interface RecordEventsTable {

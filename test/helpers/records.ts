@@ -31,6 +31,8 @@ export function workOrderRow(fields: { id: string; orgId: string; categoryId: st
     created_at: fields.createdAt,
     updated_at: fields.createdAt,
     version: 1,
+    source: null,
+    overdue_for: null,
   };
 }
 

@@ -10,7 +10,20 @@ import type { VersionedMigration } from '../migrate.js';
  */
 export const preventiveMaintenance: VersionedMigration = {
   name: '0020-preventive-maintenance',
-  async up(db) {
+  async up(db, dialect) {
+    // What generated a work order (`source`, JSON) and the `dueAt` its record.overdue was sent for:
+    // nullable columns with no default, so adding them rewrites no row (PostgreSQL and SQLite alike).
+    for (const column of ['source', 'overdue_for']) {
+      if (dialect === 'postgres') {
+        await sql`ALTER TABLE records ADD COLUMN IF NOT EXISTS ${sql.raw(column)} text`.execute(db);
+        continue;
+      }
+      const columns = await sql<{ name: string }>`SELECT name FROM pragma_table_info('records')`.execute(db);
+      if (!columns.rows.some((existing) => existing.name === column)) await sql`ALTER TABLE records ADD COLUMN ${sql.raw(column)} text`.execute(db);
+    }
+    // the overdue job's scan: open work orders with a due date not yet announced, soonest first (finished and announced ones leave it)
+    await sql`CREATE INDEX IF NOT EXISTS records_overdue_watch ON records (due_at) WHERE due_at IS NOT NULL AND completed_at IS NULL AND closed_at IS NULL AND cancelled_at IS NULL AND (overdue_for IS NULL OR overdue_for <> due_at)`.execute(db);
+
     await sql`
       CREATE TABLE IF NOT EXISTS schedules (
         id text PRIMARY KEY,
