@@ -63,10 +63,10 @@ export interface Config {
   readonly proofs: {
     /**
      * Longest time a completed job waits before the sequencer seals it into the log. 250 ms by default:
-     * `record.proof_delivered` follows a completion within about a third of a second, where 1 s made it
-     * wait ~0.9 s (bench/analysis.md, sessions 10 and 20). The price is one signed checkpoint per seal
-     * that finds statements, ~0.4 KB each: at most 4 a second, under load that stores ~5 MB of
-     * statements a second.
+     * `record.proof_delivered` then follows a completion promptly, where 1 s made it wait most of that
+     * second (bench/analysis.md, sessions 10 and 20). The price is one signed checkpoint per seal that
+     * finds statements: at most four a second, small next to the statements a loaded service stores
+     * in that time.
      */
     readonly batchIntervalMs: number;
     /** Origin line of the transparency log's checkpoints (C2SP tlog-checkpoint). */

@@ -29,9 +29,10 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-// ulidx's default source asks the OS for one byte per character (16 calls per id, ~3 % of a create's
-// CPU in docs/benchmarks.md); a pool of the same crypto bytes is far cheaper, and byte / 256 keeps
-// every base32 character uniform (the default's byte / 255 slightly favours the last one).
+// ulidx's default source asks the OS for one byte per character (16 calls per id, a visible share of
+// a create's CPU: bench/analysis.md, "Findings"); a pool of the same crypto bytes is far cheaper,
+// and byte / 256 keeps every base32 character uniform (the default's byte / 255 slightly favours
+// the last one).
 let randomPool = randomBytes(4096);
 let randomPoolNext = 0;
 function pooledRandom(): number {

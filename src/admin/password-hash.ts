@@ -12,8 +12,8 @@ export interface ScryptParameters {
   p: number;
 }
 
-// OWASP's scrypt baseline (N=2^17, r=8, p=1) costs ~0.3 s here; 2^15 keeps sign-in under 0.1 s on
-// a shared 2-core box while still needing 32 MiB of memory per guess.
+// OWASP's scrypt baseline (N=2^17, r=8, p=1) makes a sign-in wait noticeably on a small shared box;
+// 2^15 does a quarter of that work while still needing 32 MiB of memory per guess.
 export const DEFAULT_SCRYPT_PARAMETERS: ScryptParameters = { ln: 15, r: 8, p: 1 };
 const SALT_BYTES = 16;
 const HASH_BYTES = 32;

@@ -138,15 +138,15 @@ function shutdownSignal(context: AppContext, drainMs: number): Promise<string> {
 }
 
 /**
- * The live heap of a service or worker is ~30 MB, but with a large heap limit V8 lets the old
+ * The live heap of a service or worker is small, but with a large heap limit V8 lets the old
  * generation grow to up to four times what the last full GC kept before collecting again: under
  * sustained load the garbage of requests in flight, promoted out of the young generation, piles up
- * and peak RSS read 200–285 MB for the same work. A fixed growing factor bounds that saw-tooth.
- * Measured (bench/analysis.md, session 3): webhook worker with 100 subscriptions 280 → 218–224 MB,
- * lifecycle service 201–253 → 184–199 MB, CPU per request unchanged.
+ * and peak RSS ends up several times the live heap for the same work. A fixed growing factor bounds
+ * that saw-tooth: it lowered the peak RSS of both the webhook worker and the lifecycle service,
+ * at no cost in CPU per request (bench/analysis.md, session 3).
  *
  * V8 documents flags set after start as unsupported in general; this one is read each time the heap
- * controller computes the next limit (after every full GC), which is what the measurement shows.
+ * controller computes the next limit (after every full GC), which is what those measurements show.
  */
 function limitHeapGrowth(percent: number): void {
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);

@@ -7,9 +7,9 @@
  * has no statistics (a fresh deployment, or a server with autovacuum off) costs the same through the
  * primary key and through any index that leads on `org_id` (`records_org_updated`, …), and the
  * planner picked the latter. The connection keeps that generic plan for its life: once the
- * organization held 7,500 work orders, reading one by id read all of them (3 ms per lookup instead of
- * ~20 µs, pg_stat_statements, docs/benchmarks.md "Session 15"). Lists, which are meant to walk an
- * organization's index, keep `=`.
+ * organization held thousands of work orders, reading one by id read all of them, each lookup
+ * costing what the whole organization's rows cost (bench/analysis.md, "Session 15"). Lists, which are
+ * meant to walk an organization's index, keep `=`.
  */
 export const IN_ORGANIZATION = 'is not distinct from' as const;
 

@@ -57,7 +57,8 @@ export function preparedQuery<P extends Params, R = unknown>(
  * to a power-of-two length (padInList) and each padded length gets its query, built and compiled
  * once. `build` receives the list as placeholders, one per padded entry, and must use them only as
  * bound values, as preparedQuery's `params`. The background jobs run such queries for every batch,
- * and building them anew each time was ~13 % of the webhook worker's CPU (docs/benchmarks.md).
+ * and building them anew each time was a large share of the webhook worker's CPU (bench/analysis.md,
+ * session 24).
  * An empty list reaches `build` as an empty array: decide there what it means.
  */
 export function preparedListQuery<P extends Params, V, R = unknown>(

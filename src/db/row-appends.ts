@@ -102,7 +102,8 @@ export class RowAppends {
 /**
  * The statement texts of writeConditionally by shape: a request writes one of a handful of shapes (a
  * create, each lifecycle action, a comment), and building its ~3 KB text, then hashing a new copy of it
- * to find its prepared statement (withNamedStatements), was ~10 % of a create's CPU in the API process.
+ * to find its prepared statement (withNamedStatements), was a visible share of a create's CPU in the
+ * API process (bench/analysis.md, session 20).
  * Past the bound a rare shape is built on each call.
  */
 const conditionalTexts = new Map<string, string>();
@@ -174,9 +175,10 @@ function conditionalStatement(
       // The main query sees the statement's snapshot, not what its UPDATE wrote: the row as it stood.
       // The uncorrelated NOT EXISTS is checked once, so a write that succeeded reads nothing more.
       // Columns by name, not `*`: the statement stays a prepared one (see withNamedStatements).
-      // Answered as ONE json column, null unless the write failed: the driver (pg ≥ 8.21) spends
-      // ~0.3 µs per column of every result it describes, on every execution, written or not, and
-      // its one user, `records`, holds text and integers, which JSON carries as the driver would.
+      // Answered as ONE json column, null unless the write failed: the driver (pg ≥ 8.21) pays for
+      // each column of every result it describes, on every execution, written or not (bench/analysis.md,
+      // session 24), and its one user, `records`, holds text and integers, which JSON carries as the
+      // driver would.
       if (readBack) {
         const listed = (TABLE_COLUMNS as Partial<Record<string, readonly string[]>>)[table];
         if (!listed) throw new Error(`reading back ${table} needs its columns in TABLE_COLUMNS (src/db/table-columns.ts)`);

@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
  *
  * Fastify's own request logging writes two lines per request, one on arrival and one on completion,
  * and only the second carries what an operator reads; one line halves the log volume and the
- * (synchronous) writes: 6.1–6.8 → 4.0–4.5 µs of CPU per request for pino writing to a pipe, measured
- * alone. This is Fastify's extension point for its request lines, so everything else it logs (a
+ * (synchronous) writes, and with them a good part of what pino costs a request (bench/analysis.md,
+ * session 5). This is Fastify's extension point for its request lines, so everything else it logs (a
  * serializer or writeHead failure, a response stream error) still reaches the log.
  *
  * A request whose client goes away before the answer is fully written would otherwise leave no line

@@ -79,8 +79,8 @@ export class IdempotencyStore {
    * claimed by that write, with nothing read or written now. The answer's insert is strict: a key
    * already present fails the write, which rolls back, and the request answers from the stored row
    * instead (`answeredMeanwhile`). A fresh key, the common case, thus costs no round trip before the
-   * work; a retry pays a failed write and one read. Reading the key first cost ~100 µs of API CPU per
-   * idempotent create, a third of the whole (docs/benchmarks.md, session 15).
+   * work; a retry pays a failed write and one read. Reading the key first was a large share of an
+   * idempotent create's API CPU (bench/analysis.md, session 15).
    */
   claimAtWrite(orgId: string, key: string, fingerprint: RequestFingerprint): IdempotencyClaim {
     const now = this.clock.now();

@@ -45,7 +45,7 @@ export function fromBase64Url(text: string): Uint8Array | undefined {
 }
 
 // Each byte's two hex digits, looked up: the sequencer encodes every leaf and node hash it writes, and
-// formatting each byte on its own (toString, padStart, join) took ~10 times as long.
+// formatting each byte on its own (toString, padStart, join) took many times as long.
 const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 export function toHex(bytes: Uint8Array): string {

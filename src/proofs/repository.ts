@@ -7,7 +7,7 @@ import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 // The statuses the sequencer's scans filter on, written into the SQL: each has a partial index, which
 // SQLite can only match to a bound value by reading it while planning, and a statement planned on a
-// bound value is prepared again every time it runs, which made each probe about four times dearer.
+// bound value is prepared again every time it runs, which made each probe several times dearer.
 const UNSIGNED = sql.lit('unsigned' as const);
 const PENDING = sql.lit('pending' as const);
 

@@ -20,10 +20,11 @@ export interface SignBatchResult {
  * Signs completion statements for the sequencer, in a worker thread.
  *
  * Why a thread: canonicalizing (RFC 8785) and signing (Ed25519) a statement of a few kilobytes
- * cost about a fifth of what a completion cost the event loop when it was done in the completing
- * transaction. On the thread it runs on another core, beside the API rather than in front of it.
- * The result is the same either way (Ed25519 signatures are deterministic), so when the thread
- * cannot run (it failed to start, or died) statements are signed inline: only speed is lost.
+ * was a large share of what a completion cost the event loop when it was done in the completing
+ * transaction (bench/analysis.md, session 10). On the thread it runs on another core, beside the API
+ * rather than in front of it. The result is the same either way (Ed25519 signatures are
+ * deterministic), so when the thread cannot run (it failed to start, or died) statements are signed
+ * inline: only speed is lost.
  */
 export class StatementSigner {
   private worker: Worker | undefined;

@@ -140,8 +140,8 @@ function firstPageWithTotalStatement(byStatus: boolean, limit: number): FirstPag
  * PostgreSQL: the pages at either end of a list (offset 0), with their LIMIT written into the
  * statement, one statement per limit a client asks for. With LIMIT and OFFSET as parameters the
  * generic plan assumes they cover a tenth of the organization (a hash join over the whole table), so
- * PostgreSQL chose to plan the page afresh on every request: ~190 µs of its CPU per first page of a
- * 100k list, more than running it (pg_stat_statements). With the limit known and no offset, the
+ * PostgreSQL chose to plan the page afresh on every request, which cost it more CPU than running the
+ * page (pg_stat_statements; bench/analysis.md, session 15). With the limit known and no offset, the
  * generic plan is the index walk a fresh plan would be, and each connection keeps it.
  */
 type FirstPageStatement = (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>;

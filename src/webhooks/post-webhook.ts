@@ -28,8 +28,8 @@ export class DeadlineError extends Error {
  * rejecting with the network, time-out or URL-guard error.
  *
  * @NOTE: `undici.request` wraps this same call in a request handler, an AbortSignal, a Readable for
- * the response body and its events, all per send. Dispatching with our own handler cost 14 µs of CPU
- * per POST against 26 µs for `request` here (bench/analysis.md, session 7), and a worker sends
+ * the response body and its events, all per send. Dispatching with our own handler costs markedly
+ * less CPU per POST than `request` (bench/analysis.md, session 7), and a worker sends
  * thousands per second. Redirects are not followed (no interceptor): a 3xx is an answer like any other.
  */
 export function postWebhook(dispatcher: Dispatcher, url: URL, options: PostOptions): Promise<ReceiverAnswer> {

@@ -18,13 +18,13 @@ import type { EventNames } from '../events/catalogue.js';
  * After a batch that drained the outbox, the dispatcher lets events gather this long before the next,
  * per dialect. Either adds at most this much to a delivery's latency; a backlog (full batches) is
  * still read back to back.
- * - SQLite: under a steady stream of writes it otherwise ran one small transaction per event-loop turn
- *   (3,330 batches for 53,402 creates, measured), now at most 200 a second. 2–5 % less CPU per create
- *   with the embedded worker, within this VM's noise (bench/analysis.md, session 3).
+ * - SQLite: under a steady stream of writes it otherwise ran one small transaction per event-loop turn,
+ *   now at most 200 a second. What that saves per create with the embedded worker was within this
+ *   VM's noise (bench/analysis.md, session 3).
  * - PostgreSQL: a batch is eight round trips whatever its size, and with 5 ms a `wo worker` under the
- *   lifecycle mix ran 84 batches a second of 26 events each, costing 200–230 µs of worker CPU and a
- *   further ~100 µs of PostgreSQL CPU per request: more than a quarter of the whole deployment's CPU.
- *   With 25 ms: 130–146 µs, and 10–13 % more requests a second (bench/analysis.md, session 16).
+ *   lifecycle mix ran many batches a second, whose worker and PostgreSQL CPU per request was a large
+ *   share of the whole deployment's. The longer wait cut the worker's CPU per request and let the deployment
+ *   serve more requests a second (bench/analysis.md, session 16).
  */
 export const DISPATCH_SETTLE_MS = { sqlite: 5, postgres: 25 } as const satisfies Record<DialectName, number>;
 

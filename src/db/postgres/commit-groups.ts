@@ -7,11 +7,11 @@ import type pg from 'pg';
  * Why: such a write on its own is a transaction of its own, and what a transaction costs beyond its
  * statement is large next to the statement: a backend woken for it, an XID, a commit record, a wait
  * for the WAL flush that wakes the backend again, and on the client a pooled connection's turn.
- * Measured with 50 concurrent callers each writing a row and an outbox row in one statement
- * (bench/tools/commit-cost.ts): PostgreSQL spent 233–260 µs of CPU per write in autocommit on a pool
- * of 10, and 55–57 µs with the same writes committed in groups as below (the caller 64–71 against
- * 29–30 µs); in autocommit with `synchronous_commit = off` it was still 111 µs. Figures:
- * bench/analysis.md, "Session 30".
+ * With many concurrent callers each writing a row and an outbox row in one statement
+ * (bench/tools/commit-cost.ts), committing the same writes in groups as below cost PostgreSQL a
+ * fraction of the CPU per write that autocommit did, and the caller far less too; autocommit with
+ * `synchronous_commit = off` stayed well above the groups, so the flush wait is not the whole cost.
+ * Figures: bench/analysis.md, "Session 30".
  *
  * How: writes that arrive while a group is running wait for it; when it ends, everything waiting
  * (up to `maxGroupSize`) runs as the next group on one connection: BEGIN, the statements in the

@@ -57,8 +57,9 @@ export function openPostgresDatabase(url: string, options: DatabaseOptions): Pos
 const MAX_COMMIT_GROUP_SIZE = 64;
 /**
  * How long the newest commit group may run before the writes waiting behind it start one of their
- * own: a group of 50 creates takes ~10 ms here, so longer means one of its statements waits (a row
- * lock, a claim in flight), and the writes behind it should not.
+ * own: well past what a full group of fresh creates takes to run (bench/analysis.md, "Session 30"),
+ * so longer means one of its statements waits (a row lock, a claim in flight), and the writes behind
+ * it should not.
  */
 const COMMIT_GROUP_STALL_MS = 20;
 

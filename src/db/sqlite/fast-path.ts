@@ -15,7 +15,7 @@ import type { Executor } from '../database.js';
  * builder), and for anything run rarely, where building the query each time costs nothing worth a
  * second way of writing it.
  *
- * Why skip the executor at all: for a statement that takes a few µs in SQLite, Kysely's connection
+ * Why skip the executor at all: for a statement that SQLite runs in next to no time, Kysely's connection
  * provider, promise chain and result transformers cost as much again. On SQLite that statement
  * runs straight on the group-commit driver (src/db/sqlite/group-commit.ts), by the driver's own rules:
  * - inside a transaction (`executeInTransaction`), once the transaction's connection is known and only

@@ -34,7 +34,8 @@ import type { DirectStatementRunner } from './fast-path.js';
  * that the turn's reads run in, ended like a group at the end of the turn or as soon as a write
  * arrives (the write then opens its own group). Its reads see only committed data, so they return at
  * once. Why: an autocommit read takes and drops SQLite's shared file lock and read mark every time,
- * which made an API-key lookup on its own three times dearer than inside a group. Deferred rather
+ * which made an API-key lookup on its own several times dearer than inside a group (bench/analysis.md,
+ * session 4). Deferred rather
  * than IMMEDIATE, so reads never wait for another process's write lock; and never upgraded to a
  * writer (SQLite would refuse the upgrade if another process had committed since the read): a write
  * ends it first.

@@ -20,7 +20,8 @@ export function openSqliteDatabase(file: string): SqliteDatabase {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Savepoints (one per transaction under group commit) journal each page they first change; in memory
-  // that is a copy, in a temp file (the default) it was a write: 25 → 12 µs for an outbox insert here.
+  // that is a copy, in a temp file (the default) it was a write, which cost an outbox insert about as
+  // much as the insert itself (bench/analysis.md, session 2).
   sqlite.pragma('temp_store = MEMORY');
   const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(sqlite, file);
   const groupCommit: GroupCommitStats = { commits: 0, members: 0, failures: 0 };

@@ -5,7 +5,7 @@ import { OperationNodeTransformer, sql, type KyselyPlugin, type LimitNode, type 
  *
  * Why: SQLite's planner reads the value bound to a bare `LIMIT ?` when it plans the statement, and
  * a statement whose plan used a bound value is prepared again each time that parameter is bound anew,
- * that is, at every execution of a cached statement, which made an indexed one-row lookup about four
+ * that is, at every execution of a cached statement, which made an indexed one-row lookup several
  * times dearer. An expression the planner cannot evaluate leaves the plan alone (the same index walk)
  * and costs what a literal limit costs (figures: bench/analysis.md, "Moved from docs/architecture.md").
  * Kysely compiles every `.limit(n)` to a bound parameter, so this is done once, here, for all of them.
