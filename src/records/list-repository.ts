@@ -220,7 +220,10 @@ export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRe
   if (filter.overdue !== undefined && filter.now) {
     const overdue = (eb: ExpressionBuilder<Tables, 'records'>) =>
       eb.and([eb('due_at', '<', filter.now!), eb('completed_at', 'is', null), eb('closed_at', 'is', null), eb('cancelled_at', 'is', null)]);
-    query = filter.overdue ? query.where(overdue) : query.where((eb) => eb.not(overdue(eb)));
+    // Not overdue, spelled out: NOT over a NULL due date would be NULL, and drop the row.
+    const notOverdue = (eb: ExpressionBuilder<Tables, 'records'>) =>
+      eb.or([eb('due_at', 'is', null), eb('due_at', '>=', filter.now!), eb('completed_at', 'is not', null), eb('closed_at', 'is not', null), eb('cancelled_at', 'is not', null)]);
+    query = filter.overdue ? query.where(overdue) : query.where(notOverdue);
   }
   return query;
 }

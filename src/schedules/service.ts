@@ -34,6 +34,8 @@ export class ScheduleService {
   async create(orgId: string, input: CreateScheduleInput, within?: InTransaction<Schedule>): Promise<Schedule> {
     assertMetadataSize(input.metadata);
     await this.assertTriggers(orgId, input);
+    // Read before the transaction: the meters are looked up through the database, not the transaction.
+    const counting = await this.countingFromNow(orgId, input.triggers);
     return this.db.transaction().execute(async (tx) => {
       await this.assertTemplateReferences(tx, orgId, input.template);
       const now = isoNow(this.clock);
@@ -48,7 +50,7 @@ export class ScheduleService {
         overlap: input.overlap ?? 'skip',
         catch_up: input.catchUp ?? 'latest',
         metadata: JSON.stringify(input.metadata ?? {}),
-        trigger_state: JSON.stringify(await this.countingFromNow(orgId, input.triggers)),
+        trigger_state: JSON.stringify(counting),
         planned_through: null,
         next_due_at: null,
         next_key: null,
@@ -81,6 +83,7 @@ export class ScheduleService {
   async update(orgId: string, id: string, input: UpdateScheduleInput, acceptedVersions?: number[], metadataMode: MetadataPatchMode = 'replace'): Promise<Schedule> {
     assertMetadataSize(input.metadata);
     if (input.triggers || input.leadTime !== undefined) await this.assertTriggers(orgId, { triggers: input.triggers ?? (await this.get(orgId, id)).triggers, leadTime: input.leadTime });
+    const counting = input.triggers && (await this.countingFromNow(orgId, input.triggers));
     return writeOptimistically(this.db, {
       noun: 'Schedule',
       id,
@@ -93,7 +96,7 @@ export class ScheduleService {
         if (input.template !== undefined) next.template = JSON.stringify(input.template);
         if (input.triggers !== undefined) {
           next.triggers = JSON.stringify(input.triggers);
-          next.trigger_state = JSON.stringify(await this.countingFromNow(orgId, input.triggers));
+          next.trigger_state = JSON.stringify(counting);
         }
         if (input.leadTime !== undefined) next.lead_time = input.leadTime;
         if (input.overlap !== undefined) next.overlap = input.overlap;
