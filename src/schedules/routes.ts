@@ -124,10 +124,14 @@ export function scheduleRoutes(schedules: ScheduleService): FastifyPluginAsyncTy
             summary: paused ? 'Pause a schedule' : 'Resume a paused schedule',
             description: paused ? 'No work order is generated while it is paused.' : 'Occurrences that came up while it was paused follow its `catchUp`.',
             params: IdParams,
-            response: { 200: ScheduleRef, ...problems(404) },
+            response: { 200: { ...ScheduleRef, headers: ETagHeader }, ...problems(404, 412) },
           },
         },
-        async (request) => schedules.setPaused(principalOf(request).orgId, request.params.id, paused),
+        async (request, reply) => {
+          const schedule = await schedules.setPaused(principalOf(request).orgId, request.params.id, paused, acceptedVersions(request));
+          setEtag(reply, schedule.version);
+          return schedule;
+        },
       );
     }
 

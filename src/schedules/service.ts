@@ -125,11 +125,11 @@ export class ScheduleService {
   }
 
   /** Pausing stops generation; resuming plans again, and what came up meanwhile follows `catchUp`. */
-  async setPaused(orgId: string, id: string, paused: boolean): Promise<Schedule> {
+  async setPaused(orgId: string, id: string, paused: boolean, acceptedVersions?: number[]): Promise<Schedule> {
     return writeOptimistically(this.db, {
       noun: 'Schedule',
       id,
-      acceptedVersions: undefined,
+      acceptedVersions,
       read: (tx) => findSchedule(tx, orgId, id),
       decide: async (tx, current) => {
         const status = paused ? 'PAUSED' : 'ACTIVE';

@@ -76,6 +76,16 @@ const OPERATION_IDS: Record<string, string> = {
   'DELETE /api/v1/meters/{id}': 'deleteMeter',
   'POST /api/v1/meters/{id}/readings': 'postMeterReadings',
   'GET /api/v1/meters/{id}/readings': 'listMeterReadings',
+  'POST /api/v1/schedules': 'createSchedule',
+  'POST /api/v1/schedules/preview': 'previewSchedule',
+  'GET /api/v1/schedules': 'listSchedules',
+  'GET /api/v1/schedules/{id}': 'getSchedule',
+  'PATCH /api/v1/schedules/{id}': 'updateSchedule',
+  'DELETE /api/v1/schedules/{id}': 'deleteSchedule',
+  'POST /api/v1/schedules/{id}/pause': 'pauseSchedule',
+  'POST /api/v1/schedules/{id}/resume': 'resumeSchedule',
+  'GET /api/v1/schedules/{id}/occurrences': 'listScheduleOccurrences',
+  'POST /api/v1/schedules/{id}/occurrences/{key}/skip': 'skipScheduleOccurrence',
   'GET /api/v1/records/{id}/proof': 'getRecordProof',
   'GET /api/v1/proofs/{proofId}': 'getProof',
   'GET /api/v1/transparency/checkpoint': 'getTransparencyCheckpoint',
@@ -255,6 +265,22 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'GET', url: '/api/v1/meters/mtr_missing/readings' });
     assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/meters/${meter.id}` })).statusCode, 204);
 
+    // Preventive-maintenance schedules.
+    const scheduleBody = { name: 'Monthly filters', template: { categoryId: category.id, description: 'Replace the filters' }, triggers: [{ type: 'calendar', rrule: 'FREQ=MONTHLY;BYDAY=1MO', start: '2030-01-07T08:00:00', timezone: 'Europe/Berlin' }], leadTime: 'P7D' };
+    assert.equal((await post('/api/v1/schedules/preview', scheduleBody)).statusCode, 200);
+    const schedule = json(await post('/api/v1/schedules', scheduleBody));
+    assert.equal((await post('/api/v1/schedules', { ...scheduleBody, triggers: [{ type: 'calendar', rrule: 'FREQ=NEVER', start: '2030-01-07T08:00:00', timezone: 'Europe/Berlin' }] })).statusCode, 422);
+    await call(tenant, { method: 'GET', url: '/api/v1/schedules?status=ACTIVE' });
+    await call(tenant, { method: 'GET', url: `/api/v1/schedules/${schedule.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/schedules/${schedule.id}`, payload: { name: 'Monthly AHU filters' }, headers: { 'if-match': '"1"' } });
+    await call(tenant, { method: 'GET', url: `/api/v1/schedules/${schedule.id}/occurrences?from=2030-01-01T00:00:00Z&to=2030-06-01T00:00:00Z` });
+    assert.equal((await post(`/api/v1/schedules/${schedule.id}/occurrences/2030-02-04T08:00:00/skip`, {})).statusCode, 200);
+    assert.equal((await post(`/api/v1/schedules/${schedule.id}/occurrences/2030-02-04T08:00:00/skip`, {})).statusCode, 409);
+    assert.equal((await post(`/api/v1/schedules/${schedule.id}/pause`, {})).statusCode, 200);
+    assert.equal((await post(`/api/v1/schedules/${schedule.id}/resume`, {})).statusCode, 200);
+    await call(tenant, { method: 'GET', url: '/api/v1/schedules/sch_missing' });
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/schedules/${schedule.id}` })).statusCode, 204);
+
     // Webhooks (the receiver on loopback).
     const webhook = json(await post('/api/v1/webhooks', { name: 'ERP', url: hook.url, events: ['record.created', 'record.proof_delivered'] }));
     await call(tenant, { method: 'GET', url: '/api/v1/webhooks' });
@@ -415,6 +441,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       locations: await create('/api/v1/locations', { name: 'Stale site' }),
       assets: await create('/api/v1/assets', { name: 'Stale boiler', tag: 'S-1' }),
       meters: await create('/api/v1/meters', { name: 'Stale hours', unit: 'h', kind: 'cumulative' }),
+      schedules: await create('/api/v1/schedules', { name: 'Stale plan', template: { categoryId, description: 'x' }, triggers: [{ type: 'interval', every: 'P30D' }] }),
       records: await create('/api/v1/records', recordBody(categoryId, { assignee: 'Technician 3' })),
       webhooks: await create('/api/v1/webhooks', { name: 'Stale', url: hook.url, events: ['record.created'] }),
     };
@@ -423,6 +450,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH locations': { name: 'x' },
       'PATCH assets': { model: 'x' },
       'PATCH meters': { name: 'x' },
+      'PATCH schedules': { name: 'x' },
       'PATCH records': { priority: 'LOW' },
       'PATCH webhooks': { name: 'x' },
       assign: { assignee: 'Technician 4' },
