@@ -72,6 +72,10 @@ export interface Config {
     /** Origin line of the transparency log's checkpoints (C2SP tlog-checkpoint). */
     readonly logOrigin: string;
   };
+  readonly schedules: {
+    /** How often each worker looks for schedules whose occurrences came up (`WO_SCHEDULE_INTERVAL_MS`). */
+    readonly intervalMs: number;
+  };
   readonly idempotency: {
     readonly ttlHours: number;
   };
@@ -241,6 +245,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       batchIntervalMs: readInteger(env, 'WO_PROOF_BATCH_INTERVAL_MS', 250, 10, 60_000),
       logOrigin: env.WO_LOG_ORIGIN?.trim() || `${new URL(publicUrl).host}/work-orders/log`,
     },
+    schedules: { intervalMs: readInteger(env, 'WO_SCHEDULE_INTERVAL_MS', 5_000, 50, 600_000) },
     idempotency: { ttlHours: 24 },
     rateLimit: {
       perMinute: readInteger(env, 'WO_RATE_LIMIT_PER_MINUTE', 6000, 0, 6_000_000),

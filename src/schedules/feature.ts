@@ -24,9 +24,6 @@ const SCHEDULE_SCOPES = {
   'schedules:write': 'Create, change, pause and delete schedules, skip occurrences; create, update and delete meters, and record meter readings.',
 } as const;
 
-/** How often the generator looks for schedules due: a work order comes at most this late after its lead time. */
-const GENERATOR_INTERVAL_MS = 5_000;
-
 /** Preventive maintenance: schedules whose occurrences generate work orders exactly once. */
 export const schedulesFeature = defineFeature({
   name: 'schedules',
@@ -34,7 +31,7 @@ export const schedulesFeature = defineFeature({
   scopes: SCHEDULE_SCOPES,
   events: SCHEDULE_EVENTS,
   schemas: scheduleComponents,
-  build({ database, clock, logger, services }) {
+  build({ database, clock, config, logger, services }) {
     const { meters } = services;
     const lookUpMeter: MeterLookup = async (orgId, meterId) => {
       const meter = await meters.find(orgId, meterId);
@@ -50,9 +47,9 @@ export const schedulesFeature = defineFeature({
       jobs: [
         {
           placement: 'every-worker',
-          periodMs: GENERATOR_INTERVAL_MS,
+          periodMs: config.schedules.intervalMs,
           does: 'generates the work orders of schedules whose occurrences came up, each exactly once',
-          loop: intervalLoop({ name: 'schedule-generator', intervalMs: GENERATOR_INTERVAL_MS, work: () => scheduleGenerator.runOnce(), logger, errorMessage: 'generating scheduled work orders failed' }),
+          loop: intervalLoop({ name: 'schedule-generator', intervalMs: config.schedules.intervalMs, work: () => scheduleGenerator.runOnce(), logger, errorMessage: 'generating scheduled work orders failed' }),
         },
       ],
     };
