@@ -5,6 +5,7 @@ import { runCreatePart } from './parts/create.js';
 import { runLifecyclePart } from './parts/lifecycle.js';
 import { runListPart } from './parts/list.js';
 import { runProofsPart } from './parts/proofs.js';
+import { runSchedulesPart } from './parts/schedules.js';
 import { runSoakPart } from './parts/soak.js';
 import { runWebhooksPart } from './parts/webhooks.js';
 import { dropOnInterrupt, postgresServerUrl } from './postgres/bench-database.js';
@@ -13,6 +14,7 @@ import { runPostgresCreatePart } from './postgres/parts/create.js';
 import { runPostgresLifecyclePart } from './postgres/parts/lifecycle.js';
 import { runPostgresListPart } from './postgres/parts/list.js';
 import { runPostgresProofsPart } from './postgres/parts/proofs.js';
+import { runPostgresSchedulesPart } from './postgres/parts/schedules.js';
 import { runPostgresWebhooksPart } from './postgres/parts/webhooks.js';
 import { parseBenchArgs, type BenchOptions } from './lib/bench-options.js';
 import { measurementSeconds } from './lib/load.js';
@@ -27,6 +29,7 @@ const PARTS: Record<string, () => Promise<PartResult>> = {
   lifecycle: runLifecyclePart,
   webhooks: runWebhooksPart,
   proofs: runProofsPart,
+  schedules: runSchedulesPart,
   soak: runSoakPart,
 };
 
@@ -37,6 +40,7 @@ const PARTS_ON_POSTGRES: Record<string, (options: PostgresPartOptions) => Promis
   lifecycle: runPostgresLifecyclePart,
   webhooks: runPostgresWebhooksPart,
   proofs: runPostgresProofsPart,
+  schedules: runPostgresSchedulesPart,
 };
 
 function runPart(part: string, options: BenchOptions): Promise<PartResult> {

@@ -14,11 +14,16 @@ export interface Tenant {
 
 /**
  * An organization and an API key, made the way an operator makes them: through the `wo` CLI
- * (`env` names the database when it is not the SQLite file in `dataDir`).
+ * (`env` names the database when it is not the SQLite file in `dataDir`; `scopes`, the key's).
  */
-export async function createTenant(dataDir: string, name = `bench-${randomUUID().slice(0, 8)}`, env: Record<string, string> = {}): Promise<Tenant> {
+export async function createTenant(
+  dataDir: string,
+  name = `bench-${randomUUID().slice(0, 8)}`,
+  env: Record<string, string> = {},
+  scopes: readonly string[] = BENCH_SCOPES,
+): Promise<Tenant> {
   const org = JSON.parse(await runCli(dataDir, ['orgs', 'create', name, '--json'], env)) as { id: string };
-  const key = JSON.parse(await runCli(dataDir, ['keys', 'create', '--org', org.id, '--scopes', BENCH_SCOPES.join(','), '--name', 'bench', '--json'], env)) as { key: string };
+  const key = JSON.parse(await runCli(dataDir, ['keys', 'create', '--org', org.id, '--scopes', scopes.join(','), '--name', 'bench', '--json'], env)) as { key: string };
   const authorization = `Bearer ${key.key}`;
   return { orgId: org.id, key: key.key, headers: { authorization, 'content-type': 'application/json' }, readHeaders: { authorization } };
 }
