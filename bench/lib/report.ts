@@ -104,7 +104,11 @@ export function markdownTable(header: string[], rows: string[][]): string {
   return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`)].join('\n');
 }
 
-/** docs/benchmarks.md, rebuilt from every saved part result (a one-part run refreshes only that part's figures). */
+/**
+ * The full report, rebuilt from every saved part result (a one-part run refreshes only that part's
+ * figures) into bench/results/report.md beside them. docs/benchmarks.md is the one page kept by hand
+ * from it, and bench/analysis.md the history: a run overwrites neither.
+ */
 export function writeBenchmarksDoc(machine: MachineInfo): string {
   const results = readAllResults();
   const sections: string[] = [];
@@ -158,8 +162,7 @@ column then shows \`mean (before / after)\`): this machine's speed drifts by ten
   sections.push(postgresDocSection(readAllResults('postgres')));
 
   // Findings that outlive one run (profiles, causes, fixes) are written by hand in bench/analysis.md.
-  const analysis = path.join(REPO_ROOT, 'bench', 'analysis.md');
-  if (existsSync(analysis)) sections.push(readFileSync(analysis, 'utf8').trim() + '\n');
+  sections.push('Findings, profiles and the run-by-run history: bench/analysis.md. The page kept for readers: docs/benchmarks.md.\n');
 
   sections.push(`## How to reproduce
 
@@ -190,7 +193,7 @@ stopped, keeping \`record_counters\` exact (on PostgreSQL, one \`INSERT … SELE
 also sampled every 200 ms. Run it on a quiet machine: other processes competing for the ${machine.cores} cores show up in every figure.
 `);
 
-  const file = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
+  const file = path.join(REPO_ROOT, 'bench', 'results', 'report.md');
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, sections.join('\n'));
   return file;
