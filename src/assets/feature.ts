@@ -14,7 +14,7 @@ declare module '../keys/scopes.js' {
 }
 
 const ASSET_SCOPES = {
-  'assets:read': 'Read assets; listing an asset’s work orders also needs records:read.',
+  'assets:read': 'Read assets (an asset’s work orders are listed with records:read).',
   'assets:write': 'Create, update and retire assets.',
 } as const;
 
