@@ -17,7 +17,7 @@ export const SCHEDULE_EVENTS = {
   },
   'schedule.occurrence_missed': {
     description: 'An occurrence was already past when it came up for generation (no worker ran, the schedule was paused, or it started in the past), and `catchUp` recorded it MISSED.',
-    payload: occurrencePayload('`catch_up_latest` (a later one was generated) or `catch_up_none`.'),
+    payload: occurrencePayload('`catch_up_latest` (a later one was generated), `catch_up_none`, or `template_invalid` (the template’s category, asset or location was deleted).'),
   },
   'meter.threshold_crossed': {
     description: 'A gauge meter’s reading left the range of a schedule’s threshold trigger (`above`/`below`); it fires once, and again only after a reading came back inside.',

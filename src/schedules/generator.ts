@@ -3,6 +3,7 @@ import type { Db, Tx } from '../db/database.js';
 import type { DueRowClaimer } from '../jobs/due-rows.js';
 import { outboxRow } from '../events/outbox.js';
 import { isoNow, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
 import { systemPrincipal } from '../principal.js';
 import type { RecordService } from '../records/service.js';
 import type { WorkOrder } from '../records/schemas.js';
@@ -59,9 +60,7 @@ export class ScheduleGenerator {
     for (const decision of decisions) {
       const occurrence = decision.occurrence as TimedOccurrence;
       if (decision.kind === 'generate') {
-        const record = await this.createWorkOrder(tx, row, occurrence.key, occurrence.dueAt);
-        lastRecordId = record.id;
-        await insertOccurrence(tx, { schedule_id: row.id, key: occurrence.key, org_id: row.org_id, due_at: occurrence.dueAt, status: 'GENERATED', record_id: record.id, reason: null, created_at: now });
+        lastRecordId = (await this.generateOccurrence(tx, row, occurrence.key, occurrence.dueAt, now)) ?? lastRecordId;
       } else {
         await this.recordUndone(tx, row, decision, now);
       }
@@ -115,6 +114,27 @@ export class ScheduleGenerator {
     }
   }
 
+  /**
+   * The occurrence's work order and its GENERATED row; the work order's id, or undefined when the
+   * template no longer holds (its category, asset or location was deleted since): the occurrence is
+   * then recorded MISSED (`template_invalid`) rather than failing the claim, which would hold back
+   * every schedule claimed with it, turn after turn.
+   */
+  async generateOccurrence(tx: Tx, row: SchedulesTable, key: string, dueAt: string, now: string): Promise<string | undefined> {
+    let record: WorkOrder;
+    try {
+      record = await this.createWorkOrder(tx, row, key, dueAt);
+    } catch (error) {
+      // Refused by the reference check, before anything was written: the transaction is whole.
+      if (!(error instanceof AppError) || error.code !== 'unprocessable_entity') throw error;
+      this.logger.warn({ scheduleId: row.id, occurrence: key, problems: error.extra.errors }, 'a schedule’s template refers to something deleted; occurrence recorded MISSED');
+      await this.recordUndone(tx, row, { kind: 'miss', occurrence: { key, dueAt }, reason: 'template_invalid' }, now);
+      return undefined;
+    }
+    await insertOccurrence(tx, { schedule_id: row.id, key, org_id: row.org_id, due_at: dueAt, status: 'GENERATED', record_id: record.id, reason: null, created_at: now });
+    return record.id;
+  }
+
   /** A work order from the schedule's template, due at the occurrence, attributed to `schedule:sch_…`. */
   async createWorkOrder(tx: Tx, row: SchedulesTable, key: string, dueAt: string): Promise<WorkOrder> {
     const template = JSON.parse(row.template) as ScheduleTemplate;
@@ -133,7 +153,7 @@ export class ScheduleGenerator {
     });
   }
 
-  private async recordUndone(tx: Tx, row: SchedulesTable, decision: Exclude<OccurrenceDecision, { kind: 'generate' }>, now: string): Promise<void> {
+  async recordUndone(tx: Tx, row: SchedulesTable, decision: Exclude<OccurrenceDecision, { kind: 'generate' }> | { kind: 'miss'; occurrence: { key: string; dueAt: string }; reason: 'template_invalid' }, now: string): Promise<void> {
     const { occurrence, reason } = decision;
     const status = decision.kind === 'skip' ? 'SKIPPED' : 'MISSED';
     await insertOccurrence(tx, { schedule_id: row.id, key: occurrence.key, org_id: row.org_id, due_at: occurrence.dueAt, status, record_id: null, reason, created_at: now });

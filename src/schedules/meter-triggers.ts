@@ -91,10 +91,11 @@ export class MeterTriggers {
         const payload = { scheduleId: row.id, occurrence: first!.key, dueAt: now, reason: 'previous_open' };
         await tx.insertInto('outbox_events').values(outboxRow({ orgId: row.org_id, type: 'schedule.occurrence_skipped', payload, occurredAt: now })).execute();
       } else {
-        const record = await this.generator.createWorkOrder(tx, row, first!.key, now);
-        lastRecordId = record.id;
-        await insertOccurrence(tx, { schedule_id: row.id, key: first!.key, org_id: row.org_id, due_at: now, status: 'GENERATED', record_id: record.id, reason: null, created_at: now });
-        await this.generator.resetMeterBases(tx, row, state, meter.id);
+        const recordId = await this.generator.generateOccurrence(tx, row, first!.key, now, now);
+        if (recordId) {
+          lastRecordId = recordId;
+          await this.generator.resetMeterBases(tx, row, state, meter.id);
+        }
       }
     }
     await this.generator.saveAfterGeneration(tx, { ...row, trigger_state: JSON.stringify(state) }, lastRecordId, now);

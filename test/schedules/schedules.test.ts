@@ -171,6 +171,22 @@ describe('preventive-maintenance schedules', () => {
       },
     );
 
+  onEachDatabaseFromNow('records an occurrence MISSED when its template’s category was deleted, and still generates the schedules claimed with it', async ({ context, newTenant }) => {
+    const tenant = await newTenant();
+    const doomed = await seedCategory(tenant);
+    const kept = await seedCategory(tenant);
+    const body = (categoryId: string, name: string) => ({ name, template: { categoryId, description: 'x' }, triggers: [{ type: 'calendar', rrule: 'FREQ=DAILY;COUNT=1', start: '2027-03-02T08:00:00', timezone: 'UTC' }], leadTime: 'P2D' });
+    const broken = await createSchedule(tenant, body(doomed, 'Broken'));
+    const healthy = await createSchedule(tenant, body(kept, 'Healthy'));
+    assert.equal((await tenant.request({ method: 'DELETE', url: `/api/v1/categories/${doomed}` })).statusCode, 204);
+    await context.scheduleGenerator.runOnce();
+    const [missed] = await occurrencesOf(tenant, broken.id, '?from=2027-03-01T00:00:00Z&to=2027-03-05T00:00:00Z');
+    assert.deepEqual([missed!.status, missed!.reason], ['MISSED', 'template_invalid']);
+    const [generated] = await occurrencesOf(tenant, healthy.id, '?from=2027-03-01T00:00:00Z&to=2027-03-05T00:00:00Z');
+    assert.equal(generated!.status, 'GENERATED');
+    assert.equal(await context.scheduleGenerator.runOnce(), 0, 'nothing left due: the broken schedule does not come back each turn');
+  });
+
   itOnEachDatabase('refuses a bad RRULE, time zone, duration or too many triggers naming the field, and stores nothing', async ({ newTenant }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);
