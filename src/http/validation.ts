@@ -52,9 +52,13 @@ export type InputProblem = 'nul' | 'lone_surrogate' | 'unsafe_number' | 'too_dee
  * - 'too_deep': nesting past MAX_JSON_DEPTH levels.
  */
 export function inspectInput(value: unknown): InputProblem | undefined {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
+  // Two parallel stacks and index loops, not [item, depth] pairs and Object.entries: a 1,000-reading
+  // batch is ~5,000 values, and the pairs were a measurable share of its garbage.
+  const items: unknown[] = [value];
+  const depths: number[] = [0];
+  while (items.length > 0) {
+    const item = items.pop();
+    const depth = depths.pop()!;
     if (typeof item === 'string') {
       const problem = stringProblem(item);
       if (problem) return problem;
@@ -62,10 +66,20 @@ export function inspectInput(value: unknown): InputProblem | undefined {
       if (!Number.isFinite(item) || (Number.isInteger(item) && !Number.isSafeInteger(item))) return 'unsafe_number';
     } else if (item !== null && typeof item === 'object') {
       if (depth >= MAX_JSON_DEPTH) return 'too_deep';
-      for (const [key, child] of Object.entries(item)) {
+      if (Array.isArray(item)) {
+        for (let i = 0; i < item.length; i++) {
+          items.push(item[i]);
+          depths.push(depth + 1);
+        }
+        continue;
+      }
+      const keys = Object.keys(item);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
         const problem = stringProblem(key);
         if (problem) return problem;
-        stack.push([child, depth + 1]);
+        items.push((item as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
       }
     }
   }
