@@ -302,36 +302,49 @@ export function readingsBatch(first: number, startMs: number): { value: number; 
   });
 }
 
+/** Batches in flight at once against the service: one sender per meter, as an ERP syncs many meters. */
+export const READINGS_SENDERS = 2;
+
 /**
- * Batches of 1,000 readings posted one after another to one cumulative meter for `seconds`
- * (after three batches of warm-up), each answered 200 with all 1,000 accepted.
+ * Batches of 1,000 readings posted for `seconds` (after three batches of warm-up per meter) by
+ * READINGS_SENDERS senders, each to its own cumulative meter, one batch after another: with a single
+ * sender the service sat idle while this process built the next body and read the answer, so the
+ * figure measured the client as much as the service. Each batch is answered 200 with all 1,000 accepted.
  */
 export async function measureServiceReadings(baseUrl: string, tenant: Tenant, server: { cpuSeconds(): number }, seconds: number): Promise<ReadingsFigures> {
-  const meter = await callApi<{ id: string }>(baseUrl, tenant, 'POST', '/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative' });
-  if (meter.status !== 201) throw new Error(`creating a meter answered ${meter.status}: ${JSON.stringify(meter.body)}`);
-  // readAt from an hour ago, one millisecond apart: ~100,000 readings stay in the past.
-  const startMs = Date.now() - 3_600_000;
-  let serial = 0;
-  const post = async () => {
-    const body = JSON.stringify({ readings: readingsBatch(serial, startMs) });
-    serial += READINGS_PER_BATCH;
-    const response = await fetch(`${baseUrl}/api/v1/meters/${meter.body.id}/readings`, { method: 'POST', headers: tenant.headers, body });
-    const answer = (await response.json()) as { accepted?: number };
-    if (response.status !== 200 || answer.accepted !== READINGS_PER_BATCH) throw new Error(`a batch of readings answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
-  };
-  for (let i = 0; i < 3; i++) await post();
-  return timedBatches(seconds, post, () => server.cpuSeconds());
+  const senders = await Promise.all(
+    Array.from({ length: READINGS_SENDERS }, async (_, n) => {
+      const meter = await callApi<{ id: string }>(baseUrl, tenant, 'POST', '/api/v1/meters', { name: `Run hours ${n + 1}`, unit: 'h', kind: 'cumulative' });
+      if (meter.status !== 201) throw new Error(`creating a meter answered ${meter.status}: ${JSON.stringify(meter.body)}`);
+      // readAt from an hour ago, one millisecond apart: ~100,000 readings per meter stay in the past.
+      const startMs = Date.now() - 3_600_000;
+      let serial = 0;
+      return async () => {
+        const body = JSON.stringify({ readings: readingsBatch(serial, startMs) });
+        serial += READINGS_PER_BATCH;
+        const response = await fetch(`${baseUrl}/api/v1/meters/${meter.body.id}/readings`, { method: 'POST', headers: tenant.headers, body });
+        const answer = (await response.json()) as { accepted?: number };
+        if (response.status !== 200 || answer.accepted !== READINGS_PER_BATCH) throw new Error(`a batch of readings answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
+      };
+    }),
+  );
+  for (const post of senders) for (let i = 0; i < 3; i++) await post();
+  return timedBatches(seconds, senders, () => server.cpuSeconds());
 }
 
-/** Runs `batch` one after another for `seconds`; CPU from `cpuSeconds`. */
-export async function timedBatches(seconds: number, batch: () => Promise<void> | void, cpuSeconds: () => number): Promise<ReadingsFigures> {
+/** Runs each of `senders` (a batch, one after another) concurrently for `seconds`; CPU from `cpuSeconds`. */
+export async function timedBatches(seconds: number, senders: readonly (() => Promise<void> | void)[], cpuSeconds: () => number): Promise<ReadingsFigures> {
   const cpuBefore = cpuSeconds();
   const started = Date.now();
   let batches = 0;
-  while (Date.now() - started < seconds * 1000) {
-    await batch();
-    batches++;
-  }
+  await Promise.all(
+    senders.map(async (batch) => {
+      while (Date.now() - started < seconds * 1000) {
+        await batch();
+        batches++;
+      }
+    }),
+  );
   const elapsed = (Date.now() - started) / 1000;
   const readings = batches * READINGS_PER_BATCH;
   return { batches, readings, seconds: round(elapsed, 2), readingsPerSec: Math.round(readings / elapsed), cpuUsPerReading: round(((cpuSeconds() - cpuBefore) * 1e6) / readings, 2) };

@@ -51,7 +51,7 @@ function seedIdleSchedules(dataDir: string, orgId: string, categoryId: string, c
 }
 
 /** The reference: the same batches inserted by plain better-sqlite3, one transaction each, into a copy of meter_readings (same pragmas as the service). */
-async function measureReferenceReadings(seconds: number): Promise<ReadingsFigures> {
+export async function measureReferenceReadings(seconds: number): Promise<ReadingsFigures> {
   const dir = temporaryDataDir();
   const db = new SqliteDatabase(path.join(dir, 'reference.sqlite'));
   try {
@@ -72,7 +72,7 @@ async function measureReferenceReadings(seconds: number): Promise<ReadingsFigure
       serial += 1_000;
     };
     for (let i = 0; i < 3; i++) one();
-    return await timedBatches(seconds, one, ownCpuSeconds);
+    return await timedBatches(seconds, [one], ownCpuSeconds);
   } finally {
     db.close();
     removeDataDir(dir);

@@ -3,6 +3,7 @@ import type { Executor } from '../db/database.js';
 import type { MeterReadingsTable, MetersTable } from './tables.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 import { insertRows } from '../db/insert-rows.js';
+import { padInList } from '../db/statement-shapes.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import type { Page } from '../db/page.js';
 import type { Meter, MeterKind, MeterListQuery, MeterReading } from './schemas.js';
@@ -106,10 +107,10 @@ export async function listReadings(db: Executor, meterId: string, page: Page): P
   return { rows, total: Number(total.n) };
 }
 
-/** The meter's readings stored under any of these externalIds: one query for a whole batch. */
+/** The meter's readings stored under any of these externalIds: one query for a whole batch (the list padded: statement-shapes.ts). */
 export async function findReadingsByExternalId(db: Executor, meterId: string, externalIds: readonly string[]): Promise<MeterReadingsTable[]> {
   if (externalIds.length === 0) return [];
-  return db.selectFrom('meter_readings').selectAll().where('meter_id', '=', meterId).where('external_id', 'in', externalIds).execute();
+  return db.selectFrom('meter_readings').selectAll().where('meter_id', '=', meterId).where('external_id', 'in', padInList(externalIds)).execute();
 }
 
 /**

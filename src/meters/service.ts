@@ -183,8 +183,12 @@ export class MeterService {
         const externalIds = [...new Set(items.flatMap((item) => (item.externalId === null ? [] : [item.externalId])))];
         const known = new Map((await findReadingsByExternalId(tx, id, externalIds)).map((row) => [row.external_id!, row]));
 
+        // Each new reading is built once as a row and once as the reading answered (and handed to the
+        // hooks): a batch is 1,000 of them, and every extra copy showed up as garbage collection.
         const outcomes: PostReadingsAnswer['readings'] = [];
-        const fresh: (MeterReadingsTable & { index: number })[] = [];
+        const fresh: MeterReadingsTable[] = [];
+        const freshItems: number[] = [];
+        const freshReadings: MeterReading[] = [];
         for (const item of items) {
           const stored = item.externalId === null ? undefined : known.get(item.externalId);
           if (stored) {
@@ -202,24 +206,26 @@ export class MeterService {
             created_at: now,
           };
           if (row.external_id !== null) known.set(row.external_id, row);
-          fresh.push({ ...row, index: item.index });
-          outcomes.push({ status: 'accepted', reading: toReading(row) });
+          const reading = toReading(row);
+          fresh.push(row);
+          freshItems.push(item.index);
+          freshReadings.push(reading);
+          outcomes.push({ status: 'accepted', reading });
         }
 
-        if (meterRow.kind === 'cumulative' && fresh.length > 0) await this.assertNoDecrease(tx, meterRow, fresh);
-        await insertReadings(tx, fresh.map(({ index: _index, ...row }) => row));
+        if (meterRow.kind === 'cumulative' && fresh.length > 0) await this.assertNoDecrease(tx, meterRow, fresh, freshItems);
+        await insertReadings(tx, fresh);
 
-        const chronological = [...fresh].sort((a, b) => compareReadings({ readAt: a.read_at, id: a.id }, { readAt: b.read_at, id: b.id }));
-        const latest = chronological.at(-1);
+        const accepted = freshReadings.sort(compareReadings);
+        const latest = accepted.at(-1);
         let after = meterRow;
-        if (latest && (meterRow.last_read_at === null || latest.read_at >= meterRow.last_read_at)) {
-          const changes = { last_value: latest.value, last_read_at: latest.read_at, updated_at: now, version: meterRow.version + 1 };
+        if (latest && (meterRow.last_read_at === null || latest.readAt >= meterRow.last_read_at)) {
+          const changes = { last_value: latest.value, last_read_at: latest.readAt, updated_at: now, version: meterRow.version + 1 };
           // The row is locked (PostgreSQL) or the writer is alone (SQLite): the version cannot have moved.
           if (!(await updateMeterIfVersion(tx, orgId, id, meterRow.version, changes))) throw errors.conflict(`Meter "${id}" changed meanwhile; retry.`);
           after = { ...meterRow, ...changes };
         }
         const meter = toMeter(after);
-        const accepted = chronological.map(({ index: _index, ...row }) => toReading(row));
         if (accepted.length > 0) for (const hook of this.readingsHooks) await hook(tx, meter, accepted);
 
         const answer: PostReadingsAnswer = { accepted: fresh.length, duplicates: items.length - fresh.length, readings: outcomes, meter };
@@ -234,8 +240,8 @@ export class MeterService {
   }
 
   /** 422 meter_decreased naming each item of the batch that would make the cumulative meter go down. */
-  private async assertNoDecrease(tx: Tx, meter: MetersTable, fresh: readonly (MeterReadingsTable & { index: number })[]): Promise<void> {
-    const batch: OrderedReading[] = fresh.map((row) => ({ id: row.id, value: row.value, readAt: row.read_at, reset: row.reset === 1, item: row.index }));
+  private async assertNoDecrease(tx: Tx, meter: MetersTable, fresh: readonly MeterReadingsTable[], items: readonly number[]): Promise<void> {
+    const batch: OrderedReading[] = fresh.map((row, i) => ({ id: row.id, value: row.value, readAt: row.read_at, reset: row.reset === 1, item: items[i] }));
     const first = batch.reduce((a, b) => (a.readAt <= b.readAt ? a : b)).readAt;
     const last = batch.reduce((a, b) => (a.readAt >= b.readAt ? a : b)).readAt;
     let stored: OrderedReading[];

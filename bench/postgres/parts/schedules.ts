@@ -65,7 +65,7 @@ async function measureReferenceReadings(client: pg.Client, observer: PostgresObs
     await client.query('COMMIT');
   };
   for (let i = 0; i < 3; i++) await one();
-  const { result, cost } = await observer.during(() => timedBatches(seconds, one, ownCpuSeconds));
+  const { result, cost } = await observer.during(() => timedBatches(seconds, [one], ownCpuSeconds));
   return { figures: result, postgresCpuSeconds: cost.cpuSeconds };
 }
 
