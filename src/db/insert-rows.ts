@@ -10,8 +10,9 @@ type TableName = keyof Tables;
 const SQLITE_CHUNK = 256;
 
 /**
- * Inserts many rows of one table, all with the same columns, in the order given: the background
- * writers' batches (events a seal announces, log leaves and nodes, webhook deliveries and attempts).
+ * Inserts many rows of one table, all with the same columns, in the order given, and answers how many
+ * were stored: the background writers' batches (events a seal announces, log leaves and nodes, webhook
+ * deliveries and attempts) and meter readings.
  *
  * PostgreSQL: one statement whatever the number of rows, its rows passed as ONE JSON array and
  * expanded by `json_populate_recordset`, which takes each column's type from the table itself. The
@@ -25,20 +26,33 @@ const SQLITE_CHUNK = 256;
  * froze every value of a 1,000-reading batch (a quarter of its CPU outside SQLite itself). A value
  * left undefined is stored as NULL, as PostgreSQL's JSON path does.
  */
-export async function insertRows<T extends TableName>(executor: Executor, table: T, rows: readonly Insertable<Tables[T]>[]): Promise<void> {
-  if (rows.length === 0) return;
+export async function insertRows<T extends TableName>(executor: Executor, table: T, rows: readonly Insertable<Tables[T]>[], options: InsertRowsOptions = {}): Promise<number> {
+  if (rows.length === 0) return 0;
+  const conflict = options.skipConflictsOn ? ` ON CONFLICT (${options.skipConflictsOn.map(quote).join(', ')}) DO NOTHING` : '';
+  let stored = 0;
   if (isSqlite(executor)) {
     const columns = Object.keys(rows[0]!);
     for (const chunk of powerOfTwoChunks(rows, SQLITE_CHUNK)) {
       const parameters: unknown[] = [];
       for (const row of chunk) for (const column of columns) parameters.push((row as Record<string, unknown>)[column] ?? null);
-      await executor.executeQuery(CompiledQuery.raw(sqliteInsertText(table, columns, chunk.length), parameters));
+      const result = await executor.executeQuery(CompiledQuery.raw(sqliteInsertText(table, columns, chunk.length) + conflict, parameters));
+      stored += Number(result.numAffectedRows ?? 0);
     }
-    return;
+    return stored;
   }
   const columns = Object.keys(rows[0]!).map(quote).join(', ');
-  const text = `INSERT INTO ${quote(table)} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${quote(table)}, $1::json) WITH ORDINALITY AS given ORDER BY given.ordinality`;
-  await executor.executeQuery(CompiledQuery.raw(text, [wellFormedJson(JSON.stringify(rows))]));
+  const text = `INSERT INTO ${quote(table)} (${columns}) SELECT ${columns} FROM json_populate_recordset(NULL::${quote(table)}, $1::json) WITH ORDINALITY AS given ORDER BY given.ordinality${conflict}`;
+  const result = await executor.executeQuery(CompiledQuery.raw(text, [wellFormedJson(JSON.stringify(rows))]));
+  return Number(result.numAffectedRows ?? 0);
+}
+
+export interface InsertRowsOptions {
+  /**
+   * The columns of a unique index: a row that would repeat a stored one there is left out (`ON
+   * CONFLICT … DO NOTHING`, on that index only: every other constraint still fails the insert). The
+   * answer then counts only the rows stored.
+   */
+  skipConflictsOn?: readonly string[];
 }
 
 /**

@@ -127,7 +127,11 @@ export async function readingsAround(db: Executor, meterId: string, from: string
   return [...before, ...inside, ...after];
 }
 
-/** Inserts a batch of readings in multi-row statements (insertRows), not one statement per reading. */
-export async function insertReadings(db: Executor, rows: readonly MeterReadingsTable[]): Promise<void> {
-  await insertRows(db, 'meter_readings', rows);
+/**
+ * Inserts a batch of readings in multi-row statements (insertRows), not one statement per reading,
+ * leaving out those whose externalId the meter already has (the unique meter_readings_meter_external
+ * index); answers how many were stored.
+ */
+export function insertReadings(db: Executor, rows: readonly MeterReadingsTable[]): Promise<number> {
+  return insertRows(db, 'meter_readings', rows, { skipConflictsOn: ['meter_id', 'external_id'] });
 }

@@ -180,19 +180,18 @@ export class MeterService {
       .execute(async (tx) => {
         const meterRow = await findMeter(tx, orgId, id, true);
         if (!meterRow) throw errors.notFound(`Meter "${id}"`);
-        const externalIds = [...new Set(items.flatMap((item) => (item.externalId === null ? [] : [item.externalId])))];
-        const known = new Map((await findReadingsByExternalId(tx, id, externalIds)).map((row) => [row.external_id!, row]));
-
         // Each new reading is built once as a row and once as the reading answered (and handed to the
         // hooks): a batch is 1,000 of them, and every extra copy showed up as garbage collection.
-        const outcomes: PostReadingsAnswer['readings'] = [];
-        const fresh: MeterReadingsTable[] = [];
-        const freshItems: number[] = [];
-        const freshReadings: MeterReading[] = [];
+        // A repeat of an externalId met earlier in the batch points at that item (`firstOf`).
+        const candidates: MeterReadingsTable[] = [];
+        const candidateItems: number[] = [];
+        const candidateReadings: MeterReading[] = [];
+        const firstOf: number[] = [];
+        const inBatch = new Map<string, number>();
         for (const item of items) {
-          const stored = item.externalId === null ? undefined : known.get(item.externalId);
-          if (stored) {
-            outcomes.push({ status: 'duplicate', reading: toReading(stored) });
+          const earlier = item.externalId === null ? undefined : inBatch.get(item.externalId);
+          if (earlier !== undefined) {
+            firstOf.push(earlier);
             continue;
           }
           const row: MeterReadingsTable = {
@@ -205,16 +204,36 @@ export class MeterService {
             reset: item.reset ? 1 : 0,
             created_at: now,
           };
-          if (row.external_id !== null) known.set(row.external_id, row);
-          const reading = toReading(row);
-          fresh.push(row);
-          freshItems.push(item.index);
-          freshReadings.push(reading);
-          outcomes.push({ status: 'accepted', reading });
+          if (row.external_id !== null) inBatch.set(row.external_id, candidates.length);
+          firstOf.push(candidates.length);
+          candidates.push(row);
+          candidateItems.push(item.index);
+          candidateReadings.push(toReading(row));
         }
 
+        // Stored without looking first: the unique (meter, externalId) index leaves out an externalId the
+        // meter already has, and only then are the stored ones read, to answer them as duplicates. A
+        // lookup of every batch's externalIds cost PostgreSQL a scan of the meter's readings per batch.
+        const storedCount = await insertReadings(tx, candidates);
+        const storedBefore = new Map<number, MeterReadingsTable>();
+        if (storedCount < candidates.length) {
+          const ours = new Set(candidates.map((row) => row.id));
+          const byExternalId = new Map(candidates.flatMap((row, c) => (row.external_id === null ? [] : [[row.external_id, c] as const])));
+          const found = await findReadingsByExternalId(tx, id, [...byExternalId.keys()]);
+          for (const row of found) if (!ours.has(row.id)) storedBefore.set(byExternalId.get(row.external_id!)!, row);
+        }
+        const outcomes: PostReadingsAnswer['readings'] = firstOf.map((c, i) => {
+          const before = storedBefore.get(c);
+          if (before) return { status: 'duplicate', reading: toReading(before) };
+          return { status: candidateItems[c] === i ? 'accepted' : 'duplicate', reading: candidateReadings[c]! };
+        });
+        const fresh = storedBefore.size === 0 ? candidates : candidates.filter((_, c) => !storedBefore.has(c));
+        const freshItems = storedBefore.size === 0 ? candidateItems : candidateItems.filter((_, c) => !storedBefore.has(c));
+        const freshReadings = storedBefore.size === 0 ? candidateReadings : candidateReadings.filter((_, c) => !storedBefore.has(c));
+
+        // After the insert: a refused batch is rolled back whole. The stored readings it is checked
+        // against leave out its own (readingsAround reads the table, the batch now included).
         if (meterRow.kind === 'cumulative' && fresh.length > 0) await this.assertNoDecrease(tx, meterRow, fresh, freshItems);
-        await insertReadings(tx, fresh);
 
         const accepted = freshReadings.sort(compareReadings);
         const latest = accepted.at(-1);
@@ -250,7 +269,10 @@ export class MeterService {
       // The usual case, readings newer than any stored: the meter's own copy is the one before them.
       stored = [{ id: '', value: Number(meter.last_value), readAt: meter.last_read_at, reset: false }];
     } else {
-      stored = (await readingsAround(tx, meter.id, first, last)).map((row) => ({ id: row.id, value: Number(row.value), readAt: row.read_at, reset: row.reset === 1 }));
+      const own = new Set(fresh.map((row) => row.id));
+      stored = (await readingsAround(tx, meter.id, first, last))
+        .filter((row) => !own.has(row.id))
+        .map((row) => ({ id: row.id, value: Number(row.value), readAt: row.read_at, reset: row.reset === 1 }));
     }
     const decreases = findDecreases(stored, batch);
     if (decreases.length === 0) return;

@@ -180,13 +180,28 @@ describe('meters', () => {
     assert.deepEqual(retry.readings.map((r) => r.reading.id), [first.readings[0]!.reading.id, first.readings[1]!.reading.id, first.readings[1]!.reading.id]);
     assert.equal((await storedReadings(tenant, meter.id)).total, 3);
 
+    // Stored, new and repeated in one batch: the stored one and its repeat answer the first reading.
+    const mixed = await accepted(tenant, meter.id, [
+      { value: 100, readAt: at(0), externalId: 'plc-1' },
+      { value: 125, readAt: at(25), externalId: 'plc-9' },
+      { value: 100, readAt: at(0), externalId: 'plc-1' },
+    ]);
+    assert.deepEqual([mixed.accepted, mixed.duplicates], [1, 2]);
+    assert.deepEqual(mixed.readings.map((r) => r.status), ['duplicate', 'accepted', 'duplicate']);
+    assert.deepEqual([mixed.readings[0]!.reading.id, mixed.readings[2]!.reading.id], [stored.id, stored.id]);
+    assert.equal(mixed.readings[1]!.reading.externalId, 'plc-9');
+    assert.deepEqual([mixed.meter.lastReading, mixed.meter.version], [{ value: 125, readAt: at(25) }, 3]);
+    const afterMixed = await accepted(tenant, meter.id, [{ value: 125, readAt: at(25), externalId: 'plc-9' }]);
+    assert.deepEqual([afterMixed.accepted, afterMixed.readings[0]!.reading.id], [0, mixed.readings[1]!.reading.id]);
+    assert.equal((await storedReadings(tenant, meter.id)).total, 4);
+
     // With an Idempotency-Key, the retry replays the first answer, whatever the batch held.
     const key = randomUUID();
     const keyed = await postReadings(tenant, meter.id, [{ value: 130, readAt: at(30) }], { 'idempotency-key': key });
     const replay = await postReadings(tenant, meter.id, [{ value: 130, readAt: at(30) }], { 'idempotency-key': key });
     assert.equal(replay.headers['x-idempotent-replay'], 'true');
     assert.equal(replay.body, keyed.body);
-    assert.equal((await storedReadings(tenant, meter.id)).total, 4);
+    assert.equal((await storedReadings(tenant, meter.id)).total, 5);
   });
 
   itOnEachDatabase('places late readings by readAt: lastReading is the latest read, the list is newest first', async ({ newTenant }) => {
