@@ -108,7 +108,7 @@ ${organizationNav(org.id, 'events')}
     <div class="actions"><button type="submit">Filter</button>${filtered ? html`<a href="${base}">Clear the filters</a>` : html``}</div>
   </fieldset>
 </form>
-<section aria-labelledby="event-list-title">
+<section>
   <h2 id="event-list-title">${filtered ? 'Matching events' : 'Events'} <span class="count">(${input.total})</span></h2>
   ${
     input.events.length === 0

@@ -125,7 +125,7 @@ ${subscriptionFacts(webhook)}
   <h2 id="chart-title">Last 24 hours</h2>
   ${deliveryChart(input.stats, webhook.id, webhook.name)}
 </section>
-<section aria-labelledby="delivery-list-title">
+<section>
   <h2 id="delivery-list-title">Deliveries <span class="count">(${input.total})</span></h2>
   <form method="get" action="${base}" class="inline-form filters">
     <div class="field">
@@ -196,7 +196,7 @@ ${input.message ? notice(input.message.kind, input.message.body) : html``}
   ${delivery.completedAt ? html`<dt>Finished</dt><dd>${time(delivery.completedAt)}</dd>` : html``}
   <dt>Delivery id</dt><dd><code>${delivery.id}</code></dd>
 </dl>
-<section aria-labelledby="attempt-list-title">
+<section>
   <h2 id="attempt-list-title">Attempts <span class="count">(${delivery.attempts.length})</span></h2>
   ${
     delivery.attempts.length === 0

@@ -65,8 +65,8 @@ for (const dialect of TEST_DIALECTS) {
       theirHook = await subscribe(theirs, (await receivers.start(answer)).url, 'Their ERP');
       ourRecord = await createWorkOrder(ours);
       theirRecord = await createWorkOrder(theirs);
-      [ourDelivery] = await settled(ours, ourHook, 1);
-      [theirDelivery] = await settled(theirs, theirHook, 1);
+      ourDelivery = (await settled(ours, ourHook, 1))[0]!;
+      theirDelivery = (await settled(theirs, theirHook, 1))[0]!;
       browser = new AdminBrowser(t);
       await browser.signIn();
     });
