@@ -12,6 +12,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# docs/proofs.md is served beside the /verify page, which links to it.
+COPY docs/proofs.md ./docs/proofs.md
 # The build `npm start` runs (package.json), without the type check that needs the dev dependencies.
 RUN npx tsc -p tsconfig.build.json --noCheck
 

@@ -7,6 +7,15 @@ export type VerifyResult =
   | { valid: true; statement: CompletionStatement; proofId: string; recordId: string; leafIndex: number; treeSize: number; statementKid: string; logOrigin: string }
   | { valid: false; reason: ProofFailureReason; detail: string };
 
+export interface FileDigest {
+  name: string | undefined;
+  sha256: string;
+  size: number;
+}
+export type Verdict =
+  | (Extract<VerifyResult, { valid: true }> & { files: Array<FileDigest & { evidence: EvidenceDigest | null }> })
+  | { valid: false; reason: ProofFailureReason | 'not_evidence'; detail: string; files: Array<FileDigest & { evidence: EvidenceDigest | null }> };
+
 export function verifyBundle(bundle: unknown, keys: unknown): Promise<VerifyResult>;
-export function evidenceMatching(statement: CompletionStatement, sha256: string, size: number): EvidenceDigest | undefined;
+export function verdictOf(result: VerifyResult, files: readonly FileDigest[]): Verdict;
 export function sha256Hex(bytes: Uint8Array): Promise<string>;

@@ -1,4 +1,4 @@
-import { evidenceMatching, sha256Hex, verifyBundle } from '#proof-verifier';
+import { sha256Hex, verdictOf, verifyBundle } from '#proof-verifier';
 import type { CompletionStatement, EvidenceDigest, ProofFailureReason } from './proof-types.js';
 
 /** A file checked against the proof's evidence. */
@@ -37,23 +37,17 @@ export interface VerifyProofOptions {
  * Verifies a proof bundle offline with the same code as `wo proof verify`: the statement's Ed25519
  * signature by a key of `jwks`, its RFC 8785 form, the checkpoint signed by the log key, and the
  * statement's inclusion in that checkpoint's tree. With `files`, valid only if each is evidence the
- * proof names. `jwks` is the only trust anchor: fetch `/.well-known/jwks.json` once and keep it.
+ * proof names (else `not_evidence`). `jwks` is the only trust anchor: fetch `/.well-known/jwks.json` once and keep it.
  * Never throws for bad input: the result says why.
  */
 export async function verifyProof(bundle: unknown, jwks: unknown, options: VerifyProofOptions = {}): Promise<VerifyProofResult> {
   const result = await verifyBundle(bundle, jwks);
-  if (!result.valid) return { ...result, files: [] };
-  const files: FileVerdict[] = [];
-  for (const file of options.files ?? []) {
+  const digests: Array<Omit<FileVerdict, 'evidence'>> = [];
+  for (const file of result.valid ? (options.files ?? []) : []) {
     const named = file instanceof Uint8Array || file instanceof ArrayBuffer ? { name: undefined, bytes: file } : file;
     const bytes = named.bytes instanceof Uint8Array ? named.bytes : new Uint8Array(named.bytes);
-    const sha256 = await sha256Hex(bytes);
-    files.push({ name: named.name, sha256, size: bytes.length, evidence: evidenceMatching(result.statement, sha256, bytes.length) ?? null });
+    digests.push({ name: named.name, sha256: await sha256Hex(bytes), size: bytes.length });
   }
-  const stranger = files.find((verdict) => verdict.evidence === null);
-  if (stranger) {
-    const detail = `${stranger.name ?? 'a file'} (${stranger.size} bytes, sha256 ${stranger.sha256}) is none of the ${result.statement.evidence.length} files the proof names`;
-    return { valid: false, reason: 'not_evidence', detail, files };
-  }
-  return { ...result, files };
+  // The verdict, in the words `wo proof verify` and the /verify page use.
+  return verdictOf(result, digests);
 }

@@ -16,11 +16,11 @@ const PURGE_INTERVAL_MS = 10 * 60_000;
 export const adminFeature = defineFeature({
   name: 'admin',
   build({ database, clock, config, logger, registry, services }) {
-    const { organizations, apiKeys } = services;
+    const { organizations, apiKeys, webhooks, events } = services;
     const admin = new AdminService(database.db, clock, apiKeys);
     return {
       services: { admin },
-      pages: [{ plugin: adminRoutes({ admin, organizations, apiKeys, config, clock, scopes: registry.scopes }), prefix: ADMIN_PREFIX, sameOriginOnly: true }],
+      pages: [{ plugin: adminRoutes({ admin, organizations, apiKeys, config, clock, scopes: registry.scopes, webhooks, events, eventTypes: registry.eventTypes }), prefix: ADMIN_PREFIX, sameOriginOnly: true }],
       jobs: [
         {
           placement: 'every-worker',

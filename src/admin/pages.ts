@@ -30,31 +30,38 @@ interface LayoutInput {
  * A timestamp people read (`2026-11-22 08:15 UTC`) that machines can still parse. It may wrap between
  * the date and the clock only, so that a table of them fits a laptop screen.
  */
-function time(iso: string | null, empty = '—'): SafeHtml {
+export function time(iso: string | null, empty = '—'): SafeHtml {
   if (!iso) return html`<span class="muted">${empty}</span>`;
   return html`<time datetime="${iso}">${iso.slice(0, 10)} <span class="clock">${iso.slice(11, 16)} UTC</span></time>`;
 }
 
-function csrfField(token: string): SafeHtml {
+export function csrfField(token: string): SafeHtml {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
 }
 
-function fieldError(id: string, message: string | undefined): SafeHtml {
+export function fieldError(id: string, message: string | undefined): SafeHtml {
   return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
 }
 
-function describedBy(id: string, message: string | undefined, hint?: string): SafeHtml {
+export function describedBy(id: string, message: string | undefined, hint?: string): SafeHtml {
   const ids = [hint, message ? `${id}-error` : undefined].filter(Boolean).join(' ');
   return ids ? html` aria-describedby="${ids}"` : html``;
 }
 
-function invalid(message: string | undefined): SafeHtml {
+export function invalid(message: string | undefined): SafeHtml {
   return message ? html` aria-invalid="true"` : html``;
 }
 
-function notice(kind: 'success' | 'error' | 'warning', body: HtmlValue): SafeHtml {
+export function notice(kind: 'success' | 'error' | 'warning', body: HtmlValue): SafeHtml {
   // role=alert for errors so screen readers announce them on page load; status for the rest.
   return html`<div class="notice notice-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${body}</div>`;
+}
+
+/** The pages of one organization, as tabs under its heading. */
+export function organizationNav(orgId: string, current: 'keys' | 'webhooks' | 'events'): SafeHtml {
+  const tab = (key: typeof current, href: string, label: string) =>
+    html`<li><a href="/admin/organizations/${orgId}/${href}"${current === key ? html` aria-current="page"` : html``}>${label}</a></li>`;
+  return html`<nav aria-label="Organization" class="org-nav"><ul>${tab('keys', 'keys', 'API keys')}${tab('webhooks', 'webhooks', 'Webhooks')}${tab('events', 'events', 'Events')}</ul></nav>`;
 }
 
 export function layout({ title, session, current, main }: LayoutInput): SafeHtml {
@@ -167,7 +174,7 @@ export function organizationsPage(input: {
       <th scope="row"><a href="/admin/organizations/${org.id}/keys">${org.name}</a></th>
       <td><code>${org.id}</code></td>
       <td>${time(org.createdAt)}</td>
-      <td><a href="/admin/organizations/${org.id}/keys">API keys<span class="visually-hidden"> of ${org.name}</span></a></td>
+      <td><a href="/admin/organizations/${org.id}/keys">API keys<span class="visually-hidden"> of ${org.name}</span></a> · <a href="/admin/organizations/${org.id}/webhooks">Webhooks<span class="visually-hidden"> of ${org.name}</span></a> · <a href="/admin/organizations/${org.id}/events">Events<span class="visually-hidden"> of ${org.name}</span></a></td>
     </tr>`,
   );
   return layout({
@@ -333,6 +340,7 @@ export function keysPage(input: KeysPageInput): SafeHtml {
     current: 'organizations',
     main: html`<nav aria-label="Breadcrumb" class="breadcrumb"><ol><li><a href="/admin/organizations">Organizations</a></li><li aria-current="page">${org.name}</li></ol></nav>
 <h1>API keys <span class="subtitle">of ${org.name}</span></h1>
+${organizationNav(org.id, 'keys')}
 ${input.message ? notice(input.message.kind, input.message.body) : html``}
 ${input.createdKey ? createdKeyPanel(input.createdKey) : html``}
 <section>

@@ -5,7 +5,10 @@ import type { Clock } from '../clock.js';
 import type { ApiKeyService } from '../keys/api-keys.js';
 import type { Scopes } from '../keys/scopes.js';
 import type { OrganizationService } from '../orgs/organizations.js';
+import type { EventFeed } from '../events/feed.js';
+import type { WebhookService } from '../webhooks/service.js';
 import type { AdminService } from './service.js';
+import { installDeliveryPages } from './delivery-routes.js';
 import { AppError, errors } from '../errors.js';
 import { toAppError } from '../http/errors.js';
 import type { Organization } from '../orgs/organizations.js';
@@ -34,7 +37,7 @@ function readAsset(name: string): string {
 
 /**
  * The admin area: server-rendered pages under /admin for operators (sign-in, organizations, API
- * keys, audit log). Form parsing, cookies and security headers are registered in this plugin's
+ * keys, webhook deliveries, the event log, the audit log). Form parsing, cookies and security headers are registered in this plugin's
  * own scope, so the JSON API keeps refusing form bodies (415) and sets no cookies.
  */
 export interface AdminDeps {
@@ -44,6 +47,10 @@ export interface AdminDeps {
   readonly config: Config;
   readonly scopes: Scopes;
   readonly clock: Clock;
+  readonly webhooks: WebhookService;
+  readonly events: EventFeed;
+  /** The event types the event log's filter offers. */
+  readonly eventTypes: readonly string[];
 }
 
 export function adminRoutes(context: AdminDeps): FastifyPluginAsync {
@@ -181,6 +188,8 @@ export function adminRoutes(context: AdminDeps): FastifyPluginAsync {
       if (org.id !== orgId) throw new AppError('not_found', `Organization "${orgId}" was not found.`);
       return org;
     };
+
+    installDeliveryPages(app, { admin, webhooks: context.webhooks, events: context.events, eventTypes: context.eventTypes, findOrganization, send });
 
     const renderKeys = async (
       reply: FastifyReply,

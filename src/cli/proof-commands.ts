@@ -3,8 +3,7 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { createContext } from '../context.js';
 import { rotateDeploymentStatementKey } from '../deployment/deployment-keys.js';
 import { KeyFileError, readPublishedKeys } from '../proofs/keys.js';
-import { evidenceMatching, verifyBundle } from '../proofs/verify.js';
-import type { EvidenceDigest } from '../proofs/statement.js';
+import { describeCompletion, describeFile, verdictOf, verdictWords, verifyBundle } from '../proofs/verify.js';
 import { parseOptions, UsageError, type CliCommand } from './command.js';
 import { quietLogger } from './org-commands.js';
 
@@ -37,14 +36,6 @@ async function digestOfFile(file: string): Promise<{ sha256: string; size: numbe
   return { sha256: hash.digest('hex'), size };
 }
 
-interface FileVerdict {
-  file: string;
-  sha256: string;
-  size: number;
-  /** The statement's entry the file is, or null when it is no evidence of the proof. */
-  evidence: EvidenceDigest | null;
-}
-
 export const proofVerifyCommand: CliCommand = {
   path: ['proof', 'verify'],
   usage: 'proof verify <bundle.json|-> [--keys jwks.json] [--file photo.jpg]... [--json]',
@@ -73,32 +64,30 @@ export const proofVerifyCommand: CliCommand = {
       if (error instanceof KeyFileError) throw new UsageError(`${error.message}; pass the published keys with --keys jwks.json`);
       throw error;
     }
-    const digests = await Promise.all((values.file ?? []).map(async (path) => ({ file: path, ...(await digestOfFile(path)) })));
+    const digests = await Promise.all((values.file ?? []).map(async (path) => ({ name: path, ...(await digestOfFile(path)) })));
     const result = await verifyBundle(bundle, keys);
-    const files: FileVerdict[] = result.valid ? digests.map((digest) => ({ ...digest, evidence: evidenceMatching(result.statement, digest.sha256, digest.size) ?? null })) : [];
-    const allEvidence = files.every((verdict) => verdict.evidence !== null);
+    // The same verdict, in the same words, as the SDK's verifyProof() and the /verify page.
+    const verdict = verdictOf(result, digests);
     if (values.json) {
+      const files = verdict.files.map(({ name, ...rest }) => ({ file: name, ...rest }));
       io.out(
         JSON.stringify(
-          result.valid
-            ? { valid: true, proofId: result.proofId, recordId: result.recordId, leafIndex: result.leafIndex, treeSize: result.treeSize, ...(digests.length > 0 ? { files } : {}) }
-            : result,
+          verdict.valid
+            ? { valid: true, proofId: verdict.proofId, recordId: verdict.recordId, leafIndex: verdict.leafIndex, treeSize: verdict.treeSize, ...(digests.length > 0 ? { files } : {}) }
+            : { valid: false, reason: verdict.reason, detail: verdict.detail, ...(files.length > 0 ? { files } : {}) },
         ),
       );
-    } else if (result.valid) {
-      io.out(`valid: proof ${result.proofId} of work order ${result.recordId}, leaf ${result.leafIndex} of ${result.treeSize} in ${result.logOrigin}`);
-      for (const verdict of files) io.out(describeFile(verdict, result.statement.evidence.length));
     } else {
-      io.out(`invalid: ${result.reason}: ${result.detail}`);
+      const { headline, detail } = verdictWords(verdict);
+      io.out(`${headline}: ${detail}`);
+      if (result.valid) {
+        io.out(describeCompletion(result.statement));
+        for (const file of verdict.files) io.out(describeFile(file, result.statement.evidence.length));
+      }
     }
-    return result.valid && allEvidence ? 0 : 1;
+    return verdict.valid ? 0 : 1;
   },
 };
-
-function describeFile({ file, sha256, size, evidence }: FileVerdict, named: number): string {
-  if (!evidence) return `not evidence: ${file} (${size} bytes, sha256 ${sha256}) is none of the ${named} files the proof names`;
-  return `evidence: ${file} is "${evidence.name}"${evidence.mediaType ? ` (${evidence.mediaType})` : ''}, ${size} bytes, sha256 ${sha256}`;
-}
 
 export const proofRotateKeyCommand: CliCommand = {
   path: ['proof', 'rotate-key'],

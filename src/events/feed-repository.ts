@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import type { Page } from '../db/page.js';
@@ -45,6 +45,51 @@ export async function readFeed(db: Executor, order: FeedOrder, query: FeedQuery,
     matching
       .select([`${order.position} as position`, 'id', 'type', 'payload', 'created_at'])
       .orderBy(order.position)
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map((row) => ({ ...row, position: Number(row.position) })), total: Number(counted.n) };
+}
+
+/** What an operator looks for in an organization's feed: a type, an id (the event's, or one its payload names), a time range. */
+export interface FeedSearch {
+  orgId: string;
+  type?: string | undefined;
+  /** An event id, or an id (record, asset, …) that appears as a string value anywhere in the payload. */
+  id?: string | undefined;
+  /** ISO 8601 UTC: events that occurred at or after `from`, and before `to`. */
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** Escapes LIKE's wildcards (`%`, `_`) and its escape character, for `ESCAPE '\\'`. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * One page of the feed, newest first, matching `search`, and how many match in all (the admin area's
+ * event log). The type and the organization come from the feed's index; an id or a time range is
+ * checked on each of the organization's events, which is fine for an operator's look-up over the
+ * feed's retention, not for a consumer's polling (that is readFeed).
+ */
+export async function searchFeed(db: Executor, order: FeedOrder, search: FeedSearch, page: Page): Promise<{ rows: FeedRow[]; total: number }> {
+  let matching = order.after(db.selectFrom('outbox_events').where('org_id', '=', search.orgId), 0);
+  if (search.type) matching = matching.where('type', '=', search.type);
+  if (search.from) matching = matching.where('created_at', '>=', search.from);
+  if (search.to) matching = matching.where('created_at', '<', search.to);
+  if (search.id) {
+    // An id as a whole JSON string value: `"rec_…"`. Ids hold no character JSON escapes.
+    const pattern = `%"${likeLiteral(search.id)}"%`;
+    const id = search.id;
+    matching = matching.where((eb) => eb.or([eb('id', '=', id), sql<boolean>`payload LIKE ${pattern} ESCAPE '\\'`]));
+  }
+  const [rows, counted] = await Promise.all([
+    matching
+      .select([`${order.position} as position`, 'id', 'type', 'payload', 'created_at'])
+      .orderBy(order.position, 'desc')
       .limit(page.limit)
       .offset(page.offset)
       .execute(),

@@ -4,11 +4,21 @@ import type { Page } from '../db/page.js';
 import { errors } from '../errors.js';
 import type { EventNames } from './catalogue.js';
 import type { FeedSignal } from './feed-signal.js';
-import { readFeed, type FeedOrder, type FeedQuery } from './feed-repository.js';
+import { readFeed, searchFeed, type FeedOrder, type FeedQuery, type FeedSearch } from './feed-repository.js';
 import { publishedPayloadJson } from './outbox.js';
 import type { EventListQuery } from './schemas.js';
 
 export type FeedFilter = Omit<EventListQuery, 'limit' | 'offset'>;
+export type { FeedSearch } from './feed-repository.js';
+
+/** An event of the feed as the admin area shows it: the payload as the JSON text deliveries carry. */
+export interface FoundEvent {
+  id: string;
+  type: string;
+  sequence: number;
+  occurredAt: string;
+  payloadJson: string;
+}
 
 /**
  * The event feed: an organization's dispatched events, oldest first, with the payload and id their
@@ -62,6 +72,19 @@ export class EventFeed {
     } finally {
       watch.stop();
     }
+  }
+
+  /**
+   * One page of an organization's feed, newest first, narrowed by type, id and time (the admin area's
+   * event log). Each payload is the JSON text its webhook deliveries carry, with its `sequence`.
+   */
+  async search(search: FeedSearch, page: Page): Promise<{ events: FoundEvent[]; total: number }> {
+    if (search.type !== undefined && !this.eventNames.has(search.type)) throw errors.validation([{ field: 'type', message: 'is not an event name' }]);
+    const { rows, total } = await searchFeed(this.db, this.order, search, page);
+    return {
+      events: rows.map((row) => ({ id: row.id, type: row.type, sequence: row.position, occurredAt: row.created_at, payloadJson: publishedPayloadJson(row.payload, row.position) })),
+      total,
+    };
   }
 
   /** Shutdown: waiting requests answer what they have now, and later ones do not wait. */

@@ -3,8 +3,7 @@
  * verifyBundle() the CLI and the tests use, on the browser's WebCrypto; evidence files chosen are
  * hashed with it too. It makes no request: the page's CSP (connect-src 'none') would refuse one anyway.
  */
-import { evidenceMatching, sha256Hex, verifyBundle, VERIFY_REASONS } from './verify.js';
-import type { CompletionStatement } from './statement.js';
+import { describeCompletion, describeFile, sha256Hex, verdictOf, verdictWords, verifyBundle, VERDICT_REASONS, type FileDigest, type Verdict } from './verify.js';
 
 function element<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id);
@@ -48,30 +47,29 @@ function parse(text: string, what: string): unknown {
   }
 }
 
-function show(valid: boolean, headline: string, detail: string): void {
+function show(valid: boolean, headline: string, detail: string, completion = ''): void {
   const result = element<HTMLElement>('result');
   result.dataset.valid = String(valid);
   result.dataset.state = 'done';
   element<HTMLElement>('result-headline').textContent = headline;
   element<HTMLElement>('result-detail').textContent = detail;
+  element<HTMLElement>('result-completion').textContent = completion;
 }
 
-/** One line per chosen file: the evidence entry of the statement it is, or that it is none. */
-async function checkEvidence(statement: CompletionStatement | undefined, files: File[]): Promise<void> {
-  const lines = statement ? await Promise.all(files.map((file) => evidenceLine(statement, file))) : [];
+/** One line per chosen file, in the words of `wo proof verify`. */
+function showFiles(verdict: Verdict | undefined, named: number): void {
+  const lines = (verdict?.files ?? []).map((file) => {
+    const line = document.createElement('li');
+    line.dataset.evidence = String(file.evidence !== null);
+    line.textContent = describeFile(file, named);
+    return line;
+  });
   element<HTMLUListElement>('evidence-result').replaceChildren(...lines);
 }
 
-async function evidenceLine(statement: CompletionStatement, file: File): Promise<HTMLLIElement> {
+async function digestOf(file: File): Promise<FileDigest> {
   const bytes = new Uint8Array(await file.arrayBuffer());
-  const sha256 = await sha256Hex(bytes);
-  const entry = evidenceMatching(statement, sha256, bytes.length);
-  const line = document.createElement('li');
-  line.dataset.evidence = String(entry !== undefined);
-  line.textContent = entry
-    ? `${file.name}: evidence. The proof names it "${entry.name}"${entry.mediaType ? ` (${entry.mediaType})` : ''}, SHA-256 ${sha256}.`
-    : `${file.name}: NOT evidence of this proof. Its SHA-256 ${sha256} is none of the ${statement.evidence.length} files the proof names.`;
-  return line;
+  return { name: file.name, sha256: await sha256Hex(bytes), size: bytes.length };
 }
 
 async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElement, evidenceInput: HTMLInputElement): Promise<void> {
@@ -81,23 +79,17 @@ async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElem
     bundle = parse(bundleInput.value, 'bundle');
     keys = parse(keysInput.value, 'key set (JWKS)');
   } catch (error) {
-    await checkEvidence(undefined, []);
+    showFiles(undefined, 0);
     show(false, 'invalid: input_not_json', (error as Error).message);
     return;
   }
   const result = await verifyBundle(bundle, keys);
-  await checkEvidence(result.valid ? result.statement : undefined, Array.from(evidenceInput.files ?? []));
-  if (result.valid) {
-    const s = result.statement;
-    show(
-      true,
-      'valid',
-      `Work order ${result.recordId} completed at ${s.completedAt} by ${s.assignee ?? 'an unnamed assignee'}; statement signed with key ${result.statementKid}; leaf ${result.leafIndex} of ${result.treeSize} in log ${result.logOrigin}.` +
-        (s.supersedes ? ` It supersedes proof ${s.supersedes}.` : ''),
-    );
-  } else {
-    show(false, `invalid: ${result.reason}`, result.detail);
-  }
+  const digests = result.valid ? await Promise.all(Array.from(evidenceInput.files ?? []).map(digestOf)) : [];
+  // The one verdict the CLI and the SDK give too: a valid proof with a file that is not its evidence is invalid (not_evidence).
+  const verdict = verdictOf(result, digests);
+  const { headline, detail } = verdictWords(verdict);
+  showFiles(verdict, result.valid ? result.statement.evidence.length : 0);
+  show(verdict.valid, headline, detail, result.valid ? describeCompletion(result.statement) : '');
 }
 
 function start(): void {
@@ -108,7 +100,7 @@ function start(): void {
     element<HTMLElement>('result').dataset.state = 'running';
     void run(bundleInput, keysInput, evidenceInput).catch((error: unknown) => show(false, 'invalid: verifier_error', String(error)));
   });
-  element<HTMLElement>('reasons').textContent = Object.keys(VERIFY_REASONS).join(', ');
+  element<HTMLElement>('reasons').textContent = Object.keys(VERDICT_REASONS).join(', ');
 }
 
 start();

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { componentRef } from '../http/openapi.js';
@@ -31,6 +31,7 @@ button{font-size:1rem;padding:.5rem 1.5rem;margin:1rem 0}
 #result{padding:1rem;border-radius:.3rem;background:#eee}
 #result[data-valid=true]{background:#dfd}#result[data-valid=false]{background:#fdd}
 #result-headline{font-weight:bold;font-size:1.2rem}
+#result-completion:empty{display:none}
 #evidence-result li[data-evidence=false]{color:#a00;font-weight:bold}
 small{color:#555}`;
 
@@ -52,7 +53,7 @@ function browserBundle(): () => Promise<string> {
   };
 }
 
-function page(jwks: string): string {
+function page(jwks: string, docsLink: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -65,9 +66,9 @@ function page(jwks: string): string {
 <body>
 <main>
 <h1>Verify a completion proof</h1>
-<p>Paste or drop a proof bundle (from <code>GET /api/v1/proofs/{id}</code>) below. The check runs entirely in this browser,
+<p>Paste or drop a proof bundle (from <code>GET /api/v1/proofs/{id}</code>, see the <a href="/docs">API reference</a>) below. The check runs entirely in this browser,
 with WebCrypto: nothing is sent to any server. The key set is the one this service publishes at
-<code>/.well-known/jwks.json</code>, filled in when the page was served; replace it with a copy you trust if you prefer.</p>
+<a href="/.well-known/jwks.json"><code>/.well-known/jwks.json</code></a>, filled in when the page was served; replace it with a copy you trust if you prefer.</p>
 <h2><label for="bundle">Proof bundle</label></h2>
 <textarea id="bundle" spellcheck="false" placeholder="Paste the bundle JSON here, or drop the file"></textarea>
 <p><label for="bundle-file">Or open a bundle file</label> <input type="file" id="bundle-file" accept="application/json,.json"></p>
@@ -75,19 +76,37 @@ with WebCrypto: nothing is sent to any server. The key set is the one this servi
 <textarea id="keys" spellcheck="false">${escapeHtml(jwks)}</textarea>
 <p><label for="keys-file">Or open a key set file</label> <input type="file" id="keys-file" accept="application/json,.json"></p>
 <h2><label for="evidence-files">Evidence files (optional)</label></h2>
-<p>Choose photos or documents to check that the proof names them as evidence. They are hashed (SHA-256) in this browser; they are not sent anywhere either.</p>
+<p>Choose photos or documents to check that the proof names them as evidence: the proof is valid with them only if each one is. They are hashed (SHA-256) in this browser; they are not sent anywhere either.</p>
 <p><input type="file" id="evidence-files" multiple></p>
 <button type="button" id="verify">Verify</button>
-<div id="result" data-state="idle" role="status" aria-live="polite"><div id="result-headline">Not checked yet.</div><div id="result-detail"></div><ul id="evidence-result"></ul></div>
-<p><small>Possible failure reasons: <span id="reasons"></span>. See docs/proofs.md for what a valid proof establishes.</small></p>
+<div id="result" data-state="idle" role="status" aria-live="polite"><div id="result-headline">Not checked yet.</div><div id="result-detail"></div><p id="result-completion"></p><ul id="evidence-result"></ul></div>
+<h2>What a valid proof shows</h2>
+<p>That this service signed the statement, unchanged since, and recorded it in its append-only transparency log. It shows who <em>reported</em> the completion
+(the API key, or the service acting for a schedule or a link, named in the statement's history), not who did the work: the assignee is only whom the work order named.
+Evidence files are named by their SHA-256; a proof shows that a file was named, not what it depicts.
+${docsLink}</p>
+<p><small>Possible failure reasons (the same in <code>wo proof verify</code> and the SDK's <code>verifyProof()</code>): <span id="reasons"></span>.</small></p>
 </main>
 </body>
 </html>
 `;
 }
 
+/** docs/proofs.md, served beside the page so that its link works on any deployment that ships the docs; undefined without them. */
+function readProofsDoc(): string | undefined {
+  try {
+    return readFileSync(new URL('../../docs/proofs.md', import.meta.url), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 export function verifyPageRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
   const script = browserBundle();
+  const proofsDoc = readProofsDoc();
+  const docsLink = proofsDoc
+    ? '<a href="/verify/proofs.md">What a proof establishes, and how to check one yourself (docs/proofs.md)</a>.'
+    : 'The full explanation is docs/proofs.md in the service’s repository.';
   return async (app) => {
     app.get(
       '/.well-known/jwks.json',
@@ -104,11 +123,16 @@ export function verifyPageRoutes(proofs: ProofService): FastifyPluginAsyncTypebo
     );
 
     app.get('/verify', { schema: { hide: true } }, async (_request, reply) =>
-      reply.header('content-security-policy', VERIFY_PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(page(JSON.stringify(proofs.jwks(), null, 2))),
+      reply.header('content-security-policy', VERIFY_PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(page(JSON.stringify(proofs.jwks(), null, 2), docsLink)),
     );
     app.get('/verify/verifier.js', { schema: { hide: true } }, async (_request, reply) =>
       reply.header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(await script()),
     );
+    if (proofsDoc) {
+      app.get('/verify/proofs.md', { schema: { hide: true } }, async (_request, reply) =>
+        reply.header('content-security-policy', "default-src 'none'").header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8').send(proofsDoc),
+      );
+    }
     app.get('/verify/verifier.css', { schema: { hide: true } }, async (_request, reply) =>
       reply.header('x-content-type-options', 'nosniff').type('text/css; charset=utf-8').send(STYLE),
     );

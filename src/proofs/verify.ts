@@ -267,6 +267,75 @@ export function evidenceMatching(statement: CompletionStatement, sha256: string,
   return (entries as EvidenceDigest[]).find((entry) => isRecord(entry) && entry.sha256 === sha256 && (entry.size === undefined || entry.size === size));
 }
 
+// --- the verdict: one wording for `wo proof verify`, the SDK's verifyProof() and the /verify page ----
+
+/** A file to check against a proof: the name it was given (a path, a filename), its SHA-256 (lowercase hex) and size. */
+export interface FileDigest {
+  name: string | undefined;
+  sha256: string;
+  size: number;
+}
+
+/** A file checked against the proof: the statement's evidence entry it is, or null when it is none of them. */
+export interface FileVerdict extends FileDigest {
+  evidence: EvidenceDigest | null;
+}
+
+/** The reason of a valid proof given a file that is not its evidence; the other reasons are VERIFY_REASONS. */
+export const NOT_EVIDENCE_REASON = 'A file given to check is not evidence the proof names.';
+
+/** Every reason a verdict can be invalid, with its sentence: what the page lists, and the docs. */
+export const VERDICT_REASONS = { ...VERIFY_REASONS, not_evidence: NOT_EVIDENCE_REASON } as const;
+export type VerdictReason = keyof typeof VERDICT_REASONS;
+
+/**
+ * The one verdict on a bundle and the files given with it: valid only when the proof verifies and
+ * every file is evidence it names; otherwise the reason (`not_evidence` when only a file failed).
+ */
+export type Verdict = (Extract<VerifyResult, { valid: true }> & { files: FileVerdict[] }) | { valid: false; reason: VerdictReason; detail: string; files: FileVerdict[] };
+
+/** What a verified proof is: the first words of every verdict on it. */
+function proofSummary(result: Extract<VerifyResult, { valid: true }>): string {
+  return `proof ${result.proofId} of work order ${result.recordId}, leaf ${result.leafIndex} of ${result.treeSize} in ${result.logOrigin}`;
+}
+
+/** One line per checked file, as the CLI prints it and the page lists it. */
+export function describeFile(verdict: FileVerdict, named: number): string {
+  const name = verdict.name ?? 'a file';
+  if (!verdict.evidence) return `not evidence: ${name} (${verdict.size} bytes, sha256 ${verdict.sha256}) is none of the ${named} files the proof names`;
+  const { evidence } = verdict;
+  return `evidence: ${name} is "${evidence.name}"${evidence.mediaType ? ` (${evidence.mediaType})` : ''}, ${verdict.size} bytes, sha256 ${verdict.sha256}`;
+}
+
+/** The verdict on `result` (verifyBundle's) and the files given; files are checked only against a verified statement. */
+export function verdictOf(result: VerifyResult, files: readonly FileDigest[]): Verdict {
+  if (!result.valid) return { ...result, files: [] };
+  const checked = files.map((file) => ({ ...file, evidence: evidenceMatching(result.statement, file.sha256, file.size) ?? null }));
+  const strangers = checked.filter((verdict) => verdict.evidence === null);
+  if (strangers.length === 0) return { ...result, files: checked };
+  const named = result.statement.evidence.length;
+  const which = strangers.map((verdict) => describeFile(verdict, named).replace(/^not evidence: /, '')).join('; ');
+  return { valid: false, reason: 'not_evidence', detail: `${NOT_EVIDENCE_REASON} ${which}. The proof itself verifies: ${proofSummary(result)}.`, files: checked };
+}
+
+/**
+ * Who reported the completion, from the signed history: the actor of the change to COMPLETED (an API
+ * key, `api_key:key_…`, or the service acting for a schedule or a link). The assignee is only who the
+ * work order named; the proof shows who reported the work, not who did it (docs/proofs.md).
+ */
+export function describeCompletion(statement: CompletionStatement): string {
+  const completion = [...statement.history].reverse().find((entry) => entry.to === 'COMPLETED');
+  const actor = completion?.actor ? `by ${completion.actor} (who reported it; a proof does not show who did the work)` : 'by no actor the statement names';
+  const assignee = statement.assignee ? `The work order named ${JSON.stringify(statement.assignee)} as assignee.` : 'The work order named no assignee.';
+  const supersedes = statement.supersedes ? ` It supersedes proof ${statement.supersedes}.` : '';
+  return `Work order ${statement.record.id} was reported completed at ${statement.completedAt} ${actor}. ${assignee}${supersedes}`;
+}
+
+/** The words of a verdict: `valid` or `invalid: <reason>`, and its detail. The CLI prints `<headline>: <detail>`. */
+export function verdictWords(verdict: Verdict): { headline: string; detail: string } {
+  return verdict.valid ? { headline: 'valid', detail: proofSummary(verdict) } : { headline: `invalid: ${verdict.reason}`, detail: verdict.detail };
+}
+
 /** The lowercase hex SHA-256 of some bytes, on WebCrypto (the browser's, or Node's). */
 export async function sha256Hex(bytes: Uint8Array, webCrypto: Crypto = globalThis.crypto): Promise<string> {
   return toHex(new Uint8Array(await webCrypto.subtle.digest('SHA-256', view(bytes))));

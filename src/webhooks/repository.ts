@@ -149,3 +149,38 @@ export async function purgeFinishedDeliveries(db: Db, cutoff: string, limit: num
     return ids.length;
   });
 }
+
+/** The attempts of one hour (`hour`: the first 13 characters of their ISO start, `2026-01-02T03`). */
+export interface HourOfAttempts {
+  hour: string;
+  attempts: number;
+  succeeded: number;
+  totalMs: number;
+  maxMs: number;
+}
+
+/**
+ * A subscription's attempts started since `since`, counted by hour, of its deliveries created since
+ * `createdSince`: the bound that lets the index webhook_deliveries_subscription find them, instead of
+ * every delivery the subscription kept. Hours without attempts are absent.
+ */
+export async function attemptsByHour(db: Executor, subscriptionId: string, since: string, createdSince: string): Promise<HourOfAttempts[]> {
+  const hour = sql<string>`substr(a.started_at, 1, 13)`;
+  const rows = await db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .where('d.subscription_id', '=', subscriptionId)
+    .where('d.created_at', '>=', createdSince)
+    .where('a.started_at', '>=', since)
+    .select([
+      hour.as('hour'),
+      sql<number | string>`count(*)`.as('attempts'),
+      sql<number | string>`sum(CASE WHEN a.status_code BETWEEN 200 AND 299 THEN 1 ELSE 0 END)`.as('succeeded'),
+      sql<number | string>`sum(a.duration_ms)`.as('total_ms'),
+      sql<number | string>`max(a.duration_ms)`.as('max_ms'),
+    ])
+    .groupBy(hour)
+    .orderBy(hour)
+    .execute();
+  return rows.map((row) => ({ hour: row.hour, attempts: Number(row.attempts), succeeded: Number(row.succeeded), totalMs: Number(row.total_ms), maxMs: Number(row.max_ms) }));
+}

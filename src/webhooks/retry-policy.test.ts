@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../config.js';
-import { MAX_RETRY_AFTER_MS, backoffMs, classifyStatus, parseRetryAfter, retryDelayMs, shortestRetryWindowMs } from './retry-policy.js';
+import { MAX_RETRY_AFTER_MS, backoffMs, classifyStatus, longestRetryWindowMs, parseRetryAfter, retryDelayMs, shortestRetryWindowMs } from './retry-policy.js';
 
 const MINUTE = 60_000;
 
@@ -55,5 +55,17 @@ describe('webhook retry policy', () => {
     assert.equal(parseRetryAfter('soon', now), undefined);
     assert.equal(parseRetryAfter(undefined, now), undefined);
     assert.deepEqual(classifyStatus(429, '3', now), { kind: 'retryable', retryAfterMs: 3000 });
+  });
+
+  it('bounds the time from first to last attempt by every wait jittered up or held back by a capped Retry-After', () => {
+    const { webhooks } = loadConfig({});
+    // max(6 min, 1 h) + max(24 min, 1 h) + max(96 min, 1 h)
+    assert.equal(longestRetryWindowMs(webhooks, webhooks.maxAttempts), 216 * MINUTE);
+    const quick = { retryBaseMs: 50, retryFactor: 4 };
+    assert.equal(longestRetryWindowMs(quick, 4), 3 * MAX_RETRY_AFTER_MS);
+    for (let n = 0; n < 200; n++) {
+      const worst = [1, 2, 3].reduce((sum, attempt) => sum + retryDelayMs(attempt, webhooks, MAX_RETRY_AFTER_MS, Math.random), 0);
+      assert.ok(worst <= longestRetryWindowMs(webhooks, webhooks.maxAttempts) + 3);
+    }
   });
 });

@@ -67,3 +67,13 @@ export function shortestRetryWindowMs(schedule: RetrySchedule, maxAttempts: numb
   for (let attempt = 1; attempt < maxAttempts; attempt++) total += backoffMs(attempt, schedule) * (1 - JITTER);
   return Math.round(total);
 }
+
+/**
+ * How long after the first attempt the last one comes at the latest, workers keeping up: every wait
+ * jittered up, or held back by a receiver's Retry-After at its cap.
+ */
+export function longestRetryWindowMs(schedule: RetrySchedule, maxAttempts: number): number {
+  let total = 0;
+  for (let attempt = 1; attempt < maxAttempts; attempt++) total += Math.max(backoffMs(attempt, schedule) * (1 + JITTER), MAX_RETRY_AFTER_MS);
+  return Math.round(total);
+}

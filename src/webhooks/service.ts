@@ -8,6 +8,7 @@ import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import {
+  attemptsByHour,
   attemptsOf,
   deleteSubscription,
   findDelivery,
@@ -34,6 +35,25 @@ import { checkWebhookUrl, type UrlGuardOptions } from './url-guard.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 const SEALED_SECRET_PREFIX = 'wo-sealed-secret:';
+const HOUR_MS = 3_600_000;
+const STATS_HOURS = 24;
+
+/** One hour of a subscription's attempts: `start` of the hour, counts, and latency (null without attempts). */
+export interface HourlyAttempts {
+  start: string;
+  attempts: number;
+  /** Answered 2xx. */
+  succeeded: number;
+  averageMs: number | null;
+  maxMs: number | null;
+}
+
+export interface DeliveryStats {
+  since: string;
+  until: string;
+  /** 24 entries, oldest first; the last is the current hour, so far. */
+  hours: HourlyAttempts[];
+}
 
 /** Subscriptions and their delivery log: the rules behind /api/v1/webhooks. */
 export class WebhookService {
@@ -46,6 +66,8 @@ export class WebhookService {
     private readonly eventNames: EventNames,
     /** Tells an in-process delivery worker that new deliveries are waiting. */
     private readonly onNewDelivery: () => void = () => {},
+    /** How long after a delivery is created its last attempt can come (longestRetryWindowMs). */
+    private readonly retryWindowMs = 0,
   ) {}
 
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
@@ -205,6 +227,29 @@ export class WebhookService {
     await insertDelivery(this.db, row);
     this.onNewDelivery();
     return toDelivery(row, []);
+  }
+
+  /**
+   * A subscription's attempts over the last 24 hours (this hour and the 23 before it), hour by hour:
+   * how many, how many the receiver answered 2xx, and their latency. Attempts are counted for
+   * deliveries created up to the retry window before the first hour, which holds every attempt
+   * unless the workers fell that far behind.
+   */
+  async deliveryStats(orgId: string, id: string): Promise<DeliveryStats> {
+    await this.mustFind(this.db, orgId, id);
+    const now = this.clock.now().getTime();
+    const first = Math.floor(now / HOUR_MS) * HOUR_MS - (STATS_HOURS - 1) * HOUR_MS;
+    const since = new Date(first).toISOString();
+    const rows = await attemptsByHour(this.db, id, since, new Date(first - this.retryWindowMs).toISOString());
+    const byHour = new Map(rows.map((row) => [row.hour, row]));
+    const hours = Array.from({ length: STATS_HOURS }, (_, i) => {
+      const start = new Date(first + i * HOUR_MS).toISOString();
+      const row = byHour.get(start.slice(0, 13));
+      return row
+        ? { start, attempts: row.attempts, succeeded: row.succeeded, averageMs: Math.round(row.totalMs / row.attempts), maxMs: row.maxMs }
+        : { start, attempts: 0, succeeded: 0, averageMs: null, maxMs: null };
+    });
+    return { since, until: new Date(now).toISOString(), hours };
   }
 
   /** Deletes finished deliveries older than `retentionDays`, in batches; returns how many. */

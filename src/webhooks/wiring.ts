@@ -11,6 +11,7 @@ import type { LeaseDeliveries } from './delivery-queue.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { EventDispatcher } from './dispatcher.js';
 import type { SecretBox } from './secret-box.js';
+import { longestRetryWindowMs } from './retry-policy.js';
 import { WebhookService } from './service.js';
 import type { EventNames } from '../events/catalogue.js';
 
@@ -82,7 +83,8 @@ export function createWebhooks(deps: {
     logger,
     errorMessage: 'webhook dispatch failed; retrying',
   });
-  const service = new WebhookService(database.db, clock, secrets, { allowPrivateUrls: config.webhooks.allowPrivateUrls }, deps.eventNames, () => worker.wake());
+  const retryWindowMs = longestRetryWindowMs(config.webhooks, config.webhooks.maxAttempts);
+  const service = new WebhookService(database.db, clock, secrets, { allowPrivateUrls: config.webhooks.allowPrivateUrls }, deps.eventNames, () => worker.wake(), retryWindowMs);
   const retentionJob = intervalLoop({
     name: 'webhook-delivery-retention',
     intervalMs: RETENTION_INTERVAL_MS,

@@ -79,7 +79,10 @@ describe('attachments as evidence of a completion', () => {
       const notEvidence = wo('proof', 'verify', bundleFile, '--keys', keysFile, '--file', photoFile, '--file', strangerFile, '--json');
       assert.equal(notEvidence.status, 1, notEvidence.stdout + notEvidence.stderr);
       const verdict = JSON.parse(notEvidence.stdout);
-      assert.equal(verdict.valid, true, 'the proof itself is valid; one file is not its evidence');
+      // One verdict, as the SDK's and the /verify page's: a file that is not evidence makes it invalid.
+      assert.equal(verdict.valid, false);
+      assert.equal(verdict.reason, 'not_evidence');
+      assert.match(verdict.detail, /other\.jpg .* is none of the 3 files the proof names\. The proof itself verifies: proof prf_/);
       assert.deepEqual(verdict.files.map((f: { evidence: { name: string } | null }) => f.evidence?.name ?? null), ['after.jpg', null]);
       const missing = wo('proof', 'verify', bundleFile, '--keys', keysFile, '--file', path.join(outside, 'missing.jpg'));
       assert.equal(missing.status, 2, 'a file that cannot be read is a usage error, not a verdict');

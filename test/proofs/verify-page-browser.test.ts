@@ -119,13 +119,15 @@ for (const dialect of TEST_DIALECTS) {
       ]);
       await page.click('#verify');
       await page.waitForSelector('#result[data-state="done"]');
-      assert.equal(await page.textContent('#result-headline'), 'valid');
+      // One file is not evidence: the verdict is invalid, as the CLI's and the SDK's are.
+      assert.equal(await page.textContent('#result-headline'), 'invalid: not_evidence');
+      assert.equal(await page.getAttribute('#result', 'data-valid'), 'false');
       const lines = await page.$$eval('#evidence-result li', (items) => items.map((item) => [(item as HTMLElement).dataset.evidence, item.textContent]));
       assert.equal(lines.length, 2);
       assert.equal(lines[0]![0], 'true');
-      assert.match(String(lines[0]![1]), /^photo\.jpg: evidence\. The proof names it "after\.jpg" \(image\/jpeg\)/);
+      assert.match(String(lines[0]![1]), /^evidence: photo\.jpg is "after\.jpg" \(image\/jpeg\)/);
       assert.equal(lines[1]![0], 'false');
-      assert.match(String(lines[1]![1]), /^other\.jpg: NOT evidence of this proof/);
+      assert.match(String(lines[1]![1]), /^not evidence: other\.jpg \(\d+ bytes, sha256 [0-9a-f]{64}\) is none of the 1 files the proof names$/);
       assert.deepEqual(requests, []);
       await page.close();
     });
