@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { WebhookSubscriptionsTable } from './tables.js';
 import type { Clock } from '../clock.js';
+import { LogThrottle } from '../log-throttle.js';
 import { backgroundLoop, PollPace, type BackgroundJob, type BackgroundLoop, type LoopTurn } from '../background-loop.js';
 import type { SecretBox } from './secret-box.js';
 import { PING_EVENT } from './schemas.js';
@@ -95,6 +96,8 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
   private readonly keyCache: SigningKeyCache;
   private readonly metrics: DeliveryMetrics;
   private readonly random: () => number;
+  /** While the database is out, every turn fails alike: one line per kind of failure now and then. */
+  private readonly failureLog = new LogThrottle();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.random = options.random ?? Math.random;
@@ -165,7 +168,8 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
     const adoption = this.enqueue(deliveries.map((delivery) => ({ delivery, lease })), { reserved: true })
       .catch((error: unknown) => {
         // Nothing is lost: the leases run out and the deliveries fall due for any worker.
-        this.options.logger.error({ err: error, count: deliveries.length }, 'queueing handed-over webhook deliveries failed; they are sent when their lease runs out');
+        const admitted = this.failureLog.admit('adopt');
+        if (admitted) this.options.logger.error({ err: error, count: deliveries.length, suppressed: admitted.suppressed }, 'queueing handed-over webhook deliveries failed; they are sent when their lease runs out');
       })
       .finally(() => this.adoptions.delete(adoption));
     this.adoptions.add(adoption);
@@ -391,7 +395,9 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
       });
     } catch (error) {
       // Nothing was recorded: the leases expire and the deliveries are sent again (at least once).
-      this.options.logger.error({ err: error, count: batch.length }, 'recording webhook results failed');
+      // The loop logs the failure itself (throttled); this line says how many sends are affected.
+      const admitted = this.failureLog.admit('flush');
+      if (admitted) this.options.logger.warn({ err: error, count: batch.length, suppressed: admitted.suppressed }, 'recording webhook results failed; those deliveries are sent again once their lease runs out');
       throw error;
     }
     this.metrics.recordedBatch(batch, finished, config.maxAttempts, now);
