@@ -4,7 +4,6 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { WebhookSubscriptionsTable } from './tables.js';
 import type { Clock } from '../clock.js';
-import { LogThrottle } from '../log-throttle.js';
 import { backgroundLoop, PollPace, type BackgroundJob, type BackgroundLoop, type LoopTurn } from '../background-loop.js';
 import type { SecretBox } from './secret-box.js';
 import { PING_EVENT } from './schemas.js';
@@ -96,8 +95,6 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
   private readonly keyCache: SigningKeyCache;
   private readonly metrics: DeliveryMetrics;
   private readonly random: () => number;
-  /** While the database is out, every turn fails alike: one line per kind of failure now and then. */
-  private readonly failureLog = new LogThrottle();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.random = options.random ?? Math.random;
@@ -168,8 +165,7 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
     const adoption = this.enqueue(deliveries.map((delivery) => ({ delivery, lease })), { reserved: true })
       .catch((error: unknown) => {
         // Nothing is lost: the leases run out and the deliveries fall due for any worker.
-        const admitted = this.failureLog.admit('adopt');
-        if (admitted) this.options.logger.error({ err: error, count: deliveries.length, suppressed: admitted.suppressed }, 'queueing handed-over webhook deliveries failed; they are sent when their lease runs out');
+        this.options.logger.error({ err: error, count: deliveries.length }, 'queueing handed-over webhook deliveries failed; they are sent when their lease runs out');
       })
       .finally(() => this.adoptions.delete(adoption));
     this.adoptions.add(adoption);
@@ -381,25 +377,19 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
       group.results.push(result);
       groups.set(key, group);
     }
-    try {
-      await db.transaction().execute(async (tx) => {
-        await insertAttempts(tx, batch.flatMap((result) => (result.attempt ? [result.attempt] : [])));
-        for (const { lease, summary, state, results } of groups.values()) {
-          const ids = results.map((r) => r.claimed.delivery.id);
-          const written = await recordDeliveryState(tx, ids, lease, summary, state, nowIso);
-          // A lease lost in the group (rare) leaves the whole group out of the final-outcome metrics.
-          if (state.status !== 'pending' && written === results.length) {
-            for (const result of results) finished.push({ outcome: state.status, createdAt: result.claimed.delivery.created_at });
-          }
+    // Should this fail, nothing was recorded: the leases expire and the deliveries are sent again (at
+    // least once). The loop logs the failure, at most once a minute, as it does any failed turn's.
+    await db.transaction().execute(async (tx) => {
+      await insertAttempts(tx, batch.flatMap((result) => (result.attempt ? [result.attempt] : [])));
+      for (const { lease, summary, state, results } of groups.values()) {
+        const ids = results.map((r) => r.claimed.delivery.id);
+        const written = await recordDeliveryState(tx, ids, lease, summary, state, nowIso);
+        // A lease lost in the group (rare) leaves the whole group out of the final-outcome metrics.
+        if (state.status !== 'pending' && written === results.length) {
+          for (const result of results) finished.push({ outcome: state.status, createdAt: result.claimed.delivery.created_at });
         }
-      });
-    } catch (error) {
-      // Nothing was recorded: the leases expire and the deliveries are sent again (at least once).
-      // The loop logs the failure itself (throttled); this line says how many sends are affected.
-      const admitted = this.failureLog.admit('flush');
-      if (admitted) this.options.logger.warn({ err: error, count: batch.length, suppressed: admitted.suppressed }, 'recording webhook results failed; those deliveries are sent again once their lease runs out');
-      throw error;
-    }
+      }
+    });
     this.metrics.recordedBatch(batch, finished, config.maxAttempts, now);
   }
 }
