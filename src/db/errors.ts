@@ -136,7 +136,12 @@ export function startFailure(failure: unknown): { message: string; configuration
   const cause = failure instanceof DatabaseUnavailableError ? failure.unavailableCause : unavailableCause(error);
   if (!cause) return undefined;
   const driverMessage = error instanceof AggregateError ? error.errors.map((e: unknown) => (e as Error)?.message).join('; ') : (error as Error).message;
-  const hint = cause === 'schema_missing' ? '' : ' Check DATABASE_URL and that the database is running; a process manager that restarts this process retries.';
+  const hint =
+    cause === 'schema_missing'
+      ? ''
+      : cause === 'storage_failed'
+        ? ' Check that the file system of the database (WO_DATA_DIR for SQLite) has space and is writable.'
+        : ' Check DATABASE_URL and that the database is running; a process manager that restarts this process retries.';
   return { message: `${UNAVAILABLE[cause].detail.replace(/\.$/, '')}: ${driverMessage}.${hint}`, configuration: false };
 }
 
