@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
+import { connectFailure } from './db/errors.js';
 import { backgroundLoop, ERROR_BACKOFF_CAP_MS, ERROR_LOG_INTERVAL_MS, intervalLoop, type LoopOptions } from './background-loop.js';
 
 /** Lets the promises the loop is waiting on settle (setImmediate is not among the mocked timers). */
@@ -22,8 +23,9 @@ function heldStep(nextWaitMs: number) {
 }
 
 function recordingLogger() {
-  const lines: { failures: number }[] = [];
-  return { lines, error: (fields: { failures: number }) => void lines.push(fields) };
+  const lines: { level: string; failures: number; cause?: string; loop?: string }[] = [];
+  const at = (level: string) => (fields: { failures: number; cause?: string; loop?: string }) => void lines.push({ level, ...fields });
+  return { lines, error: at('error'), warn: at('warn'), info: at('info') };
 }
 
 /** A loop around `step`, started, its first step run. */
@@ -119,6 +121,33 @@ describe('a background loop', () => {
     }
     assert.equal(logger.lines.length, 2);
     assert.ok(logger.lines[1]!.failures > 1 && logger.lines[1]!.failures < runs);
+    await loop.stop();
+  });
+
+  it('logs a database outage as a warning with its cause, and says when it runs again', async () => {
+    const logger = recordingLogger();
+    let failing = true;
+    const step = async () => {
+      // As the pool throws it when PostgreSQL refuses the connection (connectFailure).
+      if (failing) throw connectFailure(Object.assign(new Error('database "wo" is not currently accepting connections'), { code: '55000' }));
+      return 1000;
+    };
+    const loop = await startLoop(step, { retryMs: 100, logger });
+    for (let i = 0; i < 5; i++) {
+      mock.timers.tick(ERROR_BACKOFF_CAP_MS);
+      await settle();
+    }
+    assert.deepEqual(
+      logger.lines.map(({ level, cause, failures }) => ({ level, cause, failures })),
+      [{ level: 'warn', cause: 'connection_refused', failures: 1 }],
+      'one line within the minute',
+    );
+    failing = false;
+    mock.timers.tick(ERROR_BACKOFF_CAP_MS);
+    await settle();
+    assert.equal(logger.lines.length, 2);
+    assert.equal(logger.lines[1]!.level, 'info');
+    assert.ok(logger.lines[1]!.failures > 1, 'it counts every failed turn');
     await loop.stop();
   });
 

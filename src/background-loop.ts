@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { OPERATOR_CAUSES, databaseUnavailable } from './db/errors.js';
 
 /**
  * A loop that runs beside the API (webhook delivery, proof sequencing, housekeeping).
@@ -29,7 +30,7 @@ export interface LoopOptions {
   firstWaitMs?: number;
   /** The wait after a failed step, doubled with each further failure up to ERROR_BACKOFF_CAP_MS (or this, if longer). */
   retryMs: number;
-  logger: Pick<Logger, 'error'>;
+  logger: Pick<Logger, 'error' | 'warn' | 'info'>;
   /** Logged with the error when a step fails, at most once per ERROR_LOG_INTERVAL_MS. */
   errorMessage: string;
   /** Lets the process exit while the loop waits (housekeeping that must never hold a process open). */
@@ -76,14 +77,30 @@ export function backgroundLoop(options: LoopOptions): BackgroundLoop {
       };
     });
 
+  /** Whether a line was logged for the failures in a row so far (and so one is owed when they end). */
+  let streakLogged = false;
+
   const reportFailure = (error: unknown) => {
     failuresInARow++;
     failuresUnlogged++;
     const now = Date.now();
     if (now - lastLoggedAt < ERROR_LOG_INTERVAL_MS) return;
-    logger.error({ err: error, loop: options.name, failures: failuresUnlogged }, options.errorMessage);
+    // The database out of reach (or refusing, or full) is an outage the loop waits out, not a fault of its own.
+    const unavailable = databaseUnavailable(error);
+    if (unavailable && !OPERATOR_CAUSES.has(unavailable.unavailableCause)) {
+      logger.warn({ err: error, loop: options.name, cause: unavailable.unavailableCause, failures: failuresUnlogged }, `${options.errorMessage}: the database is unavailable; retrying`);
+    } else {
+      logger.error({ err: error, loop: options.name, failures: failuresUnlogged }, options.errorMessage);
+    }
     lastLoggedAt = now;
     failuresUnlogged = 0;
+    streakLogged = true;
+  };
+
+  const reportRecovery = () => {
+    if (streakLogged) logger.info({ loop: options.name, failures: failuresInARow }, `${options.name}: running again after ${failuresInARow} failed turns`);
+    streakLogged = false;
+    failuresInARow = 0;
   };
 
   const loop = async () => {
@@ -93,7 +110,7 @@ export function backgroundLoop(options: LoopOptions): BackgroundLoop {
       let next: number;
       try {
         next = await step({ waitedInFull });
-        failuresInARow = 0;
+        if (failuresInARow > 0) reportRecovery();
       } catch (error) {
         reportFailure(error);
         const cap = Math.max(options.retryMs, ERROR_BACKOFF_CAP_MS);

@@ -56,16 +56,17 @@ async function main(argv: string[]): Promise<number> {
       io.err(`wo: configuration error: ${error.message}`);
       return 2;
     }
-    if (error instanceof AppError) {
-      const details = error.extra.errors?.map((e) => `\n  ${e.field}: ${e.message}`).join('') ?? '';
-      io.err(`wo ${found.command.path.join(' ')}: ${error.detail}${details}`);
-      return 1;
-    }
-    // The database failing the command (unreachable, refusing our role, not migrated): said plainly, no stack.
+    // The database failing the command (unreachable, refusing our role, not migrated): said plainly,
+    // no stack. Before other AppErrors: a connection that could not be had is one (a 503 in the API).
     const failure = startFailure(error);
     if (failure) {
       io.err(`wo: ${failure.message}`);
       return failure.configuration ? 2 : 1;
+    }
+    if (error instanceof AppError) {
+      const details = error.extra.errors?.map((e) => `\n  ${e.field}: ${e.message}`).join('') ?? '';
+      io.err(`wo ${found.command.path.join(' ')}: ${error.detail}${details}`);
+      return 1;
     }
     io.err(`wo: ${(error as Error)?.stack ?? String(error)}`);
     return 1;

@@ -7,7 +7,9 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { AppError } from '../errors.js';
-import { databaseUnavailable, unavailableCause } from './errors.js';
+import { createPostgresDatabase } from '../../test/helpers/databases.js';
+import { DatabaseUnavailableError, databaseUnavailable, startFailure, unavailableCause } from './errors.js';
+import { openPostgresDatabase } from './postgres/open-postgres.js';
 
 const POSTGRES_URL = process.env.WO_TEST_DATABASE_URL;
 
@@ -91,6 +93,21 @@ describe('reading driver errors for "the database cannot serve now"', () => {
     other.close();
   });
 
+  it('reads SQLite’s read-only database and a file it cannot open as storage that fails, not as a fault of the statement', async () => {
+    const file = path.join(dir, 'readonly.sqlite');
+    new SqliteDatabase(file).exec('CREATE TABLE t (v TEXT)');
+    const reader = new SqliteDatabase(file, { readonly: true });
+    const readonly = await failure(async () => reader.prepare('INSERT INTO t (v) VALUES (?)').run('x'));
+    assert.equal((readonly as { code?: string }).code, 'SQLITE_READONLY');
+    assert.equal(unavailableCause(readonly), 'storage_failed');
+    assert.equal(databaseUnavailable(readonly)?.status, 503);
+    reader.close();
+    // A directory where the database file should be: SQLite cannot open it.
+    const cannotOpen = await failure(async () => new SqliteDatabase(dir));
+    assert.equal((cannotOpen as { code?: string }).code, 'SQLITE_CANTOPEN');
+    assert.equal(unavailableCause(cannotOpen), 'storage_failed');
+  });
+
   it('reads PostgreSQL’s statement timeout, a session ended by the administrator and a missing table, and not an error in the statement', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, async () => {
     const victim = new pg.Client({ connectionString: POSTGRES_URL, statement_timeout: 50 });
     const admin = new pg.Client({ connectionString: POSTGRES_URL });
@@ -116,5 +133,71 @@ describe('reading driver errors for "the database cannot serve now"', () => {
       await admin.end();
       await victim.end().catch(() => undefined);
     }
+  });
+
+  describe('a connection PostgreSQL refuses, read by where it failed (opening a connection) rather than by its code', { skip: !POSTGRES_URL && 'needs WO_TEST_DATABASE_URL' }, () => {
+    /** What a query through a pool of the service (openPostgresDatabase) on `url` fails with. */
+    async function queryFailure(url: string): Promise<unknown> {
+      const database = openPostgresDatabase(url, { poolSize: 1, poolWaitMs: 2000 });
+      try {
+        return await failure(() => database.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute());
+      } finally {
+        await database.close();
+      }
+    }
+    const urlWith = (change: (url: URL) => void) => {
+      const url = new URL(POSTGRES_URL!);
+      change(url);
+      return url.toString();
+    };
+
+    it('answers 503 for a database that does not accept connections, one that does not exist, a role that does not exist and a closed port', async () => {
+      const own = await createPostgresDatabase('wo_refusing');
+      const admin = new pg.Client({ connectionString: POSTGRES_URL });
+      await admin.connect();
+      const closed = await silentServer();
+      await closed.close();
+      try {
+        await admin.query(`ALTER DATABASE ${new URL(own.url).pathname.slice(1)} ALLOW_CONNECTIONS false`);
+        const cases: [string, string, string | undefined][] = [
+          [own.url, 'connection_refused', '55000'],
+          [urlWith((url) => (url.pathname = '/wo_no_such_database')), 'connection_refused', '3D000'],
+          [urlWith((url) => (url.username = 'wo_no_such_role')), 'connection_refused', '28000'],
+          [urlWith((url) => (url.port = String(closed.port))), 'database_unreachable', 'ECONNREFUSED'],
+        ];
+        for (const [url, cause, code] of cases) {
+          const error = await queryFailure(url);
+          assert.ok(error instanceof DatabaseUnavailableError, String(error));
+          assert.equal(error.unavailableCause, cause);
+          assert.equal(error.status, 503);
+          assert.deepEqual(error.extra.headers, { 'retry-after': '5' });
+          assert.equal((error.cause as { code?: string }).code, code);
+        }
+        // At start, a database or a role that does not exist is still a wrong DATABASE_URL, said as such.
+        assert.deepEqual(startFailure(await queryFailure(cases[1]![0])), { message: 'configuration error: DATABASE_URL: database "wo_no_such_database" does not exist', configuration: true });
+        assert.equal(startFailure(await queryFailure(own.url))?.configuration, false);
+      } finally {
+        await admin.end();
+        await own.drop();
+      }
+    });
+
+    it('answers 503 for a table the service’s role may not use (its privileges revoked, or the role dropped under an open session)', async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      const role = `wo_denied_${Math.random().toString(36).slice(2, 10)}`;
+      try {
+        await client.query('BEGIN');
+        await client.query('CREATE TEMPORARY TABLE denied (v int)');
+        await client.query(`CREATE ROLE ${role}`);
+        await client.query(`SET LOCAL ROLE ${role}`);
+        const denied = await failure(() => client.query('SELECT v FROM denied'));
+        assert.equal((denied as { code?: string }).code, '42501');
+        assert.equal(unavailableCause(denied), 'access_denied');
+      } finally {
+        await client.query('ROLLBACK');
+        await client.end();
+      }
+    });
   });
 });

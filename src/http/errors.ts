@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { AppError, ERROR_CODES, PROBLEM_TYPE_BASE, errors, type ErrorCode, type FieldError } from '../errors.js';
 import { REQUEST_ID_HEADER, newRequestId } from './request-id.js';
-import { DatabaseUnavailableError, databaseUnavailable } from '../db/errors.js';
+import { DatabaseUnavailableError, OPERATOR_CAUSES, databaseUnavailable, hasSqlState } from '../db/errors.js';
 import { LogThrottle } from '../log-throttle.js';
 import { StringEnum } from './schema-types.js';
 
@@ -308,9 +308,11 @@ export function installErrorHandling(app: FastifyInstance, routeMethods: () => M
         // During an outage every request fails alike: one line per cause now and then, with the count.
         const fromDatabase = appError instanceof DatabaseUnavailableError;
         const cause = fromDatabase ? appError.unavailableCause : appError.detail;
-        const admitted = unavailableLog.admit(cause);
-        // A missing table wants an operator (or is a fault of ours): an error, not a passing outage.
-        const level = cause === 'schema_missing' ? 'error' : 'warn';
+        // Per SQLSTATE too, so each reason the server gives (its role gone, then its name) is told once.
+        const sqlState = fromDatabase && hasSqlState(appError.cause) ? (appError.cause as { code: string }).code : undefined;
+        const admitted = unavailableLog.admit(sqlState ? `${cause} ${sqlState}` : cause);
+        // A missing table or a denied one wants an operator (or is a fault of ours): an error, not a passing outage.
+        const level = fromDatabase && OPERATOR_CAUSES.has(appError.unavailableCause) ? 'error' : 'warn';
         if (admitted) request.log[level]({ cause, suppressed: admitted.suppressed, ...(fromDatabase ? { err: appError.cause } : {}) }, 'request refused: service unavailable');
       } else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
       return sendProblem(reply, appError, request.url.split('?')[0]);

@@ -377,23 +377,19 @@ export class DeliveryWorker implements BackgroundJob, DeliveryHandoff {
       group.results.push(result);
       groups.set(key, group);
     }
-    try {
-      await db.transaction().execute(async (tx) => {
-        await insertAttempts(tx, batch.flatMap((result) => (result.attempt ? [result.attempt] : [])));
-        for (const { lease, summary, state, results } of groups.values()) {
-          const ids = results.map((r) => r.claimed.delivery.id);
-          const written = await recordDeliveryState(tx, ids, lease, summary, state, nowIso);
-          // A lease lost in the group (rare) leaves the whole group out of the final-outcome metrics.
-          if (state.status !== 'pending' && written === results.length) {
-            for (const result of results) finished.push({ outcome: state.status, createdAt: result.claimed.delivery.created_at });
-          }
+    // Should this fail, nothing was recorded: the leases expire and the deliveries are sent again (at
+    // least once). The loop logs the failure, at most once a minute, as it does any failed turn's.
+    await db.transaction().execute(async (tx) => {
+      await insertAttempts(tx, batch.flatMap((result) => (result.attempt ? [result.attempt] : [])));
+      for (const { lease, summary, state, results } of groups.values()) {
+        const ids = results.map((r) => r.claimed.delivery.id);
+        const written = await recordDeliveryState(tx, ids, lease, summary, state, nowIso);
+        // A lease lost in the group (rare) leaves the whole group out of the final-outcome metrics.
+        if (state.status !== 'pending' && written === results.length) {
+          for (const result of results) finished.push({ outcome: state.status, createdAt: result.claimed.delivery.created_at });
         }
-      });
-    } catch (error) {
-      // Nothing was recorded: the leases expire and the deliveries are sent again (at least once).
-      this.options.logger.error({ err: error, count: batch.length }, 'recording webhook results failed');
-      throw error;
-    }
+      }
+    });
     this.metrics.recordedBatch(batch, finished, config.maxAttempts, now);
   }
 }

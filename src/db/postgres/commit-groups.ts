@@ -1,3 +1,4 @@
+import { hasSqlState } from '../errors.js';
 import type pg from 'pg';
 
 /**
@@ -203,13 +204,4 @@ interface Member {
   values: unknown[];
   resolve: (result: pg.QueryResult) => void;
   reject: (error: unknown) => void;
-}
-
-/**
- * Whether the server answered with this error (a SQLSTATE), rather than the connection or pg failing.
- * No SQLSTATE class begins with E, which sets Node's socket errors (EPIPE) apart.
- */
-function hasSqlState(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E');
 }

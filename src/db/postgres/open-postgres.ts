@@ -7,6 +7,7 @@ import { unavailableCause } from '../errors.js';
 import { ExplicitColumnsPlugin } from '../explicit-columns.js';
 import type { Tables } from '../tables.js';
 import { PostgresCommitGroups, type CommitGroupStats } from './commit-groups.js';
+import { withConnectFailuresUnavailable } from './connect-failures.js';
 import { withNamedStatements } from './named-statements.js';
 import { withQueryDeadline } from './query-deadline.js';
 
@@ -46,7 +47,7 @@ export function openPostgresDatabase(url: string, options: DatabaseOptions): Pos
     ...(options.schema ? { options: `-c search_path=${quoteIdentifier(options.schema)}` } : {}),
   });
   reportLostConnections(pool, options.logger);
-  const connections = withQueryDeadline(withNamedStatements(pool), options.statementTimeoutMs ?? 0);
+  const connections = withConnectFailuresUnavailable(withQueryDeadline(withNamedStatements(pool), options.statementTimeoutMs ?? 0));
   const commitGroups: CommitGroupStats = { commits: 0, members: 0, alone: 0, retriedAlone: 0 };
   const groups = new PostgresCommitGroups(connections, { maxGroupSize: MAX_COMMIT_GROUP_SIZE, maxGroups: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)), stallMs: COMMIT_GROUP_STALL_MS, stats: commitGroups });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: connections }), plugins: [new ExplicitColumnsPlugin()] });

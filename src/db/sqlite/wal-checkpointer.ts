@@ -56,7 +56,7 @@ parentPort.on('message', (message) => {
 `;
 
 /** The thread answers every request, even a failed checkpoint, and its exit ends the wait for an answer. */
-const STEP_CANNOT_FAIL = { error: () => {} };
+const STEP_CANNOT_FAIL = { error: () => {}, warn: () => {}, info: () => {} };
 
 /** Starts the checkpoint thread for the database file `sqlite` has open in WAL mode; its loop is started by the job registry. */
 export function startWalCheckpointer(sqlite: SqliteDatabase.Database, file: string): WalCheckpointer {
