@@ -50,7 +50,7 @@ export function acceptedVersions(request: FastifyRequest): number[] | undefined 
 
 /**
  * Whether `If-None-Match` names `etag` or is `*` (the resource exists: it is being answered), so that
- * a GET or HEAD answers 304. Weak comparison (RFC 9110, 13.1.2): `W/"3"` matches `"3"`. A value that
+ * a GET answers 304. Weak comparison (RFC 9110, 13.1.2): `W/"3"` matches `"3"`. A value that
  * is not a valid one is ignored.
  */
 export function noneMatchHits(request: FastifyRequest, etag: string): boolean {
@@ -63,14 +63,16 @@ export function noneMatchHits(request: FastifyRequest, etag: string): boolean {
 }
 
 /**
- * A GET or HEAD whose 200 carries an `ETag` that `If-None-Match` names is answered 304 Not Modified
- * instead: the same headers (ETag, rate limits, request id), no body. In one place for every
- * operation, as documentStandardContract documents it for every GET whose 200 declares an ETag.
+ * A GET whose 200 carries an `ETag` that `If-None-Match` names is answered 304 Not Modified instead:
+ * the same headers (ETag, rate limits, request id), no body. In one place for every operation, as
+ * documentStandardContract documents it for every GET whose 200 declares an ETag. (The HEAD that
+ * Fastify adds beside a GET is left as it is: its own onSend, which measures the body for
+ * Content-Length, cannot send a 304 without one.)
  */
 export function installConditionalGet(app: FastifyInstance): void {
   // A callback hook: every answer passes here.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) return done(null, payload);
+    if (reply.statusCode !== 200 || request.method !== 'GET') return done(null, payload);
     const etag = reply.getHeader('etag');
     if (typeof etag !== 'string' || !noneMatchHits(request, etag)) return done(null, payload);
     (payload as { destroy?: () => void } | null)?.destroy?.();
