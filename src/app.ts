@@ -113,8 +113,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
       header
         .replace(/style-src ([^;]*);/, (_match, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`)
         .replace(/\s*upgrade-insecure-requests;?/, ''),
-    // Deep links (`/docs#/Work%20orders/listRecordEvents`): what a deprecated operation's Link points to.
-    uiConfig: { url: `${API_PREFIX}/openapi.json`, deepLinking: true } as never,
+    uiConfig: { url: `${API_PREFIX}/openapi.json` } as never,
   });
 
   // Named schemas: referenced by routes (componentRef), and emitted once as OpenAPI components.

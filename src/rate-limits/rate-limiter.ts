@@ -178,7 +178,9 @@ export class RateLimiter {
       const result = await counter!.reward(charge.key);
       return { allowed: true, remaining: Math.min(this.policy.capacity, result.remainingPoints), refillInMs: refillIn(result) };
     } catch (error) {
-      if (charge.counter === 'shared') this.warnRedisUnavailable(error);
+      if (charge.counter !== 'shared') throw error;
+      this.skipRedisUntil = Date.now() + REDIS_PAUSE_AFTER_FAILURE_MS;
+      this.warnRedisUnavailable(error);
       return undefined;
     }
   }
