@@ -4,13 +4,14 @@ import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { CompletionStatementSchema, EvidenceDigestSchema, StatementHistoryEntrySchema } from '../src/proofs/statement-schema.js';
+import { HistoryEntrySchema } from '../src/records/schemas.js';
+import { CompletionStatementSchema, EvidenceDigestSchema } from '../src/proofs/statement-schema.js';
 import { VERIFY_REASONS } from '../src/proofs/verify.js';
 
 /** The SDK's types of what its bundled verifier answers; checked in, so that the SDK builds on its own. */
 export const SDK_PROOF_TYPES_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../sdk/src/proof-types.ts');
 
-const NAMED_SCHEMAS: TSchema[] = [StatementHistoryEntrySchema, EvidenceDigestSchema, CompletionStatementSchema];
+const NAMED_SCHEMAS: TSchema[] = [HistoryEntrySchema, EvidenceDigestSchema, CompletionStatementSchema];
 
 /** sdk/src/proof-types.ts as written from the statement schema and the verifier's reasons. */
 export async function renderSdkProofTypes(): Promise<string> {

@@ -15,7 +15,9 @@ import { installAuthentication } from './http/auth.js';
 import { RequestRateLimits } from './http/rate-limits.js';
 import { installCors } from './http/cors.js';
 import { installCompression } from './http/compression.js';
-import { installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
+import { installPageLinks, installStrictPaging, refuseUnknownQuery } from './http/pagination.js';
+import { installConditionalGet } from './http/conditional.js';
+import { announceDeprecation } from './http/deprecation.js';
 import { documentStandardContract } from './http/openapi.js';
 import { installIdempotency } from './http/idempotency-hooks.js';
 import { repeatedMemberName } from './http/json-members.js';
@@ -80,6 +82,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     refuseUnknownQuery(route, API_PREFIX);
     documentStandardContract(route);
+    announceDeprecation(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const set = routeMethods.get(route.url) ?? new Set<string>();
     for (const method of methods) if (method !== 'HEAD') set.add(method);
@@ -91,6 +94,9 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   installValidation(app);
   installInputGuard(app);
   installStrictPaging(app);
+  installPageLinks(app);
+  // Before the rate limits' own onSend, which gives a 304 its token back.
+  installConditionalGet(app);
   installRequestMetrics(app, context);
   // Before any route: the plugin attaches itself to each route as it is added.
   await installCompression(app);

@@ -42,12 +42,23 @@ export type OperationMethod<Id extends OperationId> = ((...args: OperationArgs<I
       }
     : unknown);
 
-export type WorkOrderClient = { readonly [Id in OperationId]: OperationMethod<Id> } & {
+export type WorkOrderClient = { readonly [Id in Exclude<OperationId, DeprecatedOperationId>]: OperationMethod<Id> } & {
+  /**
+   * A work order's history in its first shape, under `events`.
+   * @deprecated Use `listRecordHistory` (`GET /records/{id}/history`): the same history under `history`, each entry
+   * `{action, from, to, actor: 'api_key:key_…', at, data}` as completion proofs state it. The service answers this
+   * operation unchanged until its sunset, 2027-06-30 (see its `Deprecation` and `Sunset` headers).
+   */
+  readonly listRecordEvents: OperationMethod<'listRecordEvents'>;
+} & {
   /** The event feed: `for await (const event of client.events.follow({ after }))`. */
   readonly events: EventFeed;
   /** Waits until a work order's proof is sealed and answers its bundle. */
   readonly waitForProof: ProofWaiter;
 };
+
+/** Operations the service announces as deprecated (`deprecated: true` in the document), typed above with their notice. */
+type DeprecatedOperationId = 'listRecordEvents';
 
 type LooseInput = CallOptions & { path?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown; contentType?: string };
 

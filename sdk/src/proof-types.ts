@@ -2,12 +2,17 @@
 // VERIFY_REASONS (src/proofs/verify.ts). Do not edit: `npm run openapi:check` fails while it is stale.
 export interface components {
     schemas: {
-        StatementHistoryEntry: {
+        /** @description One entry of a work order’s history: an action applied to it, as its completion proof states it. */
+        HistoryEntry: {
+            /** @description `created`, `updated`, `commented`, `attachment_added`, `attachment_deleted`, or the lifecycle action: `assign`, `start`, `hold`, `resume`, `complete`, `close`, `cancel`, `reopen`. */
             action: string;
+            /** @description The status before the action; null when it did not change the status. */
             from: string | null;
+            /** @description The status after the action; null when it did not change the status. */
             to: string | null;
             /** @description Who made the change: `api_key:<key id>`, or the service acting for a schedule, an intake form or an access link (`schedule:sch_…`, `intake:itk_…`, `link:lnk_…`); null for changes with no actor. */
             actor: string | null;
+            /** @description When (ISO 8601 UTC, milliseconds). */
             at: string;
             /** @description What the action carried: assignee, reason, resolution notes, changed fields. */
             data: {
@@ -59,7 +64,7 @@ export interface components {
             };
             resolutionNotes: string | null;
             assignee: string | null;
-            history: components["schemas"]["StatementHistoryEntry"][];
+            history: components["schemas"]["HistoryEntry"][];
             completedAt: string;
             evidence: components["schemas"]["EvidenceDigest"][];
             /** @description The proof of this work order’s previous completion (it was reopened since), or null. */
@@ -72,7 +77,7 @@ export interface components {
     headers: never;
     pathItems: never;
 }
-export type StatementHistoryEntry = components['schemas']['StatementHistoryEntry'];
+export type HistoryEntry = components['schemas']['HistoryEntry'];
 export type EvidenceDigest = components['schemas']['EvidenceDigest'];
 export type CompletionStatement = components['schemas']['CompletionStatement'];
 

@@ -39,6 +39,26 @@ describe('the SDK client against a real server', () => {
     assert.deepEqual(events, [...events].sort((a, b) => a - b));
   });
 
+  itAgainstLiveService('reads a work order’s history with listRecordHistory, and still with the deprecated listRecordEvents', async ({ client, tenant }) => {
+    const category = await client.createCategory({ body: { name: 'Plumbing' } });
+    const { id } = await client.createRecord({ body: workOrderBody(category.id) });
+    await client.assignRecord({ path: { id }, body: { assignee: 'Bob Plumber' } });
+    await client.startRecord({ path: { id } });
+    const page = await client.listRecordHistory({ path: { id }, query: { limit: 2 } });
+    assert.equal(page.total, 3);
+    assert.deepEqual(page.history.map((entry) => [entry.action, entry.from, entry.to, entry.actor]), [
+      ['created', null, 'OPEN', `api_key:${tenant.keyId}`],
+      ['assign', 'OPEN', 'ASSIGNED', `api_key:${tenant.keyId}`],
+    ]);
+    const all: string[] = [];
+    for await (const entry of client.listRecordHistory.all({ path: { id }, query: { limit: 1 } })) all.push(entry.action);
+    assert.deepEqual(all, ['created', 'assign', 'start']);
+    const old = await client.listRecordEvents.withResponse({ path: { id } });
+    assert.deepEqual(old.data.events.map((event) => event.action), all);
+    assert.equal(old.response.headers.get('sunset'), 'Wed, 30 Jun 2027 23:59:59 GMT');
+    assert.match(old.response.headers.get('link') ?? '', /rel="successor-version"/);
+  });
+
   itAgainstLiveService('sends an Idempotency-Key with every POST: the same key replays the first answer', async ({ client }) => {
     const category = await client.createCategory({ body: { name: 'Plumbing' } });
     const first = await client.createRecord.withResponse({ body: workOrderBody(category.id), idempotencyKey: 'order-42' });

@@ -4,6 +4,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // Inside the repository, so that `@work-order-api/client` resolves to the built SDK as for a user.
@@ -73,4 +74,39 @@ await client.listRecords({ query: { stauts: 'OPEN' } });
     assert.match(at(12), /TS2561: Object literal may only specify known properties, but 'stauts' does not exist .* Did you mean to write 'status'\?/);
     assert.equal(errors.length, 5, errors.join('\n'));
   });
+
+  it('types the history in the proof statement’s entry shape, and marks the first shape’s method deprecated', () => {
+    const source = `${preamble}
+import type { HistoryEntry, CompletionStatement } from '@work-order-api/client';
+const page = await client.listRecordHistory({ path: { id: 'rec_1' }, query: { limit: 10 } });
+const entry: HistoryEntry = page.history[0]!;
+const signed: CompletionStatement['history'][number] = entry;
+const actor: string | null = signed.actor;
+const moved: [string | null, string | null, string] = [entry.from, entry.to, entry.at];
+for await (const item of client.listRecordHistory.all({ path: { id: 'rec_1' } })) console.log(item.action, actor, moved);
+const old = await client.listRecordEvents({ path: { id: 'rec_1' } });
+console.log(old.events[0]?.fromStatus, old.events[0]?.actor?.type);
+`;
+    assert.deepEqual(compile('history', source), []);
+    // The editor strikes the deprecated method through: its declaration carries @deprecated.
+    const program = ts.createProgram([path.join(workDir, 'history.ts')], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, types: [] });
+    const checker = program.getTypeChecker();
+    const clientType = checker.getTypeAtLocation(findIdentifier(program.getSourceFile(path.join(workDir, 'history.ts'))!, 'client'));
+    const tagsOf = (name: string) => clientType.getProperty(name)!.getJsDocTags(checker).map((tag) => tag.name);
+    assert.ok(tagsOf('listRecordEvents').includes('deprecated'));
+    assert.ok(!tagsOf('listRecordHistory').includes('deprecated'));
+  });
 });
+
+/** The first identifier `name` in `file`. */
+function findIdentifier(file: ts.SourceFile, name: string): ts.Node {
+  let found: ts.Node | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isIdentifier(node) && node.text === name) found = node;
+    else ts.forEachChild(node, visit);
+  };
+  visit(file);
+  assert.ok(found, `${name} in ${file.fileName}`);
+  return found;
+}

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { preValidationHookHandler } from 'fastify';
 import { principalOf } from '../http/auth.js';
 import { problems, componentRef } from '../http/openapi.js';
-import { serializedListEnvelope } from '../http/pagination.js';
+import { sendSerializedList } from '../http/pagination.js';
 import { errors } from '../errors.js';
 import type { EventFeed } from './feed.js';
 import { EventList, EventListQuery } from './schemas.js';
@@ -51,8 +51,7 @@ export function eventRoutes(feed: EventFeed): FastifyPluginAsyncTypebox {
         // The client hung up while we waited: stop waiting for it.
         reply.raw.once('close', () => gone.abort());
         const { eventsJson, total } = await feed.listAsJson(principalOf(request).orgId, filter, { limit, offset }, gone.signal);
-        // A string sent as JSON skips the response serializer (hence the cast past the schema's type).
-        return reply.type('application/json').send(serializedListEnvelope('events', eventsJson, total, { limit, offset }) as never);
+        return sendSerializedList(request, reply, 'events', eventsJson, total, { limit, offset });
       },
     );
   };

@@ -12,7 +12,7 @@ declare module 'fastify' {
 /** Request headers a browser may send cross-origin (beyond the CORS-safelisted ones); Range and If-Range resume a download. */
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id'];
 
-/** Response headers a browser script may read: what the API's answers tell a client to act on (a download's name and range included). */
+/** Response headers a browser script may read: what the API's answers tell a client to act on (a download's name and range, a list's pages, a deprecation included). */
 export const CORS_EXPOSED_HEADERS = [
   'ETag',
   'Location',
@@ -24,6 +24,10 @@ export const CORS_EXPOSED_HEADERS = [
   'Accept-Ranges',
   'Content-Range',
   'Content-Disposition',
+  // A list's pages, and a deprecated operation's links (RFC 8288), with its Deprecation and Sunset dates.
+  'Link',
+  'Deprecation',
+  'Sunset',
 ];
 
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'];

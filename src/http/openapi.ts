@@ -11,6 +11,7 @@ declare module 'fastify' {
   }
 }
 import { ERROR_CODES } from '../errors.js';
+import { isListRoute } from './pagination.js';
 import { UNLIMITED_PATHS } from './rate-limits.js';
 
 const ProblemRef = Type.Ref('Problem');
@@ -59,6 +60,14 @@ const IdempotencyKeyHeader = Type.String({
   description: 'Makes the POST safe to retry: a repeat within 24 h replays the first answer with `X-Idempotent-Replay: true`. 1–255 visible ASCII characters; a UUID is recommended.',
 });
 const IfMatchHeader = Type.String({ description: 'ETag the change is based on; a stale one answers 412 and changes nothing.' });
+const IfNoneMatchHeader = Type.String({ description: 'ETags you hold (`"3"`, `W/"3"`, a list), or `*`: 304 Not Modified, with no body, when one is the current one. A 304 is not counted against the rate limit.' });
+const NotModifiedEtagHeader = Type.String({ description: 'The current entity tag: the one your If-None-Match named.' });
+
+/** The RFC 8288 `Link` field of a list's 200 (pageLinks). */
+const PageLinkHeader = Type.String({
+  description:
+    'The pages around this one (RFC 8288), as GitHub sends them: `<…?limit=50&offset=0>; rel="first"`, `rel="prev"` (not on the first page), `rel="next"` (not on the last), `rel="last"`. Path-absolute targets keeping the request’s other parameters.',
+});
 
 /** The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11) sent with every limited answer; see docs/rate-limits.md. */
 const RateLimitHeaders = {
@@ -120,9 +129,15 @@ export function documentStandardContract(route: RouteOptions): void {
     const conditional =
       (route.config as { conditional?: boolean }).conditional ??
       (methods.includes('PATCH') || methods.includes('DELETE') || (methods.includes('POST') && /\/:id\/[a-z-]+$/.test(route.url)));
+    // A GET whose 200 has an ETag answers If-None-Match with a 304 (installConditionalGet).
+    const revalidated = methods.includes('GET') && Boolean((response[200] as { headers?: Record<string, unknown> } | undefined)?.headers?.etag);
     const extra: Record<string, TSchema> = {};
     if (methods.includes('POST')) extra['idempotency-key'] = Type.Optional(IdempotencyKeyHeader);
     if (conditional) extra['if-match'] = Type.Optional(IfMatchHeader);
+    if (revalidated) {
+      if (!(route.schema.headers as TObject | undefined)?.properties?.['if-none-match']) extra['if-none-match'] = Type.Optional(IfNoneMatchHeader);
+      response[304] ??= { ...Type.Null({ description: 'Not Modified: If-None-Match names the current ETag. No body; not counted against the rate limit.' }), headers: { etag: NotModifiedEtagHeader } };
+    }
     if (Object.keys(extra).length > 0) {
       const existing = route.schema.headers as TObject | undefined;
       route.schema.headers = Type.Object({ ...(existing?.properties ?? {}), ...extra });
@@ -142,6 +157,7 @@ export function documentStandardContract(route: RouteOptions): void {
       }
     }
   }
+  if (isListRoute(route) && response[200] && typeof response[200] === 'object') response[200] = withHeaders(response[200], { link: PageLinkHeader });
   // Public routes too refuse what their query string does not declare (refuseUnknownQuery).
   if (!authenticated && route.schema.querystring) response[400] ??= problemResponse(400);
   // Explicitly public: no security requirement (tools would otherwise assume a global one).

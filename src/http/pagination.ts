@@ -1,7 +1,8 @@
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preSerializationHookHandler, RouteOptions } from 'fastify';
 import { errors } from '../errors.js';
 import type { Page } from '../db/page.js';
+import { addLinks, linkTarget, linkValue } from './link-header.js';
 
 export const MAX_OFFSET = 2_147_483_647;
 
@@ -71,12 +72,77 @@ export function listEnvelope<K extends string, T extends TSchema>(key: K, item: 
 }
 
 /**
+ * The pages around this one as RFC 8288 link-values, as GitHub sends them: `first`, `prev` (not on the
+ * first page), `next` (not on the last) and `last`. Each is the request's own path-absolute target with
+ * its other parameters as sent, and `limit` and `offset` set. Pages are counted from offset 0 in steps
+ * of `limit`, so `last` is the page that following `next` from the first page ends on.
+ */
+export function pageLinks(requestTarget: string, total: number, page: Page): string[] {
+  const queryAt = requestTarget.indexOf('?');
+  const path = queryAt === -1 ? requestTarget : requestTarget.slice(0, queryAt);
+  const kept = (queryAt === -1 ? '' : requestTarget.slice(queryAt + 1)).split('&').filter((pair) => pair !== '' && !isPagingParameter(pair));
+  const at = (offset: number) => linkTarget(`${path}?${[...kept, `limit=${page.limit}`, `offset=${offset}`].join('&')}`);
+  const last = total === 0 ? 0 : Math.floor((total - 1) / page.limit) * page.limit;
+  const links = [linkValue(at(0), 'first')];
+  // From past the end, the previous page is the last one that holds anything.
+  if (page.offset > 0) links.push(linkValue(at(Math.max(0, Math.min(page.offset - page.limit, last))), 'prev'));
+  if (page.offset + page.limit < total) links.push(linkValue(at(page.offset + page.limit), 'next'));
+  links.push(linkValue(at(last), 'last'));
+  return links;
+}
+
+function isPagingParameter(pair: string): boolean {
+  const raw = pair.split('=', 1)[0]!;
+  let name = raw;
+  try {
+    name = decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    // Not valid percent-encoding: the query parser refused the request before it got here.
+  }
+  return name === 'limit' || name === 'offset';
+}
+
+/** Whether a route answers a list: its query is a ListQuery (it pages with `limit` and `offset`). */
+export function isListRoute(route: Pick<RouteOptions, 'schema'>): boolean {
+  const properties = (route.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return properties?.limit !== undefined && properties.offset !== undefined;
+}
+
+/**
+ * Every list answer carries the `Link` field of its pages (pageLinks): envelopes a handler returns as
+ * objects get it here, before they are serialized; those sent as JSON text get it from sendSerializedList.
+ */
+export function installPageLinks(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!isListRoute(route)) return;
+    const existing = route.preSerialization;
+    route.preSerialization = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), linkEnvelopePages];
+  });
+}
+
+const linkEnvelopePages: preSerializationHookHandler = (request, reply, payload, done) => {
+  const envelope = payload as Partial<Record<'total' | 'limit' | 'offset', unknown>> | null;
+  if (reply.statusCode === 200 && typeof envelope?.total === 'number' && typeof envelope.limit === 'number' && typeof envelope.offset === 'number') {
+    addLinks(reply, pageLinks(request.url, envelope.total, { limit: envelope.limit, offset: envelope.offset }));
+  }
+  done(null, payload);
+};
+
+/** Sends a list whose items are already JSON text (serializedListEnvelope), with the `Link` field of its pages. */
+export function sendSerializedList(request: FastifyRequest, reply: FastifyReply, key: string, itemsJson: string[] | string, total: number, page: Page): FastifyReply {
+  addLinks(reply, pageLinks(request.url, total, page));
+  // A string sent as JSON skips the response serializer (hence the cast past the schema's type); these
+  // are the bytes it would have written from the objects.
+  return reply.type('application/json').send(serializedListEnvelope(key, itemsJson, total, page) as never);
+}
+
+/**
  * The list envelope written around items that are already JSON text (each, or all of them joined by
  * commas): the same bytes the response
  * serializer writes for listEnvelope(key, …) from objects, for lists whose items the database
  * serializes itself (GET /records).
  */
-export function serializedListEnvelope(key: string, itemsJson: string[] | string, total: number, page: Page): string {
+function serializedListEnvelope(key: string, itemsJson: string[] | string, total: number, page: Page): string {
   const items = typeof itemsJson === 'string' ? itemsJson : itemsJson.join(',');
   return `{${JSON.stringify(key)}:[${items}],"total":${total},"limit":${page.limit},"offset":${page.offset}}`;
 }

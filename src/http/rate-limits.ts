@@ -1,8 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../errors.js';
-import type { Partition, RateLimiter } from '../rate-limits/rate-limiter.js';
+import type { Charge, Partition, RateLimiter, RateLimitOutcome } from '../rate-limits/rate-limiter.js';
 import { bearerToken } from './auth.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The token this request took from its bucket, and whose: given back if it is answered 304. */
+    rateLimitCharge?: { partition: Partition; charge: Charge };
+  }
+}
 
 /** What a load balancer or Prometheus polls: never limited, or a busy balancer would take the instance out. */
 export const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
@@ -18,6 +25,10 @@ const DESCRIBED: Record<Partition, string> = { 'api-key': 'This API key', 'clien
  * Requests authenticated by an API key are charged to the key (by `installAuthentication`, once it
  * knows the key); all others, failed authentications included, to the client's address (the
  * proxy-forwarded one under `WO_TRUST_PROXY`; an IPv6 client's whole /64, which one host may hold).
+ *
+ * A request answered 304 Not Modified is free, as GitHub's are: it is charged like any other (an
+ * empty bucket refuses it before any work), and its token is given back as the 304 goes out, with
+ * the RateLimit field stating the bucket after the refund.
  */
 export class RequestRateLimits {
   private readonly policies: Record<Partition, string>;
@@ -30,7 +41,7 @@ export class RequestRateLimits {
     };
   }
 
-  /** Charges, before authentication, the requests no API key will be charged for. */
+  /** Charges, before authentication, the requests no API key will be charged for; gives back the token of a 304. */
   install(app: FastifyInstance): void {
     app.addHook('onReady', () => this.limiter.connect());
     // A callback hook: requests that carry a key (most) pass without a promise.
@@ -38,6 +49,19 @@ export class RequestRateLimits {
       if (request.routeOptions.config?.scope && bearerToken(request) !== undefined) return done();
       if (UNLIMITED_PATHS.has(request.routeOptions.url ?? '')) return done();
       this.chargeClientAddress(request, reply).then(() => done(), done);
+    });
+    // A callback hook: only a 304 does anything here.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const taken = request.rateLimitCharge;
+      if (reply.statusCode !== 304 || !taken) return done(null, payload);
+      request.rateLimitCharge = undefined;
+      this.limiter.refund(taken.charge).then(
+        (outcome) => {
+          if (outcome) this.state(reply, taken.partition, outcome);
+          done(null, payload);
+        },
+        () => done(null, payload),
+      );
     });
   }
 
@@ -51,16 +75,21 @@ export class RequestRateLimits {
 
   private async charge(reply: FastifyReply, partition: Partition, id: string): Promise<void> {
     const outcome = await this.limiter.consume(partition, id);
-    const seconds = Math.ceil(outcome.refillInMs / 1000);
-    reply.header('ratelimit-policy', this.policies[partition]);
-    reply.header('ratelimit', `"${partition}";r=${outcome.remaining};t=${seconds}`);
+    this.state(reply, partition, outcome);
+    if (outcome.charge) reply.request.rateLimitCharge = { partition, charge: outcome.charge };
     if (outcome.allowed) return;
-    const retryAfter = Math.max(1, seconds);
+    const retryAfter = Math.max(1, Math.ceil(outcome.refillInMs / 1000));
     throw new AppError(
       'rate_limited',
       `${DESCRIBED[partition]} has used its ${this.limiter.policy.capacity} requests for this ${this.limiter.policy.refillSeconds}-second period; retry after ${retryAfter} s.`,
       { headers: { 'retry-after': String(retryAfter) } },
     );
+  }
+
+  /** The RateLimit fields of the bucket as `outcome` left it. */
+  private state(reply: FastifyReply, partition: Partition, outcome: RateLimitOutcome): void {
+    reply.header('ratelimit-policy', this.policies[partition]);
+    reply.header('ratelimit', `"${partition}";r=${outcome.remaining};t=${Math.ceil(outcome.refillInMs / 1000)}`);
   }
 }
 

@@ -1,24 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { JsonObject, Nullable } from '../http/schema-types.js';
+import { HistoryEntrySchema } from '../records/schemas.js';
 import { STATEMENT_TYPE, STATEMENT_VERSION } from './statement.js';
 
 // The one statement of the completion statement's shape: the service's types are its `Static`, and
 // the SDK's (sdk/src/proof-types.ts) are written from it by scripts/write-sdk-proof-types.ts.
 // @NOTE: statement.ts and the verifier import only types from here: the verifier is bundled into the
 // SDK and the /verify page, which must not carry TypeBox.
-
-export const StatementHistoryEntrySchema = Type.Object(
-  {
-    action: Type.String(),
-    from: Nullable(Type.String()),
-    to: Nullable(Type.String()),
-    actor: Nullable(Type.String({ description: 'Who made the change: `api_key:<key id>`, or the service acting for a schedule, an intake form or an access link (`schedule:sch_…`, `intake:itk_…`, `link:lnk_…`); null for changes with no actor.' })),
-    at: Type.String(),
-    data: JsonObject({ description: 'What the action carried: assignee, reason, resolution notes, changed fields.' }),
-  },
-  { $id: 'StatementHistoryEntry' },
-);
-export type StatementHistoryEntry = Static<typeof StatementHistoryEntrySchema>;
 
 export const EvidenceDigestSchema = Type.Object(
   {
@@ -62,7 +50,8 @@ export const CompletionStatementSchema = Type.Object(
     }),
     resolutionNotes: Nullable(Type.String()),
     assignee: Nullable(Type.String()),
-    history: Type.Array(StatementHistoryEntrySchema),
+    // The work order's history as GET /records/{id}/history answers it: one schema for both.
+    history: Type.Array(HistoryEntrySchema),
     completedAt: Type.String(),
     evidence: Type.Array(EvidenceDigestSchema),
     supersedes: Nullable(Type.String({ description: 'The proof of this work order’s previous completion (it was reopened since), or null.' })),

@@ -1,4 +1,5 @@
 import type { RecordHistoryEntry, WorkOrder } from '../records/schemas.js';
+import { historyEntryOf } from '../records/history-entry.js';
 import type { CompletionStatement } from './statement-schema.js';
 
 /**
@@ -11,7 +12,7 @@ export const STATEMENT_TYPE = 'wo.completion';
 /** JWS protected header `cty`: the payload's media type. */
 export const STATEMENT_CONTENT_TYPE = 'application/vnd.wo.completion-statement+json;version=1';
 
-export type { CompletionStatement, EvidenceDigest, StatementHistoryEntry } from './statement-schema.js';
+export type { CompletionStatement, EvidenceDigest } from './statement-schema.js';
 
 export interface StatementInput {
   proofId: string;
@@ -50,14 +51,7 @@ export function buildCompletionStatement(input: StatementInput): CompletionState
     },
     resolutionNotes: record.resolutionNotes,
     assignee: record.assignee,
-    history: input.history.map((entry) => ({
-      action: entry.action,
-      from: entry.fromStatus,
-      to: entry.toStatus,
-      actor: entry.actor ? `${entry.actor.type}:${entry.actor.id}` : null,
-      at: entry.occurredAt,
-      data: entry.data,
-    })),
+    history: input.history.map(historyEntryOf),
     completedAt: record.completedAt,
     evidence: input.evidence.map((e) =>
       e.attachmentId === undefined || e.size === undefined

@@ -47,7 +47,24 @@ export interface RateLimitOutcome {
   readonly remaining: number;
   /** Milliseconds until the bucket is full again. */
   readonly refillInMs: number;
+  /** The token taken, which `refund` gives back; absent when none was (a refusal). */
+  readonly charge?: Charge;
 }
+
+/** A token taken from a bucket: where it was counted, and until when that period's count lasts. */
+export interface Charge {
+  readonly key: string;
+  readonly counter: 'shared' | 'local';
+  /** Date.now() at which the bucket is refilled: a token given back later would be one too many. */
+  readonly periodEndsAt: number;
+}
+
+/**
+ * A refund this close to the refill is not made: Redis may have dropped the period's count already
+ * (its expiry runs from when Redis saw the first request), and a refund then would start the next
+ * period one token over its budget.
+ */
+const REFUND_MARGIN_MS = 250;
 
 export interface RateLimiterOptions {
   perMinute: number;
@@ -103,8 +120,9 @@ export class RateLimiter {
         ...limits,
         storeClient: this.redis,
         rejectIfRedisNotReady: true,
-        // A bucket found empty is remembered here until its refill, so a client over its budget costs no round trip.
-        inMemoryBlockOnConsumed: this.policy.capacity,
+        // A bucket found overdrawn is remembered here until its refill, so a client over its budget costs
+        // no round trip. Only overdrawn (a refusal), not empty: the last token may still be refunded (a 304).
+        inMemoryBlockOnConsumed: this.policy.capacity + 1,
       });
     }
     this.refusals = new Counter({
@@ -127,7 +145,7 @@ export class RateLimiter {
       let failure: unknown;
       if (Date.now() >= this.skipRedisUntil) {
         try {
-          return granted(await this.shared.consume(key));
+          return granted(await this.shared.consume(key), key, 'shared');
         } catch (result) {
           if (result instanceof RateLimiterRes) return this.refused(partition, result);
           this.skipRedisUntil = Date.now() + REDIS_PAUSE_AFTER_FAILURE_MS;
@@ -139,10 +157,31 @@ export class RateLimiter {
       if (failure) this.warnRedisUnavailable(failure);
     }
     try {
-      return granted(await this.local.consume(key));
+      return granted(await this.local.consume(key), key, 'local');
     } catch (result) {
       if (result instanceof RateLimiterRes) return this.refused(partition, result);
       throw result;
+    }
+  }
+
+  /**
+   * Gives back the token of `charge` (a request that turned out free: a 304), while the period it was
+   * taken in lasts; answers what is left then, or undefined when nothing was given back (the period
+   * is over, or Redis failed: the request then simply stays counted).
+   */
+  async refund(charge: Charge): Promise<RateLimitOutcome | undefined> {
+    if (Date.now() >= charge.periodEndsAt - REFUND_MARGIN_MS) return undefined;
+    // Redis is failing: this answer does not wait for it again.
+    if (charge.counter === 'shared' && Date.now() < this.skipRedisUntil) return undefined;
+    const counter = charge.counter === 'shared' ? this.shared : this.local;
+    try {
+      const result = await counter!.reward(charge.key);
+      return { allowed: true, remaining: Math.min(this.policy.capacity, result.remainingPoints), refillInMs: refillIn(result) };
+    } catch (error) {
+      if (charge.counter !== 'shared') throw error;
+      this.skipRedisUntil = Date.now() + REDIS_PAUSE_AFTER_FAILURE_MS;
+      this.warnRedisUnavailable(error);
+      return undefined;
     }
   }
 
@@ -179,8 +218,9 @@ export class RateLimiter {
   }
 }
 
-function granted(result: RateLimiterRes): RateLimitOutcome {
-  return { allowed: true, remaining: result.remainingPoints, refillInMs: refillIn(result) };
+function granted(result: RateLimiterRes, key: string, counter: Charge['counter']): RateLimitOutcome {
+  const refillInMs = refillIn(result);
+  return { allowed: true, remaining: result.remainingPoints, refillInMs, charge: { key, counter, periodEndsAt: Date.now() + refillInMs } };
 }
 
 function refillIn(result: RateLimiterRes): number {

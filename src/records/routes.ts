@@ -5,9 +5,11 @@ import { principalOf } from '../http/auth.js';
 import { acceptedVersions, setEtag } from '../http/conditional.js';
 import { etagFor } from '../db/versioned-rows.js';
 import { answerCreated, answerInTransaction } from '../http/idempotent-answers.js';
-import { serializedListEnvelope } from '../http/pagination.js';
+import { sendSerializedList } from '../http/pagination.js';
 import { IdParams } from '../http/schema-types.js';
 import { CreatedHeaders, ETagHeader, problems, componentRef } from '../http/openapi.js';
+import { defineDeprecation } from '../http/deprecation.js';
+import { historyEntryOf } from './history-entry.js';
 import type { ActionInput, RecordService } from './service.js';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './lifecycle.js';
 import {
@@ -19,6 +21,8 @@ import {
   HoldBody,
   RecordEventList,
   RecordEventListQuery,
+  RecordHistoryList,
+  RecordHistoryListQuery,
   RecordList,
   RecordListQuery,
   ReopenBody,
@@ -28,6 +32,14 @@ import {
 
 const RecordRef = Type.Ref('Record');
 const tags = ['Work orders'];
+
+/** GET /records/{id}/events, the history in its first shape: replaced by GET /records/{id}/history (docs/compatibility.md). */
+export const HISTORY_AS_EVENTS = defineDeprecation({
+  since: new Date('2026-12-02T00:00:00Z'),
+  sunset: new Date('2027-06-30T23:59:59Z'),
+  documentation: '/docs#/Work%20orders/listRecordEvents',
+  successor: (target) => target.replace(/\/events(?=\?|$)/, '/history'),
+});
 
 /** Actions without input document no request body; those with only optional fields, an optional one. */
 const ACTION_DOCS: Record<LifecycleAction, { operationId: string; summary: string; description: string; body: TSchema }> = {
@@ -93,10 +105,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
       async (request, reply) => {
         const { limit, offset, ...filter } = request.query;
         const { recordsJson, total } = await records.listAsJson(principalOf(request).orgId, filter, { limit, offset });
-        // A string sent as JSON skips the response serializer (hence the cast past the schema's
-        // type); these are the bytes it would have written from the objects.
-        const body = serializedListEnvelope('records', recordsJson, total, { limit, offset });
-        return reply.type('application/json').send(body as never);
+        return sendSerializedList(request, reply, 'records', recordsJson, total, { limit, offset });
       },
     );
 
@@ -135,14 +144,36 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
     );
 
     app.get(
-      '/records/:id/events',
+      '/records/:id/history',
       {
         config: { scope: 'records:read' },
         schema: {
           tags,
-          operationId: 'listRecordEvents',
+          operationId: 'listRecordHistory',
           summary: 'The history of a work order, oldest first',
-          description: 'Every action applied to the work order, one entry each, paged like every list.',
+          description:
+            'Every action applied to the work order, one entry each, paged like every list: `{action, from, to, actor, at, data}`, the shape of the history a completion proof signs.',
+          params: IdParams,
+          querystring: RecordHistoryListQuery,
+          response: { 200: componentRef(RecordHistoryList), ...problems(400, 404) },
+        },
+      },
+      async (request) => {
+        const { limit, offset } = request.query;
+        const { events, total } = await records.history(principalOf(request).orgId, request.params.id, { limit, offset });
+        return { history: events.map(historyEntryOf), total, limit, offset };
+      },
+    );
+
+    app.get(
+      '/records/:id/events',
+      {
+        config: { scope: 'records:read', deprecation: HISTORY_AS_EVENTS },
+        schema: {
+          tags,
+          operationId: 'listRecordEvents',
+          summary: 'The history of a work order, in its first shape (deprecated: use listRecordHistory)',
+          description: `Deprecated since ${HISTORY_AS_EVENTS.since.toISOString().slice(0, 10)}, served as it is until its sunset, ${HISTORY_AS_EVENTS.sunset.toUTCString()}: use \`GET /records/{id}/history\` (listRecordHistory), whose entries have the shape of a completion proof's history (\`from\`, \`to\`, \`at\`, \`actor: "api_key:key_…"\`) under the key \`history\`, not \`events\` (the name of the event feed). Every answer carries \`Deprecation\`, \`Sunset\` and \`Link\` (\`rel="successor-version"\`).`,
           params: IdParams,
           querystring: RecordEventListQuery,
           response: { 200: componentRef(RecordEventList), ...problems(400, 404) },

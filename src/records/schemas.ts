@@ -157,7 +157,30 @@ export const RecordEventSchema = Type.Object(
 export type RecordHistoryEntry = Static<typeof RecordEventSchema>;
 /** A work order's history, oldest first, paged like every list (a long-lived work order reopened many times keeps growing). */
 export const RecordEventListQuery = ListQuery({});
-export const RecordEventList = listEnvelope('events', Type.Ref('RecordEvent'), { $id: 'RecordEventList', description: 'A page of a work order’s history, oldest first.' });
+export const RecordEventList = listEnvelope('events', Type.Ref('RecordEvent'), {
+  $id: 'RecordEventList',
+  description: 'A page of a work order’s history, oldest first, in the shape GET /records/{id}/events had first (deprecated: RecordHistoryList).',
+});
+
+/**
+ * One entry of a work order's history as `GET /records/{id}/history` answers it and as the completion
+ * statement asserts it (src/proofs/statement-schema.ts embeds this schema): one shape, built by
+ * `historyEntryOf` (history-entry.ts).
+ */
+export const HistoryEntrySchema = Type.Object(
+  {
+    action: Type.String({ description: '`created`, `updated`, `commented`, `attachment_added`, `attachment_deleted`, or the lifecycle action: `assign`, `start`, `hold`, `resume`, `complete`, `close`, `cancel`, `reopen`.' }),
+    from: Nullable(Type.String({ description: 'The status before the action; null when it did not change the status.' })),
+    to: Nullable(Type.String({ description: 'The status after the action; null when it did not change the status.' })),
+    actor: Nullable(Type.String({ description: 'Who made the change: `api_key:<key id>`, or the service acting for a schedule, an intake form or an access link (`schedule:sch_…`, `intake:itk_…`, `link:lnk_…`); null for changes with no actor.' })),
+    at: Type.String({ description: 'When (ISO 8601 UTC, milliseconds).' }),
+    data: JsonObject({ description: 'What the action carried: assignee, reason, resolution notes, changed fields.' }),
+  },
+  { $id: 'HistoryEntry', description: 'One entry of a work order’s history: an action applied to it, as its completion proof states it.' },
+);
+export type HistoryEntry = Static<typeof HistoryEntrySchema>;
+export const RecordHistoryListQuery = ListQuery({});
+export const RecordHistoryList = listEnvelope('history', Type.Ref('HistoryEntry'), { $id: 'RecordHistoryList', description: 'A page of a work order’s history, oldest first.' });
 
 /** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
 export const recordComponents = [
@@ -172,4 +195,6 @@ export const recordComponents = [
   ReopenBody,
   RecordList,
   RecordEventList,
+  HistoryEntrySchema,
+  RecordHistoryList,
 ];

@@ -54,4 +54,18 @@ describe('the /docs API reference in a browser', () => {
       await page.close();
     });
   }
+
+  it('opens a deprecated operation’s entry, marked deprecated, at the link its answers give', async () => {
+    const tenant = await t.newTenant(['records:read']);
+    const answer = await tenant.request({ method: 'GET', url: '/api/v1/records/rec_00000000000000000000000000/events' });
+    const target = /<([^>]*)>; rel="deprecation"/.exec(String(answer.headers.link))?.[1];
+    assert.ok(target, String(answer.headers.link));
+    const page = await browser.newPage();
+    await page.goto(new URL(target, `http://127.0.0.1:${port}/api/v1/records/x/events`).href);
+    // Swagger UI's deep link (on by default) opens the operation; a deprecated one is styled apart (no `is-open`, its path struck through).
+    const opened = page.locator('.opblock.opblock-deprecated', { has: page.locator('.opblock-summary-control[aria-expanded="true"]') });
+    await opened.locator('.opblock-body').waitFor({ timeout: 15_000 });
+    assert.match(await opened.locator('.opblock-summary-path__deprecated').innerText(), /\/api\/v1\/records\/\{id\}\/events/);
+    await page.close();
+  });
 });

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { ERROR_CODES } from '../../src/errors.js';
 import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/features.js';
+import { startTestApp } from '../helpers/test-app.js';
 
 /** The pages an integrator reads: they have the service, not its source. */
-const INTEGRATOR_DOCS = ['README.md', 'docs/api.md', 'docs/webhooks.md', 'docs/events.md', 'docs/proofs.md', 'docs/errors.md', 'docs/assets-and-locations.md', 'docs/meters.md', 'docs/schedules.md', 'docs/admin.md', 'sdk/README.md', 'examples/erp-sync/README.md', 'examples/receiver/README.md', 'examples/schedules/README.md'];
+const INTEGRATOR_DOCS = ['README.md', 'CHANGELOG.md', 'docs/api.md', 'docs/compatibility.md', 'docs/rate-limits.md', 'docs/comments-and-attachments.md', 'docs/webhooks.md', 'docs/events.md', 'docs/proofs.md', 'docs/errors.md', 'docs/assets-and-locations.md', 'docs/meters.md', 'docs/schedules.md', 'docs/admin.md', 'sdk/README.md', 'examples/erp-sync/README.md', 'examples/receiver/README.md', 'examples/schedules/README.md'];
 
 describe('reference documentation', () => {
   it('never sends an integrator into the source: no integrator page mentions src/', () => {
@@ -33,6 +34,32 @@ describe('reference documentation', () => {
       const documented = keys!.replace(/\{[^{}]*\}/g, '').split(',').map((key) => key.split(':')[0]!.trim());
       const schema = EVENT_CATALOGUE[event as keyof typeof EVENT_CATALOGUE].payload as { properties: Record<string, unknown> };
       assert.deepEqual(documented.sort(), Object.keys(schema.properties).sort(), event);
+    }
+  });
+
+  it('docs/compatibility.md and CHANGELOG.md name every deprecated operation with the dates its answers carry', async () => {
+    const t = await startTestApp('sqlite');
+    try {
+      const document = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
+        paths: Record<string, Record<string, { operationId: string; deprecated?: boolean; responses: Record<string, { headers?: Record<string, { schema?: { description?: string }; description?: string }> }> }>>;
+      };
+      const policy = readFileSync('docs/compatibility.md', 'utf8');
+      const deprecatedNow = policy.split('## Deprecated now')[1] ?? '';
+      const changelog = readFileSync('CHANGELOG.md', 'utf8');
+      const deprecated = Object.entries(document.paths).flatMap(([path, item]) => Object.values(item).filter((op) => op.deprecated).map((op) => ({ path, op })));
+      assert.ok(deprecated.length > 0);
+      for (const { path, op } of deprecated) {
+        const headers = op.responses['200']!.headers!;
+        const told = (name: string) => /`([^`]+)`/.exec(headers[name]!.schema?.description ?? headers[name]!.description ?? '')?.[1];
+        assert.ok(deprecatedNow.includes(`\`GET ${path}\` (\`${op.operationId}\`)`), `${op.operationId} in the table of docs/compatibility.md`);
+        assert.ok(deprecatedNow.includes(`Deprecation: ${told('deprecation')}`), `its Deprecation date ${told('deprecation')}`);
+        assert.ok(deprecatedNow.includes(`Sunset: ${told('sunset')}`), `its Sunset date ${told('sunset')}`);
+        assert.ok(changelog.includes(`(\`${op.operationId}\`)`), `${op.operationId} in CHANGELOG.md`);
+      }
+      const rows = [...deprecatedNow.matchAll(/^\| `GET ([^`]+)` \(`(\w+)`\)/gm)].map((m) => m[2]);
+      assert.deepEqual(rows.sort(), deprecated.map(({ op }) => op.operationId).sort(), 'the table lists only operations that are deprecated');
+    } finally {
+      await t.close();
     }
   });
 

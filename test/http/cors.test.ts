@@ -71,7 +71,7 @@ describe('CORS', () => {
       assert.equal(created.statusCode, 201);
       assert.equal(created.headers['access-control-allow-origin'], APP_ORIGIN);
       const exposed = (created.headers['access-control-expose-headers'] as string).split(', ');
-      for (const name of ['ETag', 'Location', 'X-Request-Id', 'X-Idempotent-Replay', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Accept-Ranges', 'Content-Range', 'Content-Disposition']) assert.ok(exposed.includes(name), name);
+      for (const name of ['ETag', 'Location', 'X-Request-Id', 'X-Idempotent-Replay', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Accept-Ranges', 'Content-Range', 'Content-Disposition', 'Link', 'Deprecation', 'Sunset']) assert.ok(exposed.includes(name), name);
       assert.equal(created.headers['access-control-allow-credentials'], undefined, 'Bearer keys, never cookies');
 
       const unauthenticated = await t.app.inject({ method: 'GET', url: '/api/v1/records', headers: { origin: APP_ORIGIN } });

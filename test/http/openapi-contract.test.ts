@@ -40,6 +40,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/records': 'listRecords',
   'GET /api/v1/records/{id}': 'getRecord',
   'PATCH /api/v1/records/{id}': 'updateRecord',
+  'GET /api/v1/records/{id}/history': 'listRecordHistory',
   'GET /api/v1/records/{id}/events': 'listRecordEvents',
   'POST /api/v1/records/{id}/assign': 'assignRecord',
   'POST /api/v1/records/{id}/start': 'startRecord',
@@ -106,7 +107,7 @@ const OPERATION_IDS: Record<string, string> = {
 };
 
 /** Response headers the service sends (item by item in docs/api.md): each must be declared where it is sent. */
-const CONTRACT_HEADERS = ['etag', 'location', 'www-authenticate', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'x-idempotent-replay'];
+const CONTRACT_HEADERS = ['etag', 'location', 'www-authenticate', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'x-idempotent-replay', 'link', 'deprecation', 'sunset'];
 
 /** Media types whose bodies are JSON, validated against the documented schema. */
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z.+-]+\+)?json$/;
@@ -153,6 +154,9 @@ class ContractChecker {
     for (const header of CONTRACT_HEADERS) {
       if (response.headers[header] !== undefined && !answer.headers?.[header]) this.problems.push(`${where}: sends ${header}, not declared`);
     }
+    // Every list's page states its neighbours.
+    const isList = (found.operation.parameters ?? []).some((parameter) => parameter.in === 'query' && parameter.name === 'offset');
+    if (isList && response.statusCode === 200 && !/rel="first"/.test(String(response.headers.link ?? ''))) this.problems.push(`${where}: a list answer without its pages in Link`);
     if (response.statusCode === 204 || response.statusCode === 304 || response.body.length === 0) return;
     const mediaType = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
     const documented = answer.content?.[mediaType];
@@ -230,7 +234,8 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     assert.equal((await call(undefined, { method: 'GET', url: '/api/v1/categories' })).statusCode, 401);
     assert.equal((await call(reader, { method: 'GET', url: '/api/v1/categories' })).statusCode, 403);
     await call(tenant, { method: 'GET', url: '/api/v1/categories?limit=0' });
-    await call(tenant, { method: 'GET', url: `/api/v1/categories/${category.id}` });
+    const categoryRead = await call(tenant, { method: 'GET', url: `/api/v1/categories/${category.id}` });
+    assert.equal((await call(tenant, { method: 'GET', url: `/api/v1/categories/${category.id}`, headers: { 'if-none-match': `W/${String(categoryRead.headers.etag)}` } })).statusCode, 304);
     await call(tenant, { method: 'GET', url: '/api/v1/categories/cat_missing' });
     await call(tenant, { method: 'PATCH', url: `/api/v1/categories/${category.id}`, payload: { description: 'Pipes' }, headers: { 'if-match': '"1"' } });
     assert.equal((await call(tenant, { method: 'PATCH', url: `/api/v1/categories/${category.id}`, payload: { description: 'x' }, headers: { 'if-match': '"1"' } })).statusCode, 412);
@@ -295,7 +300,12 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'GET', url: '/api/v1/records?status=OPEN' });
     await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}` });
     await call(tenant, { method: 'PATCH', url: `/api/v1/records/${record.id}`, payload: { priority: 'HIGH' } });
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/history` });
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/history?limit=1&offset=1` });
     await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}/events` });
+    await call(tenant, { method: 'GET', url: '/api/v1/records/rec_missing/events' });
+    const current = await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}` });
+    assert.equal((await call(tenant, { method: 'GET', url: `/api/v1/records/${record.id}`, headers: { 'if-none-match': String(current.headers.etag) } })).statusCode, 304);
 
     // Comments and attachments of the work order.
     await post(`/api/v1/records/${record.id}/comments`, { body: 'On my way' });

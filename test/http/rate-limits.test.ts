@@ -81,6 +81,30 @@ describe('rate limits', () => {
     assert.equal(serviceLimit(served, 'api-key').remaining, 1);
   }, TINY);
 
+  itOnEachDatabase('counts no 304 against the budget: many revalidations leave it as it was, while full answers spend it', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    // The key's bucket (of 5) starts with this request: the test ends long before its 10 s refill.
+    const created = await tenant.request({ method: 'POST', url: '/api/v1/categories', payload: { name: 'Plumbing' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const url = `/api/v1/categories/${created.json().id}`;
+    const read = await tenant.request({ method: 'GET', url });
+    assert.equal(serviceLimit(read, 'api-key').remaining, 3);
+    const revalidate = () => tenant.request({ method: 'GET', url, headers: { 'if-none-match': String(read.headers.etag) } });
+    for (let i = 0; i < 20; i++) {
+      const notModified = await revalidate();
+      assert.equal(notModified.statusCode, 304, `revalidation ${i + 1}`);
+      assert.equal(serviceLimit(notModified, 'api-key').remaining, 3, 'the RateLimit field states the bucket after the refund');
+    }
+    assert.equal(serviceLimit(await tenant.request({ method: 'GET', url }), 'api-key').remaining, 2);
+    assert.equal(serviceLimit(await tenant.request({ method: 'GET', url }), 'api-key').remaining, 1);
+    // The last token too comes back from a 304.
+    for (let i = 0; i < 5; i++) assert.equal(serviceLimit(await revalidate(), 'api-key').remaining, 1);
+    assert.equal(serviceLimit(await tenant.request({ method: 'GET', url }), 'api-key').remaining, 0);
+    // An empty bucket refuses a revalidation as any request: it is charged before any work, and refunded only as a 304.
+    assertRateLimited(await revalidate());
+    assertRateLimited(await tenant.request({ method: 'GET', url }));
+  }, { env: { WO_RATE_LIMIT_PER_MINUTE: '30' } });
+
   itOnEachDatabase('charges requests without a valid key to the client address, failed authentications included, never locking out a valid key', async ({ app, newTenant }) => {
     const tenant = await newTenant();
     const noKey = await app.inject({ method: 'GET', url: '/api/v1/records' });

@@ -96,7 +96,9 @@ async function startApi(redisUrl: string, perMinute: number) {
   const app: FastifyInstance = await buildApp(context);
   await app.ready();
   const org = await context.organizations.create('Rate Org');
-  const { apiKey, key } = await context.apiKeys.create({ orgId: org.id, name: 'rate', scopes: ['records:read'], createdBy: 'test' });
+  const { apiKey, key } = await context.apiKeys.create({ orgId: org.id, name: 'rate', scopes: ['records:read', 'categories:read', 'categories:write'], createdBy: 'test' });
+  const request = (options: { method: 'GET' | 'POST'; url: string; headers?: Record<string, string>; payload?: Record<string, unknown> }) =>
+    app.inject({ ...options, headers: { authorization: `Bearer ${key}`, ...options.headers } });
   const list = async () => {
     const startedAt = performance.now();
     const response = await app.inject({ method: 'GET', url: '/api/v1/records', headers: { authorization: `Bearer ${key}` } });
@@ -107,6 +109,7 @@ async function startApi(redisUrl: string, perMinute: number) {
   const redisWarnings = () => logs.filter((line) => line.level === 40 && /Redis is unavailable/.test(line.msg));
   return {
     list,
+    request,
     redisWarnings,
     logs,
     /** The count Redis holds for the key's bucket (null when Redis has none). */
@@ -198,6 +201,34 @@ describe('rate limits shared through Redis', () => {
         }),
       );
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives a 304’s token back in Redis, the bucket’s last one included, while full answers spend theirs', async () => {
+    const api = await startApi(REDIS_URL, 30); // buckets of 5, the key's starting with its first request
+    try {
+      const created = await api.request({ method: 'POST', url: '/api/v1/categories', payload: { name: 'Plumbing' } });
+      assert.equal(created.statusCode, 201, created.body);
+      const url = `/api/v1/categories/${(created.json() as { id: string }).id}`;
+      const read = await api.request({ method: 'GET', url });
+      const revalidate = () => api.request({ method: 'GET', url, headers: { 'if-none-match': String(read.headers.etag) } });
+      for (let i = 0; i < 15; i++) {
+        const notModified = await revalidate();
+        assert.equal(notModified.statusCode, 304);
+        assert.equal(remainingOf(notModified.headers.ratelimit), 3);
+      }
+      assert.equal(await api.sharedCount(), '2', 'Redis counts only the two full answers');
+      await api.request({ method: 'GET', url });
+      await api.request({ method: 'GET', url });
+      // The bucket's last token, taken and given back: the next full answer is not refused from memory.
+      for (let i = 0; i < 5; i++) assert.equal(remainingOf((await revalidate()).headers.ratelimit), 1);
+      const last = await api.request({ method: 'GET', url });
+      assert.equal(last.statusCode, 200);
+      assert.equal(remainingOf(last.headers.ratelimit), 0);
+      assert.equal((await revalidate()).statusCode, 429);
+      assert.equal((await api.request({ method: 'GET', url })).statusCode, 429);
+    } finally {
+      await api.close();
     }
   });
 
