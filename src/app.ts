@@ -2,7 +2,6 @@ import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import type { Feature } from './feature.js';
@@ -22,6 +21,7 @@ import { repeatedMemberName } from './http/json-members.js';
 import { installInputGuard, installValidation, repeatedSingletonHeader } from './http/validation.js';
 import { responseSerializers } from './http/serialization.js';
 import { openApiOptions } from './http/openapi-document.js';
+import { installApiReference } from './http/api-reference.js';
 import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -96,19 +96,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   await installCompression(app);
 
   await app.register(swagger, openApiOptions(context.config, context.registry));
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    // Swagger UI injects <style> elements and style attributes as it renders: allow inline styles on
-    // this page (scripts stay 'self' only), or the browser logs a refusal for each one. And no
-    // `upgrade-insecure-requests`: served over plain http on any host but loopback, it made the browser
-    // fetch the page's own scripts over https, which fails, and the page stayed blank.
-    transformStaticCSP: (header) =>
-      header
-        .replace(/style-src ([^;]*);/, (_match, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`)
-        .replace(/\s*upgrade-insecure-requests;?/, ''),
-    uiConfig: { url: `${API_PREFIX}/openapi.json` } as never,
-  });
+  await installApiReference(app, `${API_PREFIX}/openapi.json`);
 
   // Named schemas: referenced by routes (componentRef), and emitted once as OpenAPI components.
   const featureSchemas = (feature: Feature) => (typeof feature.schemas === 'function' ? feature.schemas(context.registry) : (feature.schemas ?? []));

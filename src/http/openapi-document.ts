@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { SwaggerOptions } from '@fastify/swagger';
 import { Type, type TObject } from '@sinclair/typebox';
 import type { Config } from '../config.js';
@@ -14,7 +15,7 @@ export function openApiOptions(config: Config, registry: FeatureRegistry): Swagg
       openapi: '3.1.0',
       info: {
         title: 'Work-order API',
-        version: '1.0.0',
+        version: packageVersion(),
         description:
           'Work orders ("records"), categories, assets and locations; signed webhooks; verifiable completion proofs. ' +
           'Every request is scoped to the organization owning the API key. Errors are RFC 9457 problem+json.',
@@ -51,6 +52,14 @@ export function openApiOptions(config: Config, registry: FeatureRegistry): Swagg
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   };
+}
+
+/**
+ * The version of this build: package.json's, one file for the package, the document and a release
+ * (read from src/ when run with tsx, from dist/ once built: both sit one folder below it).
+ */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 /**
