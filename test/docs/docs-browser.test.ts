@@ -54,7 +54,7 @@ describe('the /docs API reference in a browser', () => {
       // The explore field names the document clients fetch, and the top bar shows no framework logo.
       assert.equal(await page.inputValue('.topbar .download-url-input'), '/api/v1/openapi.json');
       const logos = await page.evaluate(() =>
-        [...document.querySelectorAll('.topbar .link svg, .topbar .link img')].filter((logo) => logo.getBoundingClientRect().width > 0).map((logo) => logo.getAttribute('src') ?? logo.tagName),
+        Array.from(document.querySelectorAll('.topbar .link svg, .topbar .link img')).filter((logo) => logo.getBoundingClientRect().width > 0).map((logo) => logo.getAttribute('src') ?? logo.tagName),
       );
       assert.equal(logos.length, 1, logos.join(', '));
       assert.match(Buffer.from(/^data:image\/svg\+xml;base64,(.+)$/.exec(logos[0]!)?.[1] ?? '', 'base64').toString(), />WO</, 'the service’s own mark');
