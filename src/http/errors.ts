@@ -8,6 +8,7 @@ import { REQUEST_ID_HEADER, newRequestId } from './request-id.js';
 import { DatabaseUnavailableError, databaseUnavailable } from '../db/errors.js';
 import { LogThrottle } from '../log-throttle.js';
 import { StringEnum } from './schema-types.js';
+import { nearestName } from './nearest-name.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -205,7 +206,7 @@ function validationErrors(error: FastifyError): FieldError[] {
     if (extraProp) pathParts.push(extraProp);
     const field = [context, ...pathParts].join('.');
     let message = issue.message ?? 'is invalid';
-    if (extraProp) message = 'is not a known field';
+    if (extraProp) message = unknownFieldMessage(extraProp, issue.parentSchema);
     if (missing) message = 'is required';
     if (issue.keyword === 'pattern' && (issue.params as { pattern?: string }).pattern === '\\S') message = 'must not be blank';
     const allowed = (issue.params as { allowedValues?: unknown[] }).allowedValues;
@@ -215,6 +216,16 @@ function validationErrors(error: FastifyError): FieldError[] {
   // One message per field (the first, most specific one); a blank string fails two keywords at once.
   const seen = new Set<string>();
   return all.filter((e) => !seen.has(e.field) && seen.add(e.field));
+}
+
+/**
+ * An unknown field or query parameter, with the known one it most likely meant (`stauts`: did you mean
+ * "status"?). The validators keep the schema that refused it (Ajv's `verbose`), which lists the known.
+ */
+function unknownFieldMessage(name: string, schema: unknown): string {
+  const known = Object.keys((schema as { properties?: object } | undefined)?.properties ?? {});
+  const meant = nearestName(name, known);
+  return meant === undefined ? 'is not a known field' : `is not a known field; did you mean "${meant}"?`;
 }
 
 /** Maps any thrown value to the problem it should produce. Unknown errors become a bare 500. */
