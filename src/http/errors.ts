@@ -206,7 +206,7 @@ function validationErrors(error: FastifyError): FieldError[] {
     if (extraProp) pathParts.push(extraProp);
     const field = [context, ...pathParts].join('.');
     let message = issue.message ?? 'is invalid';
-    if (extraProp) message = unknownFieldMessage(extraProp, issue.parentSchema);
+    if (extraProp) message = unknownFieldMessage(extraProp, (issue as { parentSchema?: unknown }).parentSchema);
     if (missing) message = 'is required';
     if (issue.keyword === 'pattern' && (issue.params as { pattern?: string }).pattern === '\\S') message = 'must not be blank';
     const allowed = (issue.params as { allowedValues?: unknown[] }).allowedValues;
