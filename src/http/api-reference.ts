@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import swaggerUi from '@fastify/swagger-ui';
+import { installErrorsPage } from './errors-page.js';
 
 /** Where the API reference (Swagger UI) is served. */
 export const API_REFERENCE_PREFIX = '/docs';
@@ -14,7 +15,8 @@ const THEME_CSS = `.swagger-ui .topbar .topbar-wrapper .link svg { display: none
 const MARK_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f4e79"/><text x="16" y="21" font-family="sans-serif" font-size="13" font-weight="700" fill="#fff" text-anchor="middle">WO</text></svg>`;
 
 /**
- * Serves the API reference at /docs: Swagger UI over the document `openApiPath` serves. The plugin
+ * Serves the API reference at /docs, with the page of error codes at /docs/errors (errors-page.ts):
+ * Swagger UI over the document `openApiPath` serves. The plugin
  * always points the page at its own copy (`/docs/json`) and ignores a `url` given in uiConfig; a
  * `configUrl` is read after that, so the page loads, and its explore field shows, the path clients
  * use (`/api/v1/openapi.json`).
@@ -41,4 +43,5 @@ export async function installApiReference(app: FastifyInstance, openApiPath: str
     },
   });
   app.get(configPath, { schema: { hide: true } }, async () => ({ url: openApiPath }));
+  installErrorsPage(app);
 }

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { ERROR_CODES } from '../../src/errors.js';
+import { errorsMarkdown } from '../../src/http/errors-page.js';
 import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/features.js';
 
 /** The pages an integrator reads: they have the service, not its source. */
@@ -17,11 +18,26 @@ describe('reference documentation', () => {
     assert.deepEqual(mentions, []);
   });
 
-  it('docs/errors.md lists exactly the error codes the API can answer with, with their status', () => {
+  it('docs/errors.md is the page of error codes the service serves, written from the catalogue', () => {
+    assert.equal(readFileSync('docs/errors.md', 'utf8'), errorsMarkdown(), 'docs/errors.md is stale: run `npx tsx scripts/write-errors-doc.ts`');
+  });
+
+  it('docs/errors.md has a section for every code of the error catalogue, with its status, that its table links to', () => {
     const page = readFileSync('docs/errors.md', 'utf8');
-    const documented = [...page.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]);
-    assert.deepEqual(documented.map(([code]) => code).sort(), Object.keys(ERROR_CODES).sort());
-    for (const [code, status] of documented) assert.equal(ERROR_CODES[code as keyof typeof ERROR_CODES].status, status, String(code));
+    // The anchors a Markdown renderer gives headings (GitHub's rule: lower case, punctuation but - and _ dropped, spaces as -).
+    const anchors = [...page.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+    const codes = Object.keys(ERROR_CODES);
+    assert.deepEqual(codes.filter((code) => !anchors.includes(code)), [], 'codes without a section');
+    for (const code of codes) {
+      const section = page.slice(page.indexOf(`## \`${code}\``));
+      assert.match(section, new RegExp(`^## \`${code}\`\n\n${ERROR_CODES[code as keyof typeof ERROR_CODES].status} · `), code);
+    }
+    const linked = [...page.matchAll(/^\| \[`([a-z_]+)`\]\(#([a-z_]+)\) \| (\d{3}) \|/gm)];
+    assert.deepEqual(linked.map((m) => m[1]), codes);
+    for (const [, code, anchor, status] of linked) {
+      assert.equal(anchor, code);
+      assert.equal(Number(status), ERROR_CODES[code as keyof typeof ERROR_CODES].status, code);
+    }
   });
 
   it('docs/events.md lists exactly the events of the catalogue, each with its payload’s top-level keys', () => {
