@@ -10,7 +10,7 @@ declare module 'fastify' {
     conditional?: boolean;
   }
 }
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { UNLIMITED_PATHS } from './rate-limits.js';
 
 const ProblemRef = Type.Ref('Problem');
@@ -77,7 +77,8 @@ const WwwAuthenticateHeader = Type.String({
   description: 'The Bearer challenge (RFC 6750): `Bearer realm="wo"`, with `error="insufficient_scope"` and the `scope` needed on a 403.',
 });
 
-/** Any request can be refused before it reaches an operation: what it sends is not HTTP the server accepts. */
+/** The codes of a request refused before it reaches an operation: what it sends is not HTTP the server accepts. */
+export const MALFORMED_REQUEST_CODES = ['malformed_request', 'request_timeout', 'headers_too_large'] as const satisfies readonly ErrorCode[];
 const malformedRequest = {
   description: 'Problem: `malformed_request` (HTTP/1.1 without Host), `request_timeout`, `headers_too_large`; the request itself is malformed.',
   content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemRef } },

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
+import { freePort } from '../helpers/free-port.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -16,9 +16,10 @@ describe('the /docs API reference in a browser', () => {
   let port: number;
 
   before(async () => {
-    t = await startTestApp('sqlite');
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    port = (t.app.server.address() as AddressInfo).port;
+    // The document's server is WO_PUBLIC_URL, where "Try it out" sends: this very server.
+    port = await freePort();
+    t = await startTestApp('sqlite', { env: { WO_PUBLIC_URL: `http://127.0.0.1:${port}` } });
+    await t.app.listen({ host: '127.0.0.1', port });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`],
@@ -61,4 +62,23 @@ describe('the /docs API reference in a browser', () => {
       await page.close();
     });
   }
+
+  it('creates a category with the example the reference offers, as a newcomer would: Authorize, Try it out, Execute', async () => {
+    const tenant = await t.newTenant(['categories:read', 'categories:write']);
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/docs/#/Categories/createCategory`);
+    await page.click('.auth-wrapper .authorize');
+    await page.fill('.modal-ux input', tenant.key);
+    await page.click('.modal-ux .auth-btn-wrapper .authorize');
+    await page.click('.modal-ux .btn-done');
+    const operation = page.locator('#operations-Categories-createCategory');
+    await operation.locator('.try-out__btn').click();
+    await operation.locator('.execute').click();
+    const status = operation.locator('.live-responses-table .response .response-col_status');
+    await status.first().waitFor({ timeout: 15_000 });
+    assert.equal((await status.first().innerText()).trim(), '201');
+    const categories = (await tenant.request({ method: 'GET', url: '/api/v1/categories' })).json() as { categories: { name: string }[] };
+    assert.deepEqual(categories.categories.map((category) => category.name), ['Plumbing']);
+    await page.close();
+  });
 });
