@@ -81,4 +81,20 @@ describe('the /docs API reference in a browser', () => {
     assert.deepEqual(categories.categories.map((category) => category.name), ['Plumbing']);
     await page.close();
   });
+
+  it('opens a problem’s documentationUrl at its code’s section of the page of error codes, with nothing refused by its security policy', async () => {
+    const problem = (await t.app.inject({ method: 'GET', url: '/api/v1/records' })).json() as { code: string; documentationUrl: string };
+    assert.equal(problem.documentationUrl, `http://127.0.0.1:${port}/docs/errors#unauthenticated`);
+    const page = await browser.newPage();
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    assert.equal((await page.goto(problem.documentationUrl))?.status(), 200);
+    assert.equal(await page.evaluate(() => document.querySelector(':target')?.id), 'unauthenticated');
+    // The page's own stylesheet applies (its hash is in the policy): the targeted section is highlighted.
+    assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector(':target')!).backgroundColor), 'rgb(255, 248, 219)');
+    assert.deepEqual(violations, []);
+    await page.close();
+  });
 });
