@@ -1,8 +1,8 @@
 import { isUtf8 } from 'node:buffer';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { Histogram } from 'prom-client';
 import type { AppContext } from './context.js';
 import type { Feature } from './feature.js';
@@ -10,6 +10,7 @@ import { AppError, errors } from './errors.js';
 import { ProblemSchema, answerClientError, answerConnect, answerFailedExpectation, answerStalledRequest, frameworkProblem, malformedQuery, installErrorHandling, noteAnswered, sendProblem, slashForParameter } from './http/errors.js';
 import { AccessLogController } from './http/access-log.js';
 import { isMergePatch } from './http/merge-patch.js';
+import { errorsPageUrl } from './http/error-docs.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { installAuthentication } from './http/auth.js';
 import { RequestRateLimits } from './http/rate-limits.js';
@@ -24,6 +25,7 @@ import { repeatedMemberName } from './http/json-members.js';
 import { installInputGuard, installValidation, repeatedSingletonHeader } from './http/validation.js';
 import { responseSerializers } from './http/serialization.js';
 import { openApiOptions } from './http/openapi-document.js';
+import { installApiReference } from './http/api-reference.js';
 import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -31,6 +33,8 @@ export const API_PREFIX = '/api/v1';
 
 /** Builds the HTTP application on a context. Never listens: `main.ts` (or a test) decides that. */
 export async function buildApp(context: AppContext): Promise<FastifyInstance> {
+  // Where problems say their code is documented (`documentationUrl`).
+  const errorsPage = errorsPageUrl(context.config.publicUrl);
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     // One access-log line per request instead of Fastify's two (see access-log.ts).
@@ -43,10 +47,10 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     trustProxy: typeof context.config.trustProxy === 'number' ? trustHops(context.config.trustProxy) : context.config.trustProxy,
     // Errors Fastify raises before routing (a URL that is not valid percent-encoding) also become problems.
     frameworkErrors: (error, request, reply) => {
-      sendProblem(reply, frameworkProblem(error), request.url.split('?')[0]);
+      sendProblem(reply, frameworkProblem(error), errorsPage, request.url.split('?')[0]);
     },
     // What Node's parser refuses (oversized headers, malformed HTTP) is answered as a problem too.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, errorsPage),
     // A connection silent this long: a stalled body is answered 408 by the `timeout` listener below.
     connectionTimeout: context.config.bodyIdleTimeoutMs,
     // Node would answer a request without Host with an empty 400; the hook below answers a problem.
@@ -57,10 +61,10 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer: responseSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Node answers an unmet `Expect` before Fastify sees the request; this listener makes it a problem.
-  app.server.on('checkExpectation', answerFailedExpectation);
-  app.server.on('connect', answerConnect);
+  app.server.on('checkExpectation', (request, response) => answerFailedExpectation(request, response, errorsPage));
+  app.server.on('connect', (request, socket) => answerConnect(request, socket, errorsPage));
   // With a listener, Node leaves a silent connection open: answerStalledRequest decides.
-  app.server.on('timeout', answerStalledRequest);
+  app.server.on('timeout', (socket: Duplex) => answerStalledRequest(socket, errorsPage));
   // What it decides on: where each connection's answered requests end.
   app.addHook('onResponse', (request, _reply, done) => {
     noteAnswered(request.raw);
@@ -88,7 +92,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
     for (const method of methods) if (method !== 'HEAD') set.add(method);
     routeMethods.set(route.url, set);
   });
-  installErrorHandling(app, () => routeMethods);
+  installErrorHandling(app, () => routeMethods, errorsPage);
   installShutdownGuard(app, context.lifecycle);
   installJsonParser(app);
   installValidation(app);
@@ -102,19 +106,7 @@ export async function buildApp(context: AppContext): Promise<FastifyInstance> {
   await installCompression(app);
 
   await app.register(swagger, openApiOptions(context.config, context.registry));
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: true,
-    // Swagger UI injects <style> elements and style attributes as it renders: allow inline styles on
-    // this page (scripts stay 'self' only), or the browser logs a refusal for each one. And no
-    // `upgrade-insecure-requests`: served over plain http on any host but loopback, it made the browser
-    // fetch the page's own scripts over https, which fails, and the page stayed blank.
-    transformStaticCSP: (header) =>
-      header
-        .replace(/style-src ([^;]*);/, (_match, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`)
-        .replace(/\s*upgrade-insecure-requests;?/, ''),
-    uiConfig: { url: `${API_PREFIX}/openapi.json` } as never,
-  });
+  await installApiReference(app, `${API_PREFIX}/openapi.json`);
 
   // Named schemas: referenced by routes (componentRef), and emitted once as OpenAPI components.
   const featureSchemas = (feature: Feature) => (typeof feature.schemas === 'function' ? feature.schemas(context.registry) : (feature.schemas ?? []));

@@ -14,6 +14,7 @@ import type { IdempotencyStore } from './idempotency/store.js';
 import type { FeedSignal } from './events/feed-signal.js';
 import type { DeploymentKeys } from './deployment/deployment-keys.js';
 import type { DueRowClaimer } from './jobs/due-rows.js';
+import type { SchemaExamples } from './http/openapi-examples.js';
 
 /**
  * What a feature folder brings to the service, in one object (`<feature>/feature.ts`): its scopes,
@@ -38,6 +39,8 @@ export interface Feature {
   readonly otherDeliveries?: Readonly<Record<string, EventDefinition>>;
   /** Named schemas (`$id`) its routes reference; emitted once each as OpenAPI components. */
   readonly schemas?: readonly TSchema[] | ((registry: FeatureRegistry) => readonly TSchema[]);
+  /** Realistic named examples of those schemas, shown on every request and response body that uses them. */
+  readonly examples?: readonly SchemaExamples[];
   build(deps: FeatureDeps): BuiltFeature;
 }
 
@@ -64,6 +67,8 @@ export interface FeatureRegistry {
   readonly scopes: Scopes;
   readonly tags: readonly OpenApiTag[];
   readonly otherDeliveries: Readonly<Record<string, EventDefinition>>;
+  /** The named examples of every feature's schemas, by schema `$id`. */
+  readonly examples: Readonly<Record<string, SchemaExamples['examples']>>;
 }
 
 /** What a feature's `build` is given: the shared infrastructure, and the services built before it. */

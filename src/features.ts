@@ -2,6 +2,7 @@ import type { EventDefinition, EventType } from './events/catalogue.js';
 import { EventNames } from './events/catalogue.js';
 import type { Feature, FeatureRegistry, OpenApiTag } from './feature.js';
 import { Scopes, type Scope } from './keys/scopes.js';
+import type { SchemaExamples } from './http/openapi-examples.js';
 import { categoriesFeature } from './categories/feature.js';
 import { recordsFeature } from './records/feature.js';
 import { commentsFeature } from './comments/feature.js';
@@ -41,14 +42,16 @@ export function assembleRegistry(features: readonly Feature[]): FeatureRegistry 
   const otherDeliveries: Record<string, EventDefinition> = {};
   const scopes: Record<string, string> = {};
   const tags: OpenApiTag[] = [];
+  const examples: Record<string, SchemaExamples['examples']> = {};
   for (const feature of features) {
     mergeUnique(events, feature.events, `event of ${feature.name}`);
     mergeUnique(otherDeliveries, feature.otherDeliveries, `delivery of ${feature.name}`);
     mergeUnique(scopes, feature.scopes, `scope of ${feature.name}`);
     tags.push(...(feature.tags ?? []));
+    mergeUnique(examples, Object.fromEntries((feature.examples ?? []).map((entry) => [entry.schemaId, entry.examples])), `examples of ${feature.name}`);
   }
   const eventNames = new EventNames(events as Record<EventType, EventDefinition>);
-  return { events: eventNames.definitions, eventNames, eventTypes: eventNames.types, scopes: new Scopes(scopes as Record<Scope, string>), tags, otherDeliveries };
+  return { events: eventNames.definitions, eventNames, eventTypes: eventNames.types, scopes: new Scopes(scopes as Record<Scope, string>), tags, otherDeliveries, examples };
 }
 
 function mergeUnique<V>(into: Record<string, V>, from: Readonly<Record<string, V>> | undefined, what: string): void {

@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { AppContext } from './context.js';
 import { ProblemSchema, answerClientError, frameworkProblem, installErrorHandling, sendProblem } from './http/errors.js';
 import { healthComponents, healthRoutes, installShutdownGuard } from './http/health.js';
+import { errorsPageUrl } from './http/error-docs.js';
 import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
 
 /**
@@ -9,6 +10,8 @@ import { installRequestIdHeader, requestIdOf } from './http/request-id.js';
  * readiness rules and shutdown behaviour as the API. Never listens: `run-service.ts` decides that.
  */
 export async function buildWorkerApp(context: AppContext): Promise<FastifyInstance> {
+  // Where problems say their code is documented (`documentationUrl`).
+  const errorsPage = errorsPageUrl(context.config.publicUrl);
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     // Its callers are probes and scrapers, every few seconds: a log line each would be noise.
@@ -18,9 +21,9 @@ export async function buildWorkerApp(context: AppContext): Promise<FastifyInstan
     genReqId: requestIdOf,
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => {
-      sendProblem(reply, frameworkProblem(error), request.url.split('?')[0]);
+      sendProblem(reply, frameworkProblem(error), errorsPage, request.url.split('?')[0]);
     },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, errorsPage),
   });
   const routeMethods = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
@@ -29,7 +32,7 @@ export async function buildWorkerApp(context: AppContext): Promise<FastifyInstan
     routeMethods.set(route.url, methods);
   });
   installRequestIdHeader(app);
-  installErrorHandling(app, () => routeMethods);
+  installErrorHandling(app, () => routeMethods, errorsPage);
   installShutdownGuard(app, context.lifecycle);
   for (const schema of [ProblemSchema, ...healthComponents]) app.addSchema(schema);
   await app.register(healthRoutes(context));

@@ -2,6 +2,7 @@ import { defineFeature } from '../feature.js';
 import { ASSET_EVENTS } from './events.js';
 import { assetRoutes } from './routes.js';
 import { assetComponents } from './schemas.js';
+import { assetExamples } from './examples.js';
 import { AssetService } from './service.js';
 
 declare module '../feature.js' {
@@ -24,6 +25,7 @@ export const assetsFeature = defineFeature({
   scopes: ASSET_SCOPES,
   events: ASSET_EVENTS,
   schemas: assetComponents,
+  examples: assetExamples,
   build({ database, clock, services }) {
     const assets = new AssetService(database.db, clock, services.records);
     return { services: { assets }, api: assetRoutes(assets) };

@@ -3,6 +3,7 @@ import { defineFeature } from '../feature.js';
 import { ATTACHMENT_EVENTS } from './events.js';
 import { attachmentRoutes } from './routes.js';
 import { attachmentComponents } from './schemas.js';
+import { attachmentExamples } from './examples.js';
 import { AttachmentService } from './service.js';
 
 declare module '../feature.js' {
@@ -18,6 +19,7 @@ export const attachmentsFeature = defineFeature({
   name: 'attachments',
   events: ATTACHMENT_EVENTS,
   schemas: attachmentComponents,
+  examples: attachmentExamples,
   build({ database, clock, config, logger }) {
     const attachments = new AttachmentService(database.db, clock, config.attachments.maxBytes);
     return {

@@ -2,6 +2,7 @@ import { defineFeature } from '../feature.js';
 import { CATEGORY_EVENTS } from './events.js';
 import { categoryRoutes } from './routes.js';
 import { categoryComponents } from './schemas.js';
+import { categoryExamples } from './examples.js';
 import { CategoryService } from './service.js';
 
 declare module '../feature.js' {
@@ -24,6 +25,7 @@ export const categoriesFeature = defineFeature({
   scopes: CATEGORY_SCOPES,
   events: CATEGORY_EVENTS,
   schemas: categoryComponents,
+  examples: categoryExamples,
   build({ database, clock }) {
     const categories = new CategoryService(database.db, clock);
     return { services: { categories }, api: categoryRoutes(categories) };

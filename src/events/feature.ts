@@ -5,6 +5,7 @@ import { postgresOutboxProgress } from './outbox-progress-postgres.js';
 import { sqliteOutboxProgress } from './outbox-progress-sqlite.js';
 import { eventRoutes } from './routes.js';
 import { eventComponents } from './schemas.js';
+import { eventExamples } from './examples.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
@@ -25,6 +26,7 @@ export const eventFeedFeature = defineFeature({
   tags: [{ name: 'Events', description: 'The event feed: every event webhooks deliver, to catch up or to follow without receiving webhooks. See docs/events.md.' }],
   scopes: EVENT_FEED_SCOPES,
   schemas: (registry) => eventComponents(registry.eventTypes),
+  examples: eventExamples,
   build({ database, apiMetrics, registry, services }) {
     const outbox = byDialect(database, { sqlite: () => sqliteOutboxProgress, postgres: () => postgresOutboxProgress });
     const events = new EventFeed(database.db, outbox.feed, services.feedSignal, apiMetrics.registry, registry.eventNames);

@@ -47,8 +47,9 @@ function deprecationLinks(deprecation: Deprecation, requestTarget: string): stri
 /**
  * For a route whose config names a deprecation: every answer, problems included, carries `Deprecation`,
  * `Sunset` and the links (after the pages' own, on a list), and the document marks the operation
- * `deprecated: true` with those headers declared on every response. Called for each route after
- * documentStandardContract, so that the responses it adds are covered too.
+ * `deprecated: true` with those headers declared on its successful answers. Its problem answers stay
+ * the shared components/responses (which cannot carry one operation's headers): they carry the
+ * headers all the same, as the operation's description and docs/compatibility.md say.
  */
 export function announceDeprecation(route: RouteOptions): void {
   const deprecation = route.config?.deprecation;
@@ -69,7 +70,7 @@ export function announceDeprecation(route: RouteOptions): void {
   };
   const response = route.schema.response as Record<string, { headers?: Record<string, TSchema> } | undefined> | undefined;
   for (const [status, answer] of Object.entries(response ?? {})) {
-    if (answer === null || typeof answer !== 'object') continue;
+    if (answer === null || typeof answer !== 'object' || Number(status) >= 400) continue;
     const link = answer.headers?.link as { description?: string } | undefined;
     const linkDescription = `${link?.description ? `${link.description} ` : ''}Also \`rel="deprecation"\` and \`rel="sunset"\` (what to use instead, and until when)${deprecation.successor ? ', and `rel="successor-version"`: the operation that replaces this one' : ''}.`;
     response![status] = { ...answer, headers: { ...answer.headers, ...headers, link: Type.String({ description: linkDescription }) } };

@@ -8,6 +8,8 @@ import { REQUEST_ID_HEADER, newRequestId } from './request-id.js';
 import { DatabaseUnavailableError, OPERATOR_CAUSES, databaseUnavailable, hasSqlState } from '../db/errors.js';
 import { LogThrottle } from '../log-throttle.js';
 import { StringEnum } from './schema-types.js';
+import { nearestName } from './nearest-name.js';
+import { errorDocumentationUrl } from './error-docs.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -21,6 +23,10 @@ export const ProblemSchema = Type.Object(
     allowedActions: Type.Optional(Type.Array(Type.String())),
     requiredScope: Type.Optional(Type.String()),
     requestId: Type.String({ description: 'The id of the request that got this answer, as in its `X-Request-Id` header: quote it when asking for support.' }),
+    documentationUrl: Type.String({
+      format: 'uri',
+      description: 'Where `code` is documented: its section of the page of error codes this service serves, `<WO_PUBLIC_URL>/docs/errors#<code>` (what it means, what to do).',
+    }),
   },
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details.' },
 );
@@ -36,12 +42,16 @@ export interface ProblemBody {
   [key: string]: unknown;
 }
 
-export function problemBody(code: ErrorCode, detail: string, instance?: string, extra: Record<string, unknown> = {}): ProblemBody {
+/**
+ * The problem document of `code`. `errorsPageUrl` is the page of error codes the service serves
+ * (`<WO_PUBLIC_URL>/docs/errors`), where `documentationUrl` points at the code's section.
+ */
+export function problemBody(errorsPageUrl: string, code: ErrorCode, detail: string, instance?: string, extra: Record<string, unknown> = {}): ProblemBody {
   const { status, title } = ERROR_CODES[code];
-  return { type: `${PROBLEM_TYPE_BASE}${code}`, title, status, detail, code, ...(instance ? { instance } : {}), ...extra };
+  return { type: `${PROBLEM_TYPE_BASE}${code}`, title, status, detail, code, ...(instance ? { instance } : {}), ...extra, documentationUrl: errorDocumentationUrl(errorsPageUrl, code) };
 }
 
-export function sendProblem(reply: FastifyReply, error: AppError, instance?: string): FastifyReply {
+export function sendProblem(reply: FastifyReply, error: AppError, errorsPageUrl: string, instance?: string): FastifyReply {
   const { headers = {}, ...extra } = error.extra;
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
   // Also here: errors Fastify raises before routing are answered before any onRequest hook ran.
@@ -50,7 +60,7 @@ export function sendProblem(reply: FastifyReply, error: AppError, instance?: str
     .code(error.status)
     .header(REQUEST_ID_HEADER, requestId)
     .type('application/problem+json; charset=utf-8')
-    .send(JSON.stringify(problemBody(error.code, error.detail, instance, { ...extra, requestId })));
+    .send(JSON.stringify(problemBody(errorsPageUrl, error.code, error.detail, instance, { ...extra, requestId })));
 }
 
 /**
@@ -60,7 +70,7 @@ export function sendProblem(reply: FastifyReply, error: AppError, instance?: str
  * that took too long to arrive. The same problem+json as every other error, then the connection is
  * closed: after a framing error nothing later on it can be trusted.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+export function answerClientError(error: Error & { code?: string }, socket: Duplex, errorsPageUrl: string): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   // The response in progress on this connection, if any. When its request was read completely, the
   // error is in a later, pipelined request, and a problem written now would be read as the earlier
@@ -86,16 +96,16 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('request_timeout', 'The request did not arrive in time; send it again.')
         : new AppError('malformed_request', 'The request is not valid HTTP/1.1 and could not be read.');
-  endWithProblem(socket, problem);
+  endWithProblem(socket, problem, errorsPageUrl);
 }
 
 /**
  * Writes `problem` straight onto a connection no request object stands for, and closes it. No request
  * was read, so no client id can be trusted: always a new one.
  */
-function endWithProblem(socket: Duplex, problem: AppError, extraHeaders = ''): void {
+function endWithProblem(socket: Duplex, problem: AppError, errorsPageUrl: string, extraHeaders = ''): void {
   const requestId = newRequestId();
-  const body = JSON.stringify(problemBody(problem.code, problem.detail, undefined, { requestId }));
+  const body = JSON.stringify(problemBody(errorsPageUrl, problem.code, problem.detail, undefined, { requestId }));
   // end(), not destroy(): a client still sending (oversized headers) would otherwise get a reset
   // that can discard the answer in flight. The socket is destroyed shortly after in any case.
   socket.end(
@@ -118,10 +128,10 @@ function endWithProblem(socket: Duplex, problem: AppError, extraHeaders = ''): v
  * the buffered part of the answer forever (nginx's `send_timeout`). One whose request arrived whole
  * and whose answer has not started is being worked on (a long-poll of the feed), and is left alone.
  */
-export function answerStalledRequest(socket: Duplex): void {
+export function answerStalledRequest(socket: Duplex, errorsPageUrl: string): void {
   const inProgress = (socket as Duplex & { _httpMessage?: { headersSent: boolean; req?: { complete: boolean } } })._httpMessage;
   if (!inProgress && headersStalled(socket)) {
-    answerClientError(Object.assign(new Error('the request headers stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    answerClientError(Object.assign(new Error('the request headers stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket, errorsPageUrl);
     return;
   }
   if (!inProgress || inProgress.headersSent) {
@@ -129,7 +139,7 @@ export function answerStalledRequest(socket: Duplex): void {
     return;
   }
   if (inProgress.req?.complete !== false) return;
-  answerClientError(Object.assign(new Error('the request body stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+  answerClientError(Object.assign(new Error('the request body stopped arriving'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket, errorsPageUrl);
 }
 
 /** Per connection, its last answered request and the bytes the connection had sent once that request was whole. */
@@ -163,12 +173,12 @@ function headersStalled(socket: Duplex): boolean {
  * The server's `connect` listener: Node hands a CONNECT request (a proxy tunnel) to it rather than to
  * the routes, and without one closes the connection unanswered. This is no proxy: 405 as a problem.
  */
-export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
+export function answerConnect(_request: IncomingMessage, socket: Duplex, errorsPageUrl: string): void {
   // A client that goes away meanwhile is no error of ours.
   socket.on('error', () => {});
   // A 405 names the methods its target allows (RFC 9110, 15.5.6); CONNECT's target is a host, for
   // which this server allows none: an empty Allow says exactly that (section 10.2.1).
-  endWithProblem(socket, new AppError('method_not_allowed', 'CONNECT is not supported: this server is not a proxy.'), 'Allow: \r\n');
+  endWithProblem(socket, new AppError('method_not_allowed', 'CONNECT is not supported: this server is not a proxy.'), errorsPageUrl, 'Allow: \r\n');
 }
 
 /**
@@ -176,11 +186,11 @@ export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
  * runs, with a bare 417 and no body. This is the server's `checkExpectation` listener instead: the
  * same 417, as a problem. The connection is closed, since the client may be sending the body anyway.
  */
-export function answerFailedExpectation(request: IncomingMessage, response: ServerResponse): void {
+export function answerFailedExpectation(request: IncomingMessage, response: ServerResponse, errorsPageUrl: string): void {
   const expectation = String(request.headers.expect).slice(0, 40);
   const problem = new AppError('expectation_failed', `Expect "${expectation}" cannot be met: the only expectation this server knows is "100-continue".`);
   const requestId = newRequestId();
-  const body = JSON.stringify(problemBody(problem.code, problem.detail, request.url?.split('?')[0], { requestId }));
+  const body = JSON.stringify(problemBody(errorsPageUrl, problem.code, problem.detail, request.url?.split('?')[0], { requestId }));
   response.writeHead(problem.status, {
     connection: 'close',
     'content-type': 'application/problem+json; charset=utf-8',
@@ -205,7 +215,7 @@ function validationErrors(error: FastifyError): FieldError[] {
     if (extraProp) pathParts.push(extraProp);
     const field = [context, ...pathParts].join('.');
     let message = issue.message ?? 'is invalid';
-    if (extraProp) message = 'is not a known field';
+    if (extraProp) message = unknownFieldMessage(extraProp, (issue as { parentSchema?: unknown }).parentSchema);
     if (missing) message = 'is required';
     if (issue.keyword === 'pattern' && (issue.params as { pattern?: string }).pattern === '\\S') message = 'must not be blank';
     const allowed = (issue.params as { allowedValues?: unknown[] }).allowedValues;
@@ -215,6 +225,16 @@ function validationErrors(error: FastifyError): FieldError[] {
   // One message per field (the first, most specific one); a blank string fails two keywords at once.
   const seen = new Set<string>();
   return all.filter((e) => !seen.has(e.field) && seen.add(e.field));
+}
+
+/**
+ * An unknown field or query parameter, with the known one it most likely meant (`stauts`: did you mean
+ * "status"?). The validators keep the schema that refused it (Ajv's `verbose`), which lists the known.
+ */
+function unknownFieldMessage(name: string, schema: unknown): string {
+  const known = Object.keys((schema as { properties?: object } | undefined)?.properties ?? {});
+  const meant = nearestName(name, known);
+  return meant === undefined ? 'is not a known field' : `is not a known field; did you mean "${meant}"?`;
 }
 
 /** Maps any thrown value to the problem it should produce. Unknown errors become a bare 500. */
@@ -299,7 +319,7 @@ export function frameworkProblem(error: FastifyError): AppError {
 }
 
 /** One handler for every error: problem+json, and never a 5xx's internals. */
-export function installErrorHandling(app: FastifyInstance, routeMethods: () => Map<string, Set<string>>): void {
+export function installErrorHandling(app: FastifyInstance, routeMethods: () => Map<string, Set<string>>, errorsPageUrl: string): void {
   const unavailableLog = new LogThrottle();
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
@@ -315,13 +335,14 @@ export function installErrorHandling(app: FastifyInstance, routeMethods: () => M
         const level = fromDatabase && OPERATOR_CAUSES.has(appError.unavailableCause) ? 'error' : 'warn';
         if (admitted) request.log[level]({ cause, suppressed: admitted.suppressed, ...(fromDatabase ? { err: appError.cause } : {}) }, 'request refused: service unavailable');
       } else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-      return sendProblem(reply, appError, request.url.split('?')[0]);
+      return sendProblem(reply, appError, errorsPageUrl, request.url.split('?')[0]);
     }
     // @NOTE: the message and stack of unexpected errors stay in the log; the client gets a generic 500.
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(
       reply,
       new AppError('internal_error', 'An unexpected error occurred. It has been logged; retrying may succeed.'),
+      errorsPageUrl,
       request.url.split('?')[0],
     );
   });
@@ -331,17 +352,18 @@ export function installErrorHandling(app: FastifyInstance, routeMethods: () => M
     const methods = matchingMethods(routeMethods(), pathOnly);
     // The path matched only once its trailing slash was set aside: no route has it, whatever the method.
     if (methods.has(request.method) || (request.method === 'HEAD' && methods.has('GET'))) {
-      return sendProblem(reply, new AppError('route_not_found', `No route matches ${request.method} ${pathOnly}; without the trailing slash it would.`), pathOnly);
+      return sendProblem(reply, new AppError('route_not_found', `No route matches ${request.method} ${pathOnly}; without the trailing slash it would.`), errorsPageUrl, pathOnly);
     }
     if (methods.size > 0) {
       reply.header('allow', [...methods].sort().join(', '));
       return sendProblem(
         reply,
         new AppError('method_not_allowed', `${request.method} is not supported on this path; use ${[...methods].sort().join(', ')}.`),
+        errorsPageUrl,
         pathOnly,
       );
     }
-    return sendProblem(reply, new AppError('route_not_found', `No route matches ${request.method} ${pathOnly}.`), pathOnly);
+    return sendProblem(reply, new AppError('route_not_found', `No route matches ${request.method} ${pathOnly}.`), errorsPageUrl, pathOnly);
   });
 }
 

@@ -8,6 +8,7 @@ import { schemaIsCurrent } from '../db/migrate.js';
 import { AppError, errors } from '../errors.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { componentRef } from './openapi.js';
+import { examplesOf } from './openapi-examples.js';
 
 const tags = ['Operations'];
 
@@ -18,6 +19,10 @@ const ReadinessSchema = Type.Object(
 );
 /** The health routes' named schemas: registered with each app that serves them. */
 export const healthComponents = [HealthSchema, ReadinessSchema];
+export const healthExamples = [
+  examplesOf(HealthSchema, { alive: { summary: 'The process is alive', value: { status: 'ok' } } }),
+  examplesOf(ReadinessSchema, { ready: { summary: 'Ready to serve, on PostgreSQL', value: { status: 'ready', database: 'postgres' } } }),
+];
 
 /** A client refused by a process on its way out should come back through the load balancer at once. */
 const SHUTTING_DOWN_RETRY_AFTER_SECONDS = 1;

@@ -10,7 +10,7 @@ declare module 'fastify' {
     conditional?: boolean;
   }
 }
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { isListRoute } from './pagination.js';
 import { UNLIMITED_PATHS } from './rate-limits.js';
 
@@ -72,24 +72,22 @@ const PageLinkHeader = Type.String({
 /** The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11) sent with every limited answer; see docs/rate-limits.md. */
 const RateLimitHeaders = {
   'ratelimit-policy': Type.Optional(
-    Type.String({
-      description:
-        'The budget this request was charged to: `"api-key";q=1000;w=10` is a bucket of q requests refilled every w seconds, per API key (`"client-address"` for requests without a valid key). Absent when rate limiting is off.',
-    }),
+    Type.String({ description: 'The budget charged: `"api-key";q=1000;w=10` is q requests per w seconds per key. Absent when rate limiting is off.' }),
   ),
-  ratelimit: Type.Optional(Type.String({ description: 'What is left of that budget: `"api-key";r=997;t=4` is r requests, and t seconds until the bucket is full again.' })),
+  ratelimit: Type.Optional(Type.String({ description: 'What is left of it: `"api-key";r=997;t=4` is r requests, and t seconds until the bucket is full.' })),
 };
 const RetryAfterHeader = Type.String({ description: 'Seconds until the budget is refilled.' });
 const UnavailableRetryAfterHeader = Type.String({ description: 'Seconds to wait before retrying.' });
 
 const RequestIdHeader = Type.String({
-  description: 'The id of this request (yours when you sent a sane `X-Request-Id`, else a new one); also in every log line of it and in problem bodies as `requestId`.',
+  description: 'This request’s id: yours if you sent a sane `X-Request-Id`, else a new one; `requestId` in problem bodies.',
 });
 const WwwAuthenticateHeader = Type.String({
   description: 'The Bearer challenge (RFC 6750): `Bearer realm="wo"`, with `error="insufficient_scope"` and the `scope` needed on a 403.',
 });
 
-/** Any request can be refused before it reaches an operation: what it sends is not HTTP the server accepts. */
+/** The codes of a request refused before it reaches an operation: what it sends is not HTTP the server accepts. */
+export const MALFORMED_REQUEST_CODES = ['malformed_request', 'request_timeout', 'headers_too_large'] as const satisfies readonly ErrorCode[];
 const malformedRequest = {
   description: 'Problem: `malformed_request` (HTTP/1.1 without Host), `request_timeout`, `headers_too_large`; the request itself is malformed.',
   content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemRef } },

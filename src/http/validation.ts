@@ -3,7 +3,8 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 
-const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false };
+// `verbose`: each error keeps the schema that raised it, so an unknown field's can name the known ones.
+const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true };
 
 /**
  * Two validators: query strings, path params and headers arrive as text and are coerced to the

@@ -2,6 +2,7 @@ import { defineFeature } from '../feature.js';
 import { LOCATION_EVENTS } from './events.js';
 import { locationRoutes } from './routes.js';
 import { locationComponents } from './schemas.js';
+import { locationExamples } from './examples.js';
 import { LocationService } from './service.js';
 
 declare module '../feature.js' {
@@ -24,6 +25,7 @@ export const locationsFeature = defineFeature({
   scopes: LOCATION_SCOPES,
   events: LOCATION_EVENTS,
   schemas: locationComponents,
+  examples: locationExamples,
   build({ database, clock }) {
     const locations = new LocationService(database.db, clock);
     return { services: { locations }, api: locationRoutes(locations) };

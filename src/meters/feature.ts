@@ -2,6 +2,7 @@ import { defineFeature } from '../feature.js';
 import { METER_EVENTS } from './events.js';
 import { meterRoutes } from './routes.js';
 import { meterComponents } from './schemas.js';
+import { meterExamples } from './examples.js';
 import { MeterService } from './service.js';
 
 declare module '../feature.js' {
@@ -15,6 +16,7 @@ export const metersFeature = defineFeature({
   tags: [{ name: 'Meters', description: 'Run hours, odometers, temperatures: readings that preventive maintenance’s meter and threshold triggers act on.' }],
   events: METER_EVENTS,
   schemas: meterComponents,
+  examples: meterExamples,
   build({ database, clock }) {
     const meters = new MeterService(database.db, clock);
     return { services: { meters }, api: meterRoutes(meters) };

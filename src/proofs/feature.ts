@@ -4,6 +4,7 @@ import type { JobDefinition } from '../jobs/job-registry.js';
 import { PROOF_EVENTS } from './events.js';
 import { proofRoutes, transparencyRoutes } from './routes.js';
 import { proofComponents } from './schemas.js';
+import { proofExamples } from './examples.js';
 import { SequencerMetrics } from './sequencer-metrics.js';
 import { ProofService } from './service.js';
 import { StatementSigner } from './statement-signer.js';
@@ -36,6 +37,7 @@ export const proofsFeature = defineFeature({
   scopes: PROOF_SCOPES,
   events: PROOF_EVENTS,
   schemas: proofComponents,
+  examples: proofExamples,
   build({ database, clock, config, logger, workerMetrics, services }) {
     const { proofKeys } = services;
     const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });

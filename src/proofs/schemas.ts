@@ -102,6 +102,10 @@ const JwkSchema = Type.Object(
     use: Type.Literal('sig'),
     alg: Type.Literal('EdDSA'),
     'x-wo-role': Type.Union([Type.Literal('statement'), Type.Literal('transparency-log')]),
+    'x-wo-created-at': Type.Optional(Type.String({ description: 'A statement key: when it was made.' })),
+    'x-wo-log-origin': Type.Optional(Type.String({ description: 'The transparency-log key: the log’s origin, the first line of its checkpoints.' })),
+    'x-wo-note-key-id': Type.Optional(Type.String({ description: 'The transparency-log key: its signed-note key id, hex.' })),
+    'x-wo-verifier-key': Type.Optional(Type.String({ description: 'The transparency-log key as a signed-note verifier key.' })),
   },
   { additionalProperties: true },
 );

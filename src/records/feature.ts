@@ -14,6 +14,7 @@ import { checkRecordReferences } from './references.js';
 import { announceOverdue } from './overdue.js';
 import { recordRoutes } from './routes.js';
 import { recordComponents } from './schemas.js';
+import { recordExamples } from './examples.js';
 import { RecordService } from './service.js';
 import type { RecordLists } from './list-repository.js';
 import type { RecordCounts } from './record-counts.js';
@@ -53,6 +54,7 @@ export const recordsFeature = defineFeature({
   scopes: RECORD_SCOPES,
   events: RECORD_EVENTS,
   schemas: recordComponents,
+  examples: recordExamples,
   build({ database, clock, logger }) {
     const { db } = database;
     // How a write commits, per database: one statement in a commit group on PostgreSQL, a transaction on SQLite's single writer.

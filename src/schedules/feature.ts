@@ -5,6 +5,7 @@ import { SCHEDULE_EVENTS } from './events.js';
 import { ScheduleGenerator } from './generator.js';
 import { scheduleRoutes } from './routes.js';
 import { scheduleComponents } from './schemas.js';
+import { scheduleExamples } from './examples.js';
 import { ScheduleService } from './service.js';
 import { MeterTriggers } from './meter-triggers.js';
 import type { MeterLookup } from './schedule-rules.js';
@@ -31,6 +32,7 @@ export const schedulesFeature = defineFeature({
   scopes: SCHEDULE_SCOPES,
   events: SCHEDULE_EVENTS,
   schemas: scheduleComponents,
+  examples: scheduleExamples,
   build({ database, clock, config, logger, services }) {
     const { meters } = services;
     const lookUpMeter: MeterLookup = async (orgId, meterId) => {

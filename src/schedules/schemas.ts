@@ -72,14 +72,6 @@ export const CreateScheduleBody = Type.Object(optionalExcept(fields, ['name', 't
   $id: 'CreateScheduleRequest',
   additionalProperties: false,
   description: 'A new preventive-maintenance schedule.',
-  examples: [
-    {
-      name: 'Monthly HVAC filter change',
-      template: { categoryId: 'cat_01JD3Q4W8Y6V3C0M2ZP4K7N9XA', description: 'Replace the air filters of AHU-1.', priority: 'MEDIUM' },
-      triggers: [{ type: 'calendar', rrule: 'FREQ=MONTHLY;BYDAY=1MO', start: '2027-01-04T08:00:00', timezone: 'Europe/Berlin' }],
-      leadTime: 'P7D',
-    },
-  ],
 });
 export type CreateScheduleInput = Static<typeof CreateScheduleBody>;
 export const UpdateScheduleBody = Type.Object(optionalExcept(fields), {

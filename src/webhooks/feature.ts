@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineFeature } from '../feature.js';
 import { webhookRoutes } from './routes.js';
 import { PING_EVENT, webhookComponents } from './schemas.js';
+import { webhookExamples } from './examples.js';
 import type { WebhookService } from './service.js';
 import { byDialect } from '../db/database.js';
 import { postgresOutboxProgress } from '../events/outbox-progress-postgres.js';
@@ -33,6 +34,7 @@ export const webhooksFeature = defineFeature({
     },
   },
   schemas: webhookComponents,
+  examples: webhookExamples,
   build({ config, database, clock, logger, workerMetrics, registry, services }) {
     const { feedSignal, secrets } = services;
     const onDatabase = byDialect<WebhooksOnDatabase>(database, {

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { ERROR_CODES } from '../../src/errors.js';
+import { errorsMarkdown } from '../../src/http/errors-page.js';
 import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/features.js';
 import { startTestApp } from '../helpers/test-app.js';
 
@@ -18,11 +19,26 @@ describe('reference documentation', () => {
     assert.deepEqual(mentions, []);
   });
 
-  it('docs/errors.md lists exactly the error codes the API can answer with, with their status', () => {
+  it('docs/errors.md is the page of error codes the service serves, written from the catalogue', () => {
+    assert.equal(readFileSync('docs/errors.md', 'utf8'), errorsMarkdown(), 'docs/errors.md is stale: run `npx tsx scripts/write-errors-doc.ts`');
+  });
+
+  it('docs/errors.md has a section for every code of the error catalogue, with its status, that its table links to', () => {
     const page = readFileSync('docs/errors.md', 'utf8');
-    const documented = [...page.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]);
-    assert.deepEqual(documented.map(([code]) => code).sort(), Object.keys(ERROR_CODES).sort());
-    for (const [code, status] of documented) assert.equal(ERROR_CODES[code as keyof typeof ERROR_CODES].status, status, String(code));
+    // The anchors a Markdown renderer gives headings (GitHub's rule: lower case, punctuation but - and _ dropped, spaces as -).
+    const anchors = [...page.matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+    const codes = Object.keys(ERROR_CODES);
+    assert.deepEqual(codes.filter((code) => !anchors.includes(code)), [], 'codes without a section');
+    for (const code of codes) {
+      const section = page.slice(page.indexOf(`## \`${code}\``));
+      assert.match(section, new RegExp(`^## \`${code}\`\n\n${ERROR_CODES[code as keyof typeof ERROR_CODES].status} · `), code);
+    }
+    const linked = [...page.matchAll(/^\| \[`([a-z_]+)`\]\(#([a-z_]+)\) \| (\d{3}) \|/gm)];
+    assert.deepEqual(linked.map((m) => m[1]), codes);
+    for (const [, code, anchor, status] of linked) {
+      assert.equal(anchor, code);
+      assert.equal(Number(status), ERROR_CODES[code as keyof typeof ERROR_CODES].status, code);
+    }
   });
 
   it('docs/events.md lists exactly the events of the catalogue, each with its payload’s top-level keys', () => {
@@ -40,9 +56,13 @@ describe('reference documentation', () => {
   it('docs/compatibility.md and CHANGELOG.md name every deprecated operation with the dates its answers carry', async () => {
     const t = await startTestApp('sqlite');
     try {
+      type Header = { $ref?: string; schema?: { description?: string }; description?: string };
       const document = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
-        paths: Record<string, Record<string, { operationId: string; deprecated?: boolean; responses: Record<string, { headers?: Record<string, { schema?: { description?: string }; description?: string }> }> }>>;
+        paths: Record<string, Record<string, { operationId: string; deprecated?: boolean; responses: Record<string, { headers?: Record<string, Header> }> }>>;
+        components: { headers: Record<string, Header> };
       };
+      // A header shared by name is a component (#/components/headers/Deprecation).
+      const resolved = (header: Header): Header => (header.$ref ? document.components.headers[header.$ref.split('/').pop()!]! : header);
       const policy = readFileSync('docs/compatibility.md', 'utf8');
       const deprecatedNow = policy.split('## Deprecated now')[1] ?? '';
       const changelog = readFileSync('CHANGELOG.md', 'utf8');
@@ -50,7 +70,7 @@ describe('reference documentation', () => {
       assert.ok(deprecated.length > 0);
       for (const { path, op } of deprecated) {
         const headers = op.responses['200']!.headers!;
-        const told = (name: string) => /`([^`]+)`/.exec(headers[name]!.schema?.description ?? headers[name]!.description ?? '')?.[1];
+        const told = (name: string) => /`([^`]+)`/.exec(resolved(headers[name]!).schema?.description ?? resolved(headers[name]!).description ?? '')?.[1];
         assert.ok(deprecatedNow.includes(`\`GET ${path}\` (\`${op.operationId}\`)`), `${op.operationId} in the table of docs/compatibility.md`);
         assert.ok(deprecatedNow.includes(`Deprecation: ${told('deprecation')}`), `its Deprecation date ${told('deprecation')}`);
         assert.ok(deprecatedNow.includes(`Sunset: ${told('sunset')}`), `its Sunset date ${told('sunset')}`);

@@ -124,6 +124,33 @@ describe('edge-case input', () => {
     }
   });
 
+  itOnEachDatabase('suggests the known field or query parameter a misspelt one most likely meant', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const errorsOf = async (options: { method: 'GET' | 'POST' | 'PATCH'; url: string; payload?: object }) => {
+      const response = await tenant.request(options);
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal(response.json().code, 'validation_failed');
+      return response.json().errors as { field: string; message: string }[];
+    };
+    assert.deepEqual(await errorsOf({ method: 'GET', url: '/api/v1/records?stauts=OPEN' }), [{ field: 'querystring.stauts', message: 'is not a known field; did you mean "status"?' }]);
+    assert.deepEqual(await errorsOf({ method: 'GET', url: '/api/v1/assets?ofset=10&colour=red' }), [
+      { field: 'querystring.ofset', message: 'is not a known field; did you mean "offset"?' },
+      { field: 'querystring.colour', message: 'is not a known field' },
+    ]);
+    assert.deepEqual(await errorsOf({ method: 'POST', url: '/api/v1/records', payload: { ...recordBody(categoryId), requester_name: 'Dana', priorty: 'HIGH' } }), [
+      { field: 'body.requester_name', message: 'is not a known field; did you mean "requesterName"?' },
+      { field: 'body.priorty', message: 'is not a known field; did you mean "priority"?' },
+    ]);
+    // Inside a nested object, the names of that object.
+    const schedule = { name: 'Filters', template: { categoryId, descripton: 'Replace the filters' }, triggers: [{ type: 'interval', evrey: 'P30D' }] };
+    assert.deepEqual(await errorsOf({ method: 'POST', url: '/api/v1/schedules', payload: schedule }), [
+      { field: 'body.template.description', message: 'is required' },
+      { field: 'body.template.descripton', message: 'is not a known field; did you mean "description"?' },
+      { field: 'body.triggers.0.evrey', message: 'is not a known field; did you mean "every"?' },
+    ]);
+  });
+
   itOnEachDatabase('refuses a query parameter on every route that takes none, and names it', async ({ newTenant }) => {
     const tenant = await newTenant();
     const categoryId = await seedCategory(tenant);

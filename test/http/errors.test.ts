@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { itOnEachDatabase, recordBody, seedCategory } from '../helpers/test-app.js';
+import { ERROR_CODES } from '../../src/errors.js';
 
 function assertProblem(response: LightMyRequestResponse, status: number, code: string) {
   assert.equal(response.statusCode, status, response.body);
@@ -13,6 +14,8 @@ function assertProblem(response: LightMyRequestResponse, status: number, code: s
     { type: `urn:wo:problem:${code}`, status, code, hasTitle: true, hasDetail: true },
   );
   assert.ok(!/\n\s+at /.test(response.body), 'no stack trace');
+  // Where the code is documented: its section of the page the service serves.
+  assert.equal(new URL(body.documentationUrl).pathname + new URL(body.documentationUrl).hash, `/docs/errors#${code}`);
   return body;
 }
 
@@ -38,6 +41,25 @@ describe('errors are RFC 9457 problem+json', () => {
     }
     assertProblem(await tenant.request({ method: 'DELETE', url: '/api/v1/records/' }), 405, 'method_not_allowed');
   });
+
+  itOnEachDatabase(
+    'links every problem to its code’s section of the page of error codes, which the service serves on its public URL',
+    async ({ app, newTenant }) => {
+      const tenant = await newTenant();
+      const missing = assertProblem(await tenant.request({ method: 'GET', url: '/api/v1/records/rec_01KK8TT9ERMGD5DN8VRZKF0EAR' }), 404, 'not_found');
+      assert.equal(missing.documentationUrl, 'https://work-orders.example.com/docs/errors#not_found');
+      const unauthenticated = assertProblem(await app.inject({ method: 'GET', url: '/api/v1/records' }), 401, 'unauthenticated');
+      assert.equal(unauthenticated.documentationUrl, 'https://work-orders.example.com/docs/errors#unauthenticated');
+      const page = await app.inject({ method: 'GET', url: new URL(missing.documentationUrl).pathname });
+      assert.equal(page.statusCode, 200);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.match(String(page.headers['content-security-policy']), /default-src 'none'/);
+      const sections = [...page.body.matchAll(/<section id="([a-z_]+)"/g)].map((m) => m[1]);
+      assert.deepEqual(sections, Object.keys(ERROR_CODES));
+      assert.match(page.body, /<section id="not_found"[^>]*>\n<h2 id="not_found-heading"><code>not_found<\/code><\/h2>\n<p class="status">404 · Not found<\/p>/);
+    },
+    { env: { WO_PUBLIC_URL: 'https://work-orders.example.com' } },
+  );
 
   itOnEachDatabase('refuses application/merge-patch+json on anything but PATCH with 415', async ({ newTenant }) => {
     const tenant = await newTenant();

@@ -10,6 +10,7 @@ import { sampleFiles } from '../helpers/files.js';
 import { ERROR_CODES } from '../../src/errors.js';
 
 interface Answer {
+  $ref?: string;
   description: string;
   headers?: Record<string, unknown>;
   content?: Record<string, { schema?: unknown }>;
@@ -24,7 +25,7 @@ interface Operation {
 interface Document {
   paths: Record<string, Record<string, Operation>>;
   webhooks: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }> };
+  components: { schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }>; responses: Record<string, Answer> };
 }
 
 const OPERATION_IDS: Record<string, string> = {
@@ -112,6 +113,8 @@ const CONTRACT_HEADERS = ['etag', 'location', 'www-authenticate', 'x-request-id'
 /** Media types whose bodies are JSON, validated against the documented schema. */
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z.+-]+\+)?json$/;
 
+const DEPRECATION_HEADERS = ['deprecation', 'sunset', 'link'];
+
 /**
  * Checks real answers against the document: the status is documented for the operation, the body
  * validates against the schema documented for that status and media type (Ajv, JSON Schema 2020-12
@@ -146,13 +149,17 @@ class ContractChecker {
     this.calledOperations.add(found.operation.operationId ?? `${method} ${found.template}`);
     const where = `${method} ${found.template} → ${response.statusCode}`;
     const status = String(response.statusCode);
-    const answer = found.operation.responses[status] ?? found.operation.responses[`${status[0]}XX`] ?? found.operation.responses.default;
+    const answer = this.resolve(found.operation.responses[status] ?? found.operation.responses[`${status[0]}XX`] ?? found.operation.responses.default);
     if (!answer) {
       this.problems.push(`${where}: status not documented (${response.body.slice(0, 120)})`);
       return;
     }
+    // A deprecated operation's problem answers are the shared components/responses, which cannot
+    // declare one operation's headers: its Deprecation, Sunset and Link are declared on its
+    // successful answers and named in its description.
+    const announcedElsewhere = found.operation.deprecated === true && response.statusCode >= 400 ? DEPRECATION_HEADERS : [];
     for (const header of CONTRACT_HEADERS) {
-      if (response.headers[header] !== undefined && !answer.headers?.[header]) this.problems.push(`${where}: sends ${header}, not declared`);
+      if (response.headers[header] !== undefined && !answer.headers?.[header] && !announcedElsewhere.includes(header)) this.problems.push(`${where}: sends ${header}, not declared`);
     }
     // Every list's page states its neighbours.
     const isList = (found.operation.parameters ?? []).some((parameter) => parameter.in === 'query' && parameter.name === 'offset');
@@ -168,6 +175,12 @@ class ContractChecker {
     if (body === undefined || !documented.schema) return;
     const validate = this.validatorFor(documented.schema);
     if (!validate(body)) this.problems.push(`${where}: body does not match the schema: ${this.ajv.errorsText(validate.errors)}`);
+  }
+
+  /** A shared answer (`$ref` to `components/responses`) as it is defined there. */
+  private resolve(answer: Answer | undefined): Answer | undefined {
+    const name = answer?.$ref?.replace('#/components/responses/', '');
+    return name === undefined ? answer : this.document.components.responses[name];
   }
 
   private validatorFor(schema: unknown): ValidateFunction {
@@ -410,6 +423,31 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       }
     }
     assert.deepEqual(unnamed, []);
+  });
+
+  it('refers every operation to the shared problem answers of components/responses, each of them used', () => {
+    const inline: string[] = [];
+    const used = new Set<string>();
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, answer] of Object.entries(operation.responses)) {
+          if (answer.$ref) used.add(answer.$ref);
+          else if (answer.content?.['application/problem+json']) inline.push(`${method.toUpperCase()} ${template} ${status}`);
+        }
+      }
+    }
+    // Only the health checks answer problems of their own: without the RateLimit fields, which they are spared.
+    assert.deepEqual(inline.sort(), ['GET /healthz 503', 'GET /readyz 503']);
+    assert.deepEqual(Object.keys(document.components.responses).map((name) => `#/components/responses/${name}`).filter((ref) => !used.has(ref)), []);
+    const createRecord = document.paths['/api/v1/records']!.post!.responses;
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(createRecord).filter(([status]) => status >= '400')),
+      Object.fromEntries(
+        Object.entries({ 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 409: 'Conflict', 413: 'PayloadTooLarge', 415: 'UnsupportedMediaType', 422: 'UnprocessableEntity', 429: 'RateLimited', 500: 'InternalError', 503: 'Unavailable' }).map(
+          ([status, name]) => [status, { $ref: `#/components/responses/${name}` }],
+        ),
+      ),
+    );
   });
 
   it('documents Problem.code as the enum of the error catalogue', () => {

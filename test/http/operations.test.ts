@@ -1,5 +1,6 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { itOnEachDatabase } from '../helpers/test-app.js';
 
@@ -36,6 +37,8 @@ describe('operational endpoints', () => {
     assert.equal(response.statusCode, 200);
     const document = response.json();
     assert.equal(document.openapi, '3.1.0');
+    // The version of this build, as package.json gives it.
+    assert.equal(document.info.version, (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
     const result = await new Validator().validate(document);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
     assert.deepEqual(document.components.securitySchemes.bearerAuth, { ...document.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
@@ -52,5 +55,7 @@ describe('operational endpoints', () => {
     assert.ok(!/https?:\/\/(?!127\.0\.0\.1|localhost)[a-z0-9.-]+\/[^"']*\.(js|css)/i.test(index.body), 'no assets from the internet');
     const bundle = await app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
     assert.equal(bundle.statusCode, 200);
+    // The page is pointed at the document clients fetch, not the plugin's own copy of it.
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/docs/swagger-config.json' })).json(), { url: '/api/v1/openapi.json' });
   });
 });

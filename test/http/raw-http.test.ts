@@ -65,6 +65,7 @@ describe('requests the HTTP parser refuses', () => {
       assert.equal(problem.body.type, `urn:wo:problem:${code}`);
       assert.equal(problem.body.status, status);
       assert.ok(typeof problem.body.detail === 'string' && problem.body.detail.length > 0);
+      assert.equal(problem.body.documentationUrl, `${testApp.config.publicUrl}/docs/errors#${code}`);
     });
   }
 
@@ -92,6 +93,7 @@ describe('requests the HTTP parser refuses', () => {
     assert.equal(problem.body.code, 'expectation_failed');
     assert.equal(problem.body.type, 'urn:wo:problem:expectation_failed');
     assert.equal(problem.body.instance, '/api/v1/records');
+    assert.equal(problem.body.documentationUrl, `${testApp.config.publicUrl}/docs/errors#expectation_failed`);
     assert.match(String(problem.body.detail), /"200-ok"/);
     assert.match(problem.requestId, /^req_[0-9A-Z]{26}$/);
     assert.equal(problem.body.requestId, problem.requestId);
@@ -109,6 +111,7 @@ describe('requests the HTTP parser refuses', () => {
     assert.equal(problem.status, 405);
     assert.match(answer, /\r\nAllow: \r\n/, 'an empty Allow: no method is allowed on a host');
     assert.equal(problem.body.code, 'method_not_allowed');
+    assert.equal(problem.body.documentationUrl, `${testApp.config.publicUrl}/docs/errors#method_not_allowed`);
     assert.match(problem.contentType, /^application\/problem\+json/);
   });
 
@@ -155,6 +158,7 @@ describe('a request whose body stops arriving', () => {
     const problem = problemOf(answer);
     assert.equal(problem.status, 408, answer);
     assert.equal(problem.body.code, 'request_timeout');
+    assert.equal(problem.body.documentationUrl, `${testApp.config.publicUrl}/docs/errors#request_timeout`);
     assert.match(problem.contentType, /^application\/problem\+json/);
     assert.ok(Date.now() - started >= 900, 'not before the timeout');
     const categories = await testApp.app.inject({ method: 'GET', url: '/api/v1/categories', headers: { authorization: `Bearer ${key}` } });

@@ -1,0 +1,51 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+
+/**
+ * A realistic body, shown in the document under its name in the `examples` of each media type that
+ * uses its schema: the API reference offers it to copy, and "Try it out" sends it as it is. A request
+ * example that names another resource (a category, an asset) says in `description` which earlier
+ * answer that id comes from.
+ */
+export interface NamedExample<T = unknown> {
+  readonly summary: string;
+  readonly description?: string;
+  readonly value: T;
+}
+
+/** The named examples of one named schema (`$id`). */
+export interface SchemaExamples {
+  readonly schemaId: string;
+  readonly examples: Readonly<Record<string, NamedExample>>;
+}
+
+/** Examples of a named schema, checked against its type where they are written. */
+export function examplesOf<T extends TSchema>(schema: T, examples: Record<string, NamedExample<Static<T>>>): SchemaExamples {
+  if (!schema.$id) throw new Error('examplesOf needs a schema with an $id');
+  return { schemaId: schema.$id, examples };
+}
+
+/**
+ * The ids the examples share, so that they tell one story: the category the work order example
+ * names is the one the category example answers, and so on. The test of the examples creates each
+ * resource from its example and uses the id it is answered in place of these.
+ */
+export const EXAMPLE_IDS = {
+  category: 'cat_01M8TGT63TVYZFDPFYX0ES2QCT',
+  site: 'loc_01M8TGT63XNKE9A33N2CAPZZMK',
+  building: 'loc_01M8TGT640KMXG87T6SA620NN0',
+  boiler: 'ast_01M8TGT644KPPHQWCPE3B8XA52',
+  record: 'rec_01M8TGT66B5T35ATMCVERCFDDH',
+  secondRecord: 'rec_01M8TGT66DCKZ5S9GR8HS8X20M',
+  runHours: 'mtr_01M8TGT648M92FM5PXMK5E0TQJ',
+  reading: 'rdg_01M8TGT64G2Z8K1DDP84W0VWCP',
+  secondReading: 'rdg_01M8TGT64G2Z8K1DDP84W0VWCQ',
+  schedule: 'sch_01M8TGT65QAZ9STQ9YF5YNBN34',
+  webhook: 'whk_01M8TGT64CD2VDYQ2Y2P4FQDKF',
+  delivery: 'dlv_01M8TGT6QF5Y26483DC8W25KH7',
+  event: 'evt_01M8TGT66B5T35ATMCVERCFDDK',
+  comment: 'cmt_01M8TGT66VY5QDJAJMYA7J8VZQ',
+  attachment: 'file_01M8TGT69RXNXCH2PK95GDKQZC',
+  proof: 'prf_01M8TGT6B3ZQ2R3NPN2RY9TJRJ',
+  request: 'req_01M8TGT6SJNC64Z28GKX18SF22',
+  apiKey: 'key_01M8TGT5YRN1BC2XTH77V66T9N',
+} as const;
