@@ -386,7 +386,7 @@ export function readingsResults(service: ReadingsFigures, reference: ReadingsFig
   const ratio = round(service.readingsPerSec / reference.readingsPerSec, 3);
   return {
     measurements: [
-      { name: `readings: batches of 1,000 through POST /meters/{id}/readings, ${how.service}, one at a time`, value: service.readingsPerSec, unit: 'readings/s', ratio, cpuUsPerReq: Math.round(service.cpuUsPerReading), note: 'CPU column: µs per reading; ratio: to the reference' },
+      { name: `readings: batches of 1,000 through POST /meters/{id}/readings, ${how.service}, ${READINGS_SENDERS} senders on their own meters, one batch at a time each`, value: service.readingsPerSec, unit: 'readings/s', ratio, cpuUsPerReq: Math.round(service.cpuUsPerReading), note: 'CPU column: µs per reading; ratio: to the reference' },
       { name: `readings reference: ${how.reference}, one batch at a time`, value: reference.readingsPerSec, unit: 'readings/s', cpuUsPerReq: Math.round(reference.cpuUsPerReading), note: 'CPU column: µs per reading' },
     ],
     target: check(

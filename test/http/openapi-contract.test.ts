@@ -20,6 +20,7 @@ interface Operation {
   parameters?: { in: string; name: string; required?: boolean }[];
   requestBody?: { required?: boolean; content: Record<string, { schema?: { $ref?: string } }> };
   security?: unknown[];
+  deprecated?: boolean;
   responses: Record<string, Answer>;
 }
 interface Document {
