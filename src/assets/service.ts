@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/database.js';
+import { DeleteGuards } from '../db/delete-guards.js';
 import type { InTransaction } from '../idempotency/in-transaction.js';
 import { assertVersion, deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
@@ -32,6 +33,9 @@ export type AssetChanges = Partial<Record<keyof Asset, { from: unknown; to: unkn
 const REPORTED_FIELDS = ['name', 'tag', 'serialNumber', 'manufacturer', 'model', 'status', 'locationId', 'externalRef', 'metadata', 'retiredAt'] as const;
 
 export class AssetService {
+  /** What other features check before this asset is deleted (a schedule's template naming it). */
+  readonly deleteGuards = new DeleteGuards();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -139,6 +143,7 @@ export class AssetService {
       // @NOTE: checked again after the delete holds the row: a work order created meanwhile
       // (its reference check share-locks the asset on PostgreSQL) is seen here and wins.
       await assertNoWorkOrders(tx, orgId, id);
+      await this.deleteGuards.assertUnused(tx, orgId, id);
       const now = isoNow(this.clock);
       await emitEvent(tx, { orgId, type: 'asset.deleted', payload: { assetId: id, asset: toAsset(current) }, occurredAt: now });
     }).catch((error: unknown) => {

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { DeleteGuards } from '../db/delete-guards.js';
 import type { InTransaction } from '../idempotency/in-transaction.js';
 import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
@@ -14,6 +15,9 @@ import { findCategory, isCategoryUsed, listCategories, toCategory, type Category
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 export class CategoryService {
+  /** What other features check before this category is deleted (a schedule's template naming it). */
+  readonly deleteGuards = new DeleteGuards();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -86,6 +90,8 @@ export class CategoryService {
       assertVersion(acceptedVersions, current.version, 'The category');
       if (await isCategoryUsed(tx, id)) throw errors.inUse(`Category "${id}" still has work orders; move them to another category first.`);
       await tx.deleteFrom('categories').where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).execute();
+      // After the delete holds the row: what referred to it meanwhile has committed and is seen.
+      await this.deleteGuards.assertUnused(tx, orgId, id);
       // Lists show what exists; a syncing client learns of the deletion from the event feed.
       const occurredAt = isoNow(this.clock);
       await emitEvent(tx, { orgId, type: 'category.deleted', payload: { categoryId: id, category: toCategory(current) }, occurredAt });

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/database.js';
+import { DeleteGuards } from '../db/delete-guards.js';
 import type { InTransaction } from '../idempotency/in-transaction.js';
 import { assertVersion, deleteIfVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
@@ -27,6 +28,9 @@ import {
 const HIERARCHY_LOCK = 'location-hierarchy';
 
 export class LocationService {
+  /** What other features check before this location is deleted (a schedule's template naming it). */
+  readonly deleteGuards = new DeleteGuards();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -134,6 +138,7 @@ export class LocationService {
         // @NOTE: checked again after the delete holds the row: a work order created meanwhile
         // (its reference check share-locks the location on PostgreSQL) is seen here and wins.
         assertUnused(id, await locationDependents(tx, orgId, id));
+        await this.deleteGuards.assertUnused(tx, orgId, id);
         // Lists show what exists; a syncing client learns of the deletion from the event feed.
         const occurredAt = isoNow(this.clock);
         await emitEvent(tx, { orgId, type: 'location.deleted', payload: { locationId: id, location: toLocation(current) }, occurredAt });

@@ -9,6 +9,8 @@ import { scheduleExamples } from './examples.js';
 import { ScheduleService } from './service.js';
 import { MeterTriggers } from './meter-triggers.js';
 import type { MeterLookup } from './schedule-rules.js';
+import { schedulesNaming, type TemplateReference } from './repository.js';
+import type { DeleteGuards } from '../db/delete-guards.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
@@ -43,6 +45,16 @@ export const schedulesFeature = defineFeature({
     const scheduleGenerator = new ScheduleGenerator(database.db, clock, services.claimDueRows, services.records, logger);
     const meterTriggers = new MeterTriggers(clock, scheduleGenerator);
     meters.onReadingsAccepted((tx, meter, accepted) => meterTriggers.onReadings(tx, meter, accepted));
+    // A template naming a deleted category, asset or location could only generate MISSED occurrences
+    // (template_invalid): the delete is refused while a schedule names it.
+    const guard = (guards: DeleteGuards, field: TemplateReference, noun: string) =>
+      guards.register(async (tx, orgId, id) => {
+        const named = await schedulesNaming(tx, orgId, field, id);
+        return named.length === 0 ? undefined : `${noun} "${id}" is in the work-order template of schedule ${named.join(', ')}; change or delete ${named.length === 1 ? 'it' : 'them'} first.`;
+      });
+    guard(services.categories.deleteGuards, 'categoryId', 'Category');
+    guard(services.assets.deleteGuards, 'assetId', 'Asset');
+    guard(services.locations.deleteGuards, 'locationId', 'Location');
     return {
       services: { schedules, scheduleGenerator },
       api: scheduleRoutes(schedules),

@@ -100,3 +100,22 @@ export async function wakeFinishedWaits(db: Executor, now: string): Promise<numb
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** A template field that names another resource. */
+export type TemplateReference = 'categoryId' | 'assetId' | 'locationId';
+
+/**
+ * Up to `limit` ids of the organization's schedules whose template names `id` in `field`. The text
+ * match narrows the rows on both databases alike (the template is JSON text); the parsed template
+ * decides. Run when a category, asset or location is deleted, which is rare.
+ */
+export async function schedulesNaming(db: Executor, orgId: string, field: TemplateReference, id: string, limit = 3): Promise<string[]> {
+  const rows = await db
+    .selectFrom('schedules')
+    .select(['id', 'template'])
+    .where('org_id', '=', orgId)
+    .where('template', 'like', `%"${id}"%`)
+    .orderBy('id')
+    .execute();
+  return rows.filter((row) => (JSON.parse(row.template) as Record<string, unknown>)[field] === id).slice(0, limit).map((row) => row.id);
+}

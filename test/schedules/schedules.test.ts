@@ -178,13 +178,42 @@ describe('preventive-maintenance schedules', () => {
     const body = (categoryId: string, name: string) => ({ name, template: { categoryId, description: 'x' }, triggers: [{ type: 'calendar', rrule: 'FREQ=DAILY;COUNT=1', start: '2027-03-02T08:00:00', timezone: 'UTC' }], leadTime: 'P2D' });
     const broken = await createSchedule(tenant, body(doomed, 'Broken'));
     const healthy = await createSchedule(tenant, body(kept, 'Healthy'));
-    assert.equal((await tenant.request({ method: 'DELETE', url: `/api/v1/categories/${doomed}` })).statusCode, 204);
+    // The API refuses this delete (next test); a category can still vanish under a schedule created in
+    // the same instant as its delete, which is what this safety net is for: removed at the storage level.
+    await context.database.db.deleteFrom('categories').where('id', '=', doomed).execute();
     await context.scheduleGenerator.runOnce();
     const [missed] = await occurrencesOf(tenant, broken.id, '?from=2027-03-01T00:00:00Z&to=2027-03-05T00:00:00Z');
     assert.deepEqual([missed!.status, missed!.reason], ['MISSED', 'template_invalid']);
     const [generated] = await occurrencesOf(tenant, healthy.id, '?from=2027-03-01T00:00:00Z&to=2027-03-05T00:00:00Z');
     assert.equal(generated!.status, 'GENERATED');
     assert.equal(await context.scheduleGenerator.runOnce(), 0, 'nothing left due: the broken schedule does not come back each turn');
+  });
+
+  itOnEachDatabase('refuses to delete a category, asset or location a schedule’s template names (409), and deletes it once the schedule is gone', async ({ newTenant }) => {
+    const tenant = await newTenant();
+    const categoryId = await seedCategory(tenant);
+    const create = async (url: string, payload: Record<string, unknown>) => {
+      const response = await tenant.request({ method: 'POST', url, payload });
+      assert.equal(response.statusCode, 201, response.body);
+      return response.json().id as string;
+    };
+    const locationId = await create('/api/v1/locations', { name: 'Plant room' });
+    const assetId = await create('/api/v1/assets', { tag: 'BLR-1', name: 'Boiler 1' });
+    const schedule = await createSchedule(tenant, {
+      name: 'Boiler service',
+      template: { categoryId, assetId, locationId, description: 'Annual boiler service' },
+      triggers: [{ type: 'calendar', rrule: 'FREQ=YEARLY', start: '2027-09-01T08:00:00', timezone: 'Europe/Berlin' }],
+    });
+    for (const url of [`/api/v1/categories/${categoryId}`, `/api/v1/assets/${assetId}`, `/api/v1/locations/${locationId}`]) {
+      const refused = await tenant.request({ method: 'DELETE', url });
+      assert.equal(refused.statusCode, 409, `${url}: ${refused.body}`);
+      assert.equal(refused.json().code, 'resource_in_use');
+      assert.match(refused.json().detail, new RegExp(`template of schedule ${schedule.id}`));
+    }
+    assert.equal((await tenant.request({ method: 'DELETE', url: `/api/v1/schedules/${schedule.id}` })).statusCode, 204);
+    for (const url of [`/api/v1/categories/${categoryId}`, `/api/v1/assets/${assetId}`, `/api/v1/locations/${locationId}`]) {
+      assert.equal((await tenant.request({ method: 'DELETE', url })).statusCode, 204, url);
+    }
   });
 
   itOnEachDatabase('refuses a bad RRULE, time zone, duration or too many triggers naming the field, and stores nothing', async ({ newTenant }) => {
