@@ -32,7 +32,7 @@ export const listenCommand: CliCommand = {
       '  --forward-to <url>   where each event is POSTed (http://localhost:3000/webhooks); any address, loopback included',
       '  --events a,b         only these events (names from the catalogue; the feed refuses unknown ones)',
       '  --from now           only events recorded from now on (the default); `beginning`: every event the feed still holds first',
-      '  --api-url <url>      the service (default WO_PUBLIC_URL, which defaults to http://127.0.0.1:8080)',
+      '  --api-url <url>      the service (default WO_PUBLIC_URL, else http://127.0.0.1:$PORT, PORT 8080 unless set)',
       '  --api-key <key>      an API key with the events:read scope (default WO_API_KEY)',
       '  --secret whsec_…     sign with this secret instead of a new one (keep one across runs)',
       '',
@@ -67,7 +67,7 @@ export const listenCommand: CliCommand = {
     process.once('SIGTERM', onSignal);
     try {
       const feed = new FeedReader(api, apiKey, types, stop.signal);
-      let after = values.from === 'now' ? await feed.latestSequence() : 0;
+      let after = values.from === 'now' ? await feed.latestSequence(io) : 0;
       const secret = values.secret ?? generateWebhookSecret();
       const keys = { secret, standardKey: standardWebhookKey(secret) };
       io.out(`Forwarding ${types ? `the ${types.replaceAll(',', ', ')}` : 'all'} events of ${api.origin} to ${target.href}`);
@@ -126,25 +126,37 @@ class FeedReader {
     private readonly signal: AbortSignal,
   ) {}
 
-  /** The sequence of the newest event (of the chosen types) now in the feed, 0 when it holds none. */
-  async latestSequence(): Promise<number> {
-    const { total } = await this.page({ limit: '1' });
-    if (total === 0) return 0;
-    const { events } = await this.page({ limit: '1', offset: String(total - 1) });
-    return events.at(-1)?.sequence ?? 0;
+  /**
+   * The sequence of the newest event (of the chosen types) now in the feed, 0 when it holds none;
+   * a service not started yet is waited for, as the feed is later.
+   */
+  latestSequence(io: CliIo): Promise<number> {
+    return this.retrying(io, async () => {
+      const { total } = await this.page({ limit: '1' });
+      if (total === 0) return 0;
+      const { events } = await this.page({ limit: '1', offset: String(total - 1) });
+      return events.at(-1)?.sequence ?? 0;
+    });
   }
 
-  /** The next page after `after`, waiting for one; network trouble, 429 and 5xx are reported and retried. */
-  async next(after: number, io: CliIo): Promise<FeedEvent[]> {
+  /** The next page after `after`, waiting for one. */
+  next(after: number, io: CliIo): Promise<FeedEvent[]> {
+    return this.retrying(io, async () => (await this.page({ after: String(after), limit: '100', wait: String(FEED_WAIT_SECONDS) })).events);
+  }
+
+  /** `read` until it answers: network trouble, 429 and 5xx are reported once, with where it reads, and retried. */
+  private async retrying<T>(io: CliIo, read: () => Promise<T>): Promise<T> {
     for (let pause = 1_000; ; pause = Math.min(pause * 2, 30_000)) {
       try {
-        const { events } = await this.page({ after: String(after), limit: '100', wait: String(FEED_WAIT_SECONDS) });
+        const answer = await read();
         if (this.unreachableSince !== undefined) io.err('wo listen: the event feed answers again');
         this.unreachableSince = undefined;
-        return events;
+        return answer;
       } catch (error) {
         if (error instanceof FeedRefused || this.signal.aborted) throw error;
-        if (this.unreachableSince === undefined) io.err(`wo listen: cannot read the event feed (${(error as Error).message}); trying again`);
+        if (this.unreachableSince === undefined) {
+          io.err(`wo listen: cannot read the event feed at ${this.api.origin} (${describeFailure(error)}); trying again. Is the service running there? Otherwise pass --api-url (or set WO_PUBLIC_URL or PORT as the service has them).`);
+        }
         this.unreachableSince ??= Date.now();
         await sleep(pause, undefined, { signal: this.signal });
       }
@@ -221,4 +233,10 @@ async function forward(target: URL, event: FeedEvent, keys: { secret: string; st
     await sleep(RETRY_WAIT_MS[attempt - 1] ?? 1_000, undefined, { signal });
   }
   io.out(`✗ ${event.type} ${event.id} ${outcome} (not forwarded; going on)`);
+}
+
+/** fetch's "fetch failed" names nothing: its cause does (ECONNREFUSED, ENOTFOUND…). */
+function describeFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
 }

@@ -123,6 +123,21 @@ describe('wo listen', () => {
     assert.ok(Date.now() - stopped < 3_000, `stopped in ${Date.now() - stopped} ms`);
   });
 
+  it('waits for a service that is not reachable yet, saying once where it reads, instead of failing', async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const listener = startListener(['--forward-to', receiver.url, '--api-url', nowhere], { WO_API_KEY: key });
+    listeners.push(listener);
+    await waitFor(() => listener.stderr().includes('cannot read the event feed'), 15_000, `the message:\n${listener.stderr()}`);
+    assert.match(listener.stderr(), new RegExp(`at ${nowhere.replaceAll('.', '\\.')} \\(ECONNREFUSED\\); trying again\\. Is the service running there\\? Otherwise pass --api-url`));
+    assert.doesNotMatch(listener.stderr(), /TypeError|at async/, 'no stack trace');
+    assert.equal(listener.child.exitCode, null, 'still running');
+    listener.child.kill('SIGINT');
+    assert.equal(await listener.exited, 130);
+    assert.equal(listener.stderr().match(/cannot read the event feed/g)?.length, 1, 'said once');
+  });
+
   it('tries a failed POST again, and after the last failure says so and goes on to the next event', async () => {
     let answered = 0;
     // The first event: 503, 503, 503 (given up); the second: 500 then 200.
