@@ -42,7 +42,7 @@ describe('examples/schedules against a real server', () => {
     assert.deepEqual([meter!.name, meter!.kind, meter!.lastReading?.value], [METER_NAME, 'cumulative', 512]);
     assert.deepEqual(schedule!.triggers.map((t) => [t.type, t.meterId ?? t.rrule, t.every ?? t.timezone]), [
       ['meter', meter!.id, 500],
-      ['calendar', 'FREQ=MONTHLY;INTERVAL=6', 'Europe/Berlin'],
+      ['interval', undefined, 'P6M'],
     ]);
     assert.equal(held.records.length, 1, 'one work order');
     const [order] = held.records;

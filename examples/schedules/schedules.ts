@@ -77,10 +77,10 @@ export async function setUpEngineService(options: { baseUrl: string; apiKey: str
     const body = {
       name: SCHEDULE_NAME,
       template: { categoryId: category.id, description: 'Engine service: change the oil, the oil filter and the air filter', address: 'Plant room B, generator G1' },
-      // Whichever comes first: 500 engine hours (counted again from each work order) or six months.
+      // Whichever comes first: 500 engine hours or six months, both counted again from each work order.
       triggers: [
         { type: 'meter' as const, meterId: meter.id, every: 500 },
-        { type: 'calendar' as const, rrule: 'FREQ=MONTHLY;INTERVAL=6', start: calendarStart(new Date()), timezone: TIMEZONE },
+        { type: 'interval' as const, every: 'P6M', start: calendarStart(new Date()), timezone: TIMEZONE },
       ],
       leadTime: 'P7D',
     };
@@ -89,10 +89,10 @@ export async function setUpEngineService(options: { baseUrl: string; apiKey: str
     log(`schedule ${schedule.id} "${schedule.name}": created`);
   }
 
-  // 2. The plan's calendar side, as the preview forecasts it (meter triggers cannot be forecast).
+  // 2. The plan's time side, as the preview forecasts it: the interval's first occurrence (meter triggers cannot be forecast).
   const { name, template, triggers, leadTime } = schedule;
   const preview = await client.previewSchedule({ body: { name, template, triggers, leadTime } });
-  log(`next occurrences (calendar; the meter trigger fires at 500 h):`);
+  log(`next occurrences (the six-month interval; the meter trigger fires at 500 h):`);
   for (const occurrence of preview.occurrences.slice(0, 4)) log(`  ${occurrence.key}  due ${occurrence.dueAt}  work order created ${occurrence.generateAt}`);
 
   // 3. The controller's readings, each with its externalId: sent again, they are duplicates.
