@@ -213,6 +213,12 @@ export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRe
   if (filter.assetId) query = query.where('asset_id', '=', filter.assetId);
   if (filter.locationId) query = query.where('location_id', '=', filter.locationId);
   if (filter.assignee) query = query.where('assignee', '=', filter.assignee);
+  if (filter.assigneeId) query = query.where((eb) => eb('records.id', 'in', namingAssignee(eb, filter.assigneeId!)));
+  if (filter.unassigned !== undefined) {
+    query = filter.unassigned
+      ? query.where('assignee', 'is', null).where('assignees', '=', '[]')
+      : query.where((eb) => eb.or([eb('assignee', 'is not', null), eb('assignees', '<>', '[]')]));
+  }
   // Instants arrive canonical (RecordService.list), so they compare as text with the stored ones.
   if (filter.createdAfter) query = query.where('created_at', '>=', filter.createdAfter);
   if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
@@ -226,6 +232,19 @@ export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRe
     query = filter.overdue ? query.where(overdue) : query.where(notOverdue);
   }
   return query;
+}
+
+/**
+ * The work orders whose assignees name `id`, or (for a person) one of the teams they are a member of:
+ * from the (assignee_id, record_id) index, a few hundred ids at most, which the outer query then
+ * keeps to the organization. Assignee ids are unique across organizations.
+ */
+function namingAssignee(eb: ExpressionBuilder<Tables, 'records'>, id: string) {
+  const teams = eb.selectFrom('team_members').select('team_members.team_id').where('team_members.person_id', '=', id);
+  return eb
+    .selectFrom('record_assignees')
+    .select('record_assignees.record_id')
+    .where((inner) => inner.or([inner('record_assignees.assignee_id', '=', id), inner('record_assignees.assignee_id', 'in', teams)]));
 }
 
 /**
