@@ -8,6 +8,8 @@ export interface components {
             to: string | null;
             /** @description Who made the change: `api_key:<key id>`, or the service acting for a schedule, an intake form or an access link (`schedule:sch_…`, `intake:itk_…`, `link:lnk_…`); null for changes with no actor. */
             actor: string | null;
+            /** @description For an access link: the vendor or person it acted for, as named then. Absent otherwise. */
+            actorName?: string;
             at: string;
             /** @description What the action carried: assignee, reason, resolution notes, changed fields. */
             data: {
@@ -59,6 +61,12 @@ export interface components {
             };
             resolutionNotes: string | null;
             assignee: string | null;
+            /** @description The people, teams and vendors the work order was assigned to, with their names when assigned; absent when none. */
+            assignees?: {
+                type: string;
+                id: string;
+                name: string;
+            }[];
             history: components["schemas"]["StatementHistoryEntry"][];
             completedAt: string;
             evidence: components["schemas"]["EvidenceDigest"][];

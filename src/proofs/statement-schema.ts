@@ -13,6 +13,7 @@ export const StatementHistoryEntrySchema = Type.Object(
     from: Nullable(Type.String()),
     to: Nullable(Type.String()),
     actor: Nullable(Type.String({ description: 'Who made the change: `api_key:<key id>`, or the service acting for a schedule, an intake form or an access link (`schedule:sch_…`, `intake:itk_…`, `link:lnk_…`); null for changes with no actor.' })),
+    actorName: Type.Optional(Type.String({ description: 'For an access link: the vendor or person it acted for, as named then. Absent otherwise.' })),
     at: Type.String(),
     data: JsonObject({ description: 'What the action carried: assignee, reason, resolution notes, changed fields.' }),
   },
@@ -62,6 +63,12 @@ export const CompletionStatementSchema = Type.Object(
     }),
     resolutionNotes: Nullable(Type.String()),
     assignee: Nullable(Type.String()),
+    assignees: Type.Optional(
+      Type.Array(
+        Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
+        { description: 'The people, teams and vendors the work order was assigned to, with their names when assigned; absent when none.' },
+      ),
+    ),
     history: Type.Array(StatementHistoryEntrySchema),
     completedAt: Type.String(),
     evidence: Type.Array(EvidenceDigestSchema),

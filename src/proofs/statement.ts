@@ -50,11 +50,14 @@ export function buildCompletionStatement(input: StatementInput): CompletionState
     },
     resolutionNotes: record.resolutionNotes,
     assignee: record.assignee,
+    // Only when someone of the directory was assigned, so statements of other work orders keep their bytes.
+    ...(record.assignees.length > 0 ? { assignees: record.assignees.map(({ type, id, name }) => ({ type, id, name })) } : {}),
     history: input.history.map((entry) => ({
       action: entry.action,
       from: entry.fromStatus,
       to: entry.toStatus,
       actor: entry.actor ? `${entry.actor.type}:${entry.actor.id}` : null,
+      ...(entry.actor?.name ? { actorName: entry.actor.name } : {}),
       at: entry.occurredAt,
       data: entry.data,
     })),
