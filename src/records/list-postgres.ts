@@ -9,6 +9,7 @@ import {
   filtersByStatusOnly,
   inListOrder,
   narrow,
+  organizationRecords,
   type MatchingRecords,
   type PageWalk,
   type RecordFilter,
@@ -67,7 +68,7 @@ async function pageWithTotalOnPostgres(db: Executor, orgId: string, filter: Reco
   const byStatusOnly = filtersByStatusOnly(filter);
   const params = { orgId, ...(filter.status !== undefined ? { status: filter.status } : {}), limit: page.limit, offset: page.offset };
   // Filters other than status vary too much to compile once; their total is a COUNT(*) of the same rows.
-  const matching = byStatusOnly ? undefined : narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
+  const matching = byStatusOnly ? undefined : narrow(organizationRecords(db, orgId, filter), filter);
   const counted = matching && sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`;
   if (page.offset === 0) {
     const { rows } = matching

@@ -100,7 +100,7 @@ export class RecordListReads implements RecordLists {
     if (filtersByStatusOnly(filter)) return this.listInOneSnapshot(db, { orgId, status: filter.status }, page, form, checkpoints);
 
     return inOneSnapshot(db, async (snapshot) => {
-      const matching = narrow(snapshot.selectFrom('records').where('org_id', '=', orgId), filter);
+      const matching = narrow(organizationRecords(snapshot, orgId, filter), filter);
       const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const total = Number(counted.n);
       const walk = pageWalk(page, total);
@@ -213,7 +213,6 @@ export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRe
   if (filter.assetId) query = query.where('asset_id', '=', filter.assetId);
   if (filter.locationId) query = query.where('location_id', '=', filter.locationId);
   if (filter.assignee) query = query.where('assignee', '=', filter.assignee);
-  if (filter.assigneeId) query = query.where((eb) => eb('records.id', 'in', namingAssignee(eb, filter.assigneeId!)));
   if (filter.unassigned !== undefined) {
     query = filter.unassigned
       ? query.where('assignee', 'is', null).where('assignees', '=', '[]')
@@ -235,16 +234,29 @@ export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRe
 }
 
 /**
- * The work orders whose assignees name `id`, or (for a person) one of the teams they are a member of:
- * from the (assignee_id, record_id) index, a few hundred ids at most, which the outer query then
- * keeps to the organization. Assignee ids are unique across organizations.
+ * The organization's work orders a list's filter starts from (`narrow` adds the rest): all of them, or
+ * with `assigneeId` those its assignees name: that person, team or vendor, or one of the teams the
+ * person is a member of. Those are found first, from the (assignee_id, record_id) index (assignee ids
+ * are unique across organizations), then their rows by id: CROSS JOIN keeps that order on SQLite, whose
+ * planner would otherwise walk the organization's whole index looking for them; PostgreSQL plans it
+ * as any join.
  */
-function namingAssignee(eb: ExpressionBuilder<Tables, 'records'>, id: string) {
-  const teams = eb.selectFrom('team_members').select('team_members.team_id').where('team_members.person_id', '=', id);
-  return eb
-    .selectFrom('record_assignees')
-    .select('record_assignees.record_id')
-    .where((inner) => inner.or([inner('record_assignees.assignee_id', '=', id), inner('record_assignees.assignee_id', 'in', teams)]));
+export function organizationRecords(db: Executor, orgId: string, filter: RecordFilter): MatchingRecords {
+  const records = db.selectFrom('records').where('org_id', '=', orgId);
+  const id = filter.assigneeId;
+  if (id === undefined) return records;
+  return db
+    .with('named', (qb) =>
+      qb
+        .selectFrom('record_assignees')
+        .select('record_assignees.record_id')
+        .distinct()
+        .where((eb) => eb.or([eb('record_assignees.assignee_id', '=', id), eb('record_assignees.assignee_id', 'in', eb.selectFrom('team_members').select('team_members.team_id').where('team_members.person_id', '=', id))])),
+    )
+    .selectFrom('named')
+    .crossJoin('records')
+    .whereRef('records.id', '=', 'named.record_id')
+    .where('records.org_id', '=', orgId) as unknown as MatchingRecords;
 }
 
 /**
