@@ -153,7 +153,7 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
          asset_id, location_id, external_ref, metadata, resolution_notes, completed_at, closed_at, cancelled_at, created_at, updated_at, version)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ?, '{}', ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const insertAssignee = db.prepare('INSERT INTO record_assignees (record_id, assignee_id, assignee_type, org_id) VALUES (?, ?, ?, ?)');
+    const insertAssignee = db.prepare('INSERT INTO record_assignees (record_id, assignee_id, assignee_type, org_id, created_at) VALUES (?, ?, ?, ?, ?)');
     const bumpCounter = db.prepare(
       `INSERT INTO record_counters (org_id, status, count) VALUES (?, ?, ?)
        ON CONFLICT (org_id, status) DO UPDATE SET count = record_counters.count + excluded.count`,
@@ -184,7 +184,7 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
           row.createdAt,
           1,
         );
-        for (const assignee of row.assigneeRows) insertAssignee.run(row.id, assignee.id, assignee.type, options.orgId);
+        for (const assignee of row.assigneeRows) insertAssignee.run(row.id, assignee.id, assignee.type, options.orgId, row.createdAt);
         counts.set(row.status, (counts.get(row.status) ?? 0) + 1);
       }
       for (const [status, n] of counts) {

@@ -46,16 +46,17 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
     const byStatus: Partial<Record<RecordStatus, number>> = {};
     for (let from = 0; from < options.count; from += BATCH) {
       const columns = ARRAY_COLUMNS.map(() => [] as (string | null)[]);
-      const assignees: [string[], string[], string[]] = [[], [], []];
+      const assignees: [string[], string[], string[], string[]] = [[], [], [], []];
       for (let i = from; i < Math.min(options.count, from + BATCH); i++) {
         const row = seededRecord(existing + i, newest);
         ARRAY_COLUMNS.forEach(([field], c) => columns[c]!.push(row[field]));
-        for (const assignee of row.assigneeRows) [row.id, assignee.id, assignee.type].forEach((value, c) => assignees[c]!.push(value));
+        for (const assignee of row.assigneeRows) [row.id, assignee.id, assignee.type, row.createdAt].forEach((value, c) => assignees[c]!.push(value));
         byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
       }
       await client.query(INSERT_BATCH, [options.orgId, options.categoryId, ...columns]);
       await client.query(
-        `INSERT INTO record_assignees (org_id, record_id, assignee_id, assignee_type) SELECT $1, s.* FROM unnest($2::text[], $3::text[], $4::text[]) AS s(record_id, assignee_id, assignee_type)`,
+        `INSERT INTO record_assignees (org_id, record_id, assignee_id, assignee_type, created_at)
+         SELECT $1, s.* FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS s(record_id, assignee_id, assignee_type, created_at)`,
         [options.orgId, ...assignees],
       );
     }

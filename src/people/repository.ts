@@ -139,6 +139,7 @@ export async function openWorkOrdersNaming(db: Executor, orgId: string, assignee
     .selectFrom('record_assignees')
     .innerJoin('records', 'records.id', 'record_assignees.record_id')
     .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('record_assignees.org_id', '=', orgId)
     .where('record_assignees.assignee_id', '=', assigneeId)
     .where('records.org_id', '=', orgId)
     .where('records.status', 'not in', ['CLOSED', 'CANCELLED'])

@@ -190,13 +190,13 @@ export async function listHistoryPage(db: Executor, orgId: string, recordId: str
 }
 
 /** The rows GET /records?assigneeId= finds a work order by: one per assignee, as `assignees` names them. */
-export function assigneeRows(orgId: string, recordId: string, assignees: readonly Assignee[]) {
-  return assignees.map((assignee) => ({ record_id: recordId, assignee_id: assignee.id, assignee_type: assignee.type, org_id: orgId }));
+export function assigneeRows(record: Pick<RecordsTable, 'id' | 'org_id' | 'created_at'>, assignees: readonly Assignee[]) {
+  return assignees.map((assignee) => ({ record_id: record.id, assignee_id: assignee.id, assignee_type: assignee.type, org_id: record.org_id, created_at: record.created_at }));
 }
 
 /** Replaces a work order's assignee rows with those of `assignees` (a reassignment), in the caller's transaction. */
-export async function replaceRecordAssignees(db: Executor, orgId: string, recordId: string, assignees: readonly Assignee[]): Promise<void> {
-  await db.deleteFrom('record_assignees').where('record_id', '=', recordId).where('org_id', '=', orgId).execute();
-  const rows = assigneeRows(orgId, recordId, assignees);
+export async function replaceRecordAssignees(db: Executor, record: Pick<RecordsTable, 'id' | 'org_id' | 'created_at'>, assignees: readonly Assignee[]): Promise<void> {
+  await db.deleteFrom('record_assignees').where('record_id', '=', record.id).where('org_id', '=', record.org_id).execute();
+  const rows = assigneeRows(record, assignees);
   if (rows.length > 0) await db.insertInto('record_assignees').values(rows).execute();
 }

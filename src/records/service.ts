@@ -190,7 +190,7 @@ export class RecordService {
     const data = { ...(input.assignee ? { assignee: input.assignee } : {}), ...(assignees.length > 0 ? { assignees } : {}) };
     const entry = historyRow(row, principal, 'created', null, status, data, now);
     appends.add('record_events', entry);
-    if (assignees.length > 0) appends.add('record_assignees', ...assigneeRows(row.org_id, row.id, assignees));
+    if (assignees.length > 0) appends.add('record_assignees', ...assigneeRows(row, assignees));
     const record = toWorkOrder(row);
     appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
     if (assigned) {
@@ -283,7 +283,7 @@ export class RecordService {
         next,
         afterWrite: async () => {
           const now = next.updated_at;
-          if (assignees) await replaceRecordAssignees(tx, next.org_id, next.id, assignees);
+          if (assignees) await replaceRecordAssignees(tx, next, assignees);
           // Resolved once the write is certain to stand: it marks attachments as evidence.
           const evidence = action === 'complete' && input.evidence?.length ? await this.resolveEvidence(tx, next.org_id, next.id, input.evidence, now) : [];
           if (evidence.length > 0) data.evidence = evidence;

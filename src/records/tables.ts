@@ -69,6 +69,8 @@ export interface RecordAssigneesTable {
   assignee_id: string;
   assignee_type: string;
   org_id: string;
+  /** The work order's createdAt: the list's sort key, read from the index. */
+  created_at: string;
 }
 
 declare module '../db/tables.js' {

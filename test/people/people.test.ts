@@ -148,6 +148,9 @@ describe('people, teams and vendors', () => {
     };
     assert.deepEqual(await ids(`assigneeId=${ana.id}`), { ids: [both, viaWet, viaDay, direct], total: 4 }, 'each once, newest first');
     assert.deepEqual(await ids(`assigneeId=${ana.id}&limit=2&offset=1`), { ids: [viaWet, viaDay], total: 4 });
+    assert.deepEqual(await ids(`assigneeId=${ana.id}&limit=2&offset=2`), { ids: [viaDay, direct], total: 4 }, 'a page in the older half, read from the oldest end');
+    assert.deepEqual(await ids(`assigneeId=${ana.id}&offset=4`), { ids: [], total: 4 });
+    assert.deepEqual(await ids(`assigneeId=${ana.id}&status=ASSIGNED&limit=3`), { ids: [both, viaWet, viaDay], total: 4 }, 'with another filter');
     assert.deepEqual(await ids(`assigneeId=${ben.id}`), { ids: [bens, viaDay], total: 2 });
     assert.deepEqual(await ids(`assigneeId=${wet.id}`), { ids: [both, viaWet], total: 2 });
     assert.deepEqual(await ids(`assigneeId=${acme.id}`), { ids: [vendors], total: 1 });

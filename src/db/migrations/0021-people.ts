@@ -85,17 +85,21 @@ export const people: VersionedMigration = {
     // `trade=` on the people, teams and vendors lists
     await sql`CREATE INDEX IF NOT EXISTS trade_tags_trade ON trade_tags (org_id, trade, owner_id)`.execute(db);
 
-    // Who each work order is assigned to, one row per assignee, kept with the record's `assignees`.
+    // Who each work order is assigned to, one row per assignee, kept with the record's `assignees`;
+    // `created_at` is the work order's (it never changes), the list's sort key.
     await sql`
       CREATE TABLE IF NOT EXISTS record_assignees (
         record_id text NOT NULL,
         assignee_id text NOT NULL,
         assignee_type text NOT NULL,
         org_id text NOT NULL,
+        created_at text NOT NULL,
         PRIMARY KEY (record_id, assignee_id)
       )`.execute(db);
-    // GET /records?assigneeId= (the outer query keeps to the organization) and the in_use check of a delete
-    await sql`CREATE INDEX IF NOT EXISTS record_assignees_assignee ON record_assignees (assignee_id, record_id)`.execute(db);
+    // GET /records?assigneeId=: the page of ids and the total from the index alone; and the in_use check of a delete.
+    // The assignee leads (ids are unique across organizations): a person's own rows and their teams' are
+    // two lookups of it (SQLite's OR optimization needs the OR'ed column first).
+    await sql`CREATE INDEX IF NOT EXISTS record_assignees_assignee ON record_assignees (assignee_id, org_id, created_at, record_id)`.execute(db);
 
     await sql`
       CREATE TABLE IF NOT EXISTS access_links (
