@@ -116,6 +116,15 @@ describe('people, teams and vendors', () => {
       [[null, ['Acme Plumbing']], [null, ['Ana Ruiz', 'Acme Plumbing']], ['Night shift', ['Ana Ruiz', 'Acme Plumbing']]],
     );
 
+    // Completed after the rename, the proof's statement still names them as they were when assigned.
+    assert.equal((await tenant.request({ method: 'POST', url: `/api/v1/records/${leak.id}/start` })).statusCode, 200);
+    assert.equal((await tenant.request({ method: 'POST', url: `/api/v1/records/${leak.id}/complete`, payload: { resolutionNotes: 'Fixed' } })).statusCode, 200);
+    const statement = await t.context.database.db.selectFrom('proof_statements').select('statement_json').where('record_id', '=', leak.id).executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(statement.statement_json).assignees, [
+      { type: 'person', id: ana.id, name: 'Ana Ruiz' },
+      { type: 'vendor', id: acme.id, name: 'Acme Plumbing' },
+    ]);
+
     const bad = async (assignees: unknown) => tenant.request({ method: 'POST', url: '/api/v1/records', payload: recordBody(categoryId, { assignees }) as never });
     assert.equal((await bad([{ type: 'person', id: 'per_missing' }])).statusCode, 422);
     assert.equal((await bad([{ type: 'person', id: acme.id }])).statusCode, 422, 'a vendor id named as a person');
