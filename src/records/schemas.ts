@@ -37,7 +37,7 @@ const AssigneeReference = Type.Object(
   { additionalProperties: false },
 );
 export type AssigneeInput = Static<typeof AssigneeReference>;
-const Assignees = Type.Array(AssigneeReference, {
+export const Assignees = Type.Array(AssigneeReference, {
   maxItems: MAX_ASSIGNEES,
   description: '0 to 10 people, teams and vendors of your organization, each once; each must exist and be active (422 otherwise). Their names as they are now are kept with the work order.',
 });

@@ -2,7 +2,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimistically, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
-import { errors, type FieldError } from '../errors.js';
+import { AppError, errors, type FieldError } from '../errors.js';
 import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { emitEvent, outboxRow } from '../events/outbox.js';
@@ -55,7 +55,7 @@ export interface CompletionEvidence {
 export type EvidenceResolver = (tx: Tx, orgId: string, recordId: string, evidence: EvidenceInput[], now: string) => Promise<CompletionEvidence[]>;
 
 /** Checks that ids a work order points at exist in the caller's organization. */
-export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null }) => Promise<FieldError[]>;
+export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null; assignees?: readonly AssigneeInput[] }) => Promise<FieldError[]>;
 
 export interface CompletionContext {
   /** The organization of the work order (the API representation does not carry it). */
@@ -112,6 +112,17 @@ export class RecordService {
   /** How `assignees` are checked and named (the people feature's directory). */
   resolveAssigneesWith(resolver: AssigneeResolver): void {
     this.resolveAssignees = resolver;
+  }
+
+  /** What is wrong with `assignees` a template names (a schedule's), as field errors; nothing when they can be assigned now. */
+  async assigneeProblems(tx: Tx, orgId: string, requested: readonly AssigneeInput[], field: string): Promise<FieldError[]> {
+    try {
+      await this.resolveAssignees(tx, orgId, requested, field);
+      return [];
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unprocessable_entity') return error.extra.errors ?? [];
+      throw error;
+    }
   }
 
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */

@@ -1,6 +1,6 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { itOnEachDatabase, recordBody, seedCategory, type TestApp, type Tenant } from '../helpers/test-app.js';
+import { itOnEachDatabase, recordBody, seedCategory, TestClock, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { ALL_SCOPES } from '../../src/features.js';
 
 /** A tenant of an organization whose amounts are in `currency`. */
@@ -120,7 +120,7 @@ describe('people, teams and vendors', () => {
     assert.equal((await tenant.request({ method: 'POST', url: `/api/v1/records/${leak.id}/start` })).statusCode, 200);
     assert.equal((await tenant.request({ method: 'POST', url: `/api/v1/records/${leak.id}/complete`, payload: { resolutionNotes: 'Fixed' } })).statusCode, 200);
     const statement = await t.context.database.db.selectFrom('proof_statements').select('statement_json').where('record_id', '=', leak.id).executeTakeFirstOrThrow();
-    assert.deepEqual(JSON.parse(statement.statement_json).assignees, [
+    assert.deepEqual(JSON.parse(statement.statement_json!).assignees, [
       { type: 'person', id: ana.id, name: 'Ana Ruiz' },
       { type: 'vendor', id: acme.id, name: 'Acme Plumbing' },
     ]);
@@ -195,4 +195,23 @@ describe('people, teams and vendors', () => {
     const events = await outbox(t, tenant.orgId, ['person.deleted', 'team.deleted', 'vendor.deleted', 'vendor.updated']);
     assert.deepEqual(events.map((e) => e.type), ['vendor.updated', 'person.deleted', 'team.deleted', 'vendor.deleted']);
   });
+
+  itOnEachDatabase('gives the work orders a schedule generates the assignees of its template, checked when the schedule is written', async (t) => {
+    const tenant = await t.newTenant();
+    const categoryId = await seedCategory(tenant);
+    const ana = await create(tenant, '/api/v1/people', { name: 'Ana Ruiz' });
+    const crew = await create(tenant, '/api/v1/teams', { name: 'Filter crew', memberIds: [ana.id] });
+    const plan = (assignees: unknown) => ({
+      name: 'Monthly filters',
+      template: { categoryId, description: 'Replace the AHU-1 filters', assignees },
+      triggers: [{ type: 'calendar', rrule: 'FREQ=MONTHLY;BYDAY=1MO', start: '2027-03-01T08:00:00', timezone: 'Europe/Berlin' }],
+      leadTime: 'P7D',
+    });
+    const refused = await tenant.request({ method: 'POST', url: '/api/v1/schedules', payload: plan([{ type: 'person', id: 'per_missing' }]) });
+    assert.deepEqual([refused.statusCode, refused.json().errors[0].field], [422, 'body.template.assignees.0']);
+    await create(tenant, '/api/v1/schedules', plan([{ type: 'team', id: crew.id }]));
+    await t.context.scheduleGenerator.runOnce();
+    const [generated] = (await tenant.request({ method: 'GET', url: `/api/v1/records?assigneeId=${ana.id}` })).json().records;
+    assert.deepEqual([generated.status, generated.assignees], ['ASSIGNED', [{ type: 'team', id: crew.id, name: 'Filter crew' }]]);
+  }, { clock: new TestClock(new Date('2027-03-01T06:00:00.000Z')) });
 });
