@@ -89,6 +89,13 @@ export interface Config {
     /** Largest file an upload may carry (413 beyond). */
     readonly maxBytes: number;
   };
+  /** The job page of access links (`/job/{token}`): its request budgets per 15-minute window, shared by every process through the database. */
+  readonly jobPage: {
+    /** Requests one access link may make (`WO_JOB_PAGE_REQUESTS_PER_LINK`). */
+    readonly requestsPerLink: number;
+    /** Requests one client address may make, to any link or none (`WO_JOB_PAGE_REQUESTS_PER_ADDRESS`). */
+    readonly requestsPerAddress: number;
+  };
   /**
    * How much V8 lets the old generation grow past what the last full GC kept, in percent (V8's
    * `--heap-growing-percent`), for the long-running commands; 0 leaves V8's own factor (up to 4×).
@@ -252,6 +259,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       redisKeyPrefix: env.WO_RATE_LIMIT_REDIS_PREFIX?.trim() || 'wo:rate',
     },
     attachments: { maxBytes: readInteger(env, 'WO_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1, 1024 * 1024 * 1024) },
+    jobPage: {
+      requestsPerLink: readInteger(env, 'WO_JOB_PAGE_REQUESTS_PER_LINK', 300, 1, 1_000_000),
+      requestsPerAddress: readInteger(env, 'WO_JOB_PAGE_REQUESTS_PER_ADDRESS', 600, 1, 1_000_000),
+    },
     heapGrowingPercent: readInteger(env, 'WO_HEAP_GROWING_PERCENT', 50, 0, 1000),
     client: { apiKey: env.WO_API_KEY?.trim() || undefined },
     ...overrides,

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   conflict: { status: 409, title: 'Conflict' },
   invalid_transition: { status: 409, title: 'Transition not allowed' },
   resource_in_use: { status: 409, title: 'Resource in use' },
+  in_use: { status: 409, title: 'Named by open work orders' },
   already_exists: { status: 409, title: 'Already exists' },
   idempotency_key_in_use: { status: 409, title: 'Idempotent request still in progress' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
@@ -31,6 +32,7 @@ export const ERROR_CODES = {
   unprocessable_entity: { status: 422, title: 'Unprocessable entity' },
   idempotency_key_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },
   meter_decreased: { status: 422, title: 'Cumulative meter reading decreased' },
+  currency_mismatch: { status: 422, title: 'Amount in another currency than the organization’s' },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
@@ -71,6 +73,8 @@ export const errors = {
   meterDecreased: (detail: string, errs: FieldError[]) => new AppError('meter_decreased', detail, { errors: errs }),
   alreadyExists: (detail: string) => new AppError('already_exists', detail),
   inUse: (detail: string) => new AppError('resource_in_use', detail),
+  /** A person, team or vendor that open work orders name (DESIGN's `in_use`, apart from other references). */
+  namedByOpenWorkOrders: (detail: string) => new AppError('in_use', detail),
   invalidTransition: (detail: string, allowedActions: string[]) =>
     new AppError('invalid_transition', detail, { allowedActions }),
   preconditionFailed: (detail: string) => new AppError('precondition_failed', detail),

@@ -11,6 +11,7 @@ import { locationsFeature } from './locations/feature.js';
 import { assetsFeature } from './assets/feature.js';
 import { metersFeature } from './meters/feature.js';
 import { schedulesFeature } from './schedules/feature.js';
+import { peopleFeature } from './people/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -30,6 +31,7 @@ export const FEATURES: readonly Feature[] = [
   locationsFeature,
   metersFeature,
   schedulesFeature,
+  peopleFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,

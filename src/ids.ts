@@ -25,6 +25,10 @@ export const ID_PREFIXES = {
   attachment: 'file',
   meter: 'mtr',
   meterReading: 'rdg',
+  person: 'per',
+  team: 'tem',
+  vendor: 'vnd',
+  accessLink: 'lnk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -10,6 +10,11 @@ export interface Actor {
   readonly type: ActorType;
   /** The id of the key, schedule, intake link or access link (its prefix says which). */
   readonly id: string;
+  /**
+   * Whom a system actor acts for, as history and proofs name it: an access link's vendor or person
+   * ("Acme Plumbing"), recorded with the id as it was then. Absent for API keys.
+   */
+  readonly name?: string;
 }
 
 /** Who is calling: the organization a request or job acts in, with what scopes, as whom. */
@@ -28,9 +33,9 @@ export interface Principal {
 const ACTOR_TYPE_BY_PREFIX: Readonly<Record<string, ActorType>> = { key: 'api_key', sch: 'schedule', itk: 'intake', lnk: 'link' };
 
 /** The actor a stored id names (history rows keep only the id). */
-export function actorOf(id: string): Actor {
+export function actorOf(id: string, name?: string | null): Actor {
   const type = ACTOR_TYPE_BY_PREFIX[id.slice(0, id.indexOf('_'))] ?? 'api_key';
-  return { type, id };
+  return name ? { type, id, name } : { type, id };
 }
 
 /** How proof statements and logs name an actor: `api_key:key_…`, `schedule:sch_…`. */

@@ -32,6 +32,32 @@ function seededRecordId(timeMs: number, serial: number): string {
   return `rec_${base32(timeMs, 10)}${base32(serial, 16)}`;
 }
 
+/**
+ * The directory the seeded work orders are assigned to: 1,000 people in 100 teams of 10. An assigned
+ * work order names one person (each takes 20 consecutive serials, every status of the cycle, in turn),
+ * and every tenth also that person's team, so a person's list (`GET /records?assigneeId=`) holds their
+ * own work and some of their team's: about 100 work orders each at 100k.
+ */
+export const BENCH_PEOPLE = 1_000;
+export const BENCH_TEAM_SIZE = 10;
+
+export function benchPersonId(index: number): string {
+  return `per_01BENCHPERSON${String(index).padStart(14, '0')}`;
+}
+
+export function benchTeamId(index: number): string {
+  return `tem_01BENCHTEAM${String(index).padStart(16, '0')}`;
+}
+
+/** The assignees of the `serial`-th seeded work order (none unless it is assigned). */
+function seededAssignees(serial: number, assigned: boolean): { type: 'person' | 'team'; id: string; name: string }[] {
+  if (!assigned) return [];
+  const person = Math.floor(serial / STATUS_CYCLE.length) % BENCH_PEOPLE;
+  const team = Math.floor(person / BENCH_TEAM_SIZE);
+  const named = [{ type: 'person' as const, id: benchPersonId(person), name: `Technician ${person}` }];
+  return serial % 10 === 0 ? [...named, { type: 'team' as const, id: benchTeamId(team), name: `Team ${team}` }] : named;
+}
+
 /** The columns of one seeded work order that vary from row to row (the rest are NULL, '{}' or 1). */
 export interface SeededRecord {
   id: string;
@@ -41,6 +67,9 @@ export interface SeededRecord {
   description: string;
   priority: string;
   assignee: string | null;
+  /** JSON of its assignees, as the service stores them. */
+  assignees: string;
+  assigneeRows: { id: string; type: string }[];
   externalRef: string | null;
   resolutionNotes: string | null;
   completedAt: string | null;
@@ -59,6 +88,7 @@ export function seededRecord(serial: number, newestMs: number): SeededRecord {
   const createdAt = new Date(createdMs).toISOString();
   const finished = status === 'COMPLETED' || status === 'CLOSED';
   const assigned = status !== 'OPEN' && status !== 'CANCELLED';
+  const assignees = seededAssignees(serial, assigned);
   return {
     id: seededRecordId(createdMs, serial),
     status,
@@ -67,6 +97,8 @@ export function seededRecord(serial: number, newestMs: number): SeededRecord {
     description: `Seeded work order ${serial}: the boiler in the basement makes a knocking noise after midnight.`,
     priority: PRIORITIES[serial % PRIORITIES.length]!,
     assignee: assigned ? `Technician ${serial % 50}` : null,
+    assignees: JSON.stringify(assignees),
+    assigneeRows: assignees.map(({ id, type }) => ({ id, type })),
     externalRef: serial % 3 === 0 ? `ERP-${serial}` : null,
     resolutionNotes: finished ? 'Replaced the pressure valve.' : null,
     completedAt: finished ? createdAt : null,
@@ -117,10 +149,11 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
     const existing = (db.prepare('SELECT COUNT(*) AS n FROM records WHERE org_id = ?').get(options.orgId) as { n: number }).n;
     const newest = defaultNewestMs(options.newestAt);
     const insert = db.prepare(
-      `INSERT INTO records (id, org_id, category_id, status, address, requester_name, description, priority, due_at, assignee,
+      `INSERT INTO records (id, org_id, category_id, status, address, requester_name, description, priority, due_at, assignee, assignees,
          asset_id, location_id, external_ref, metadata, resolution_notes, completed_at, closed_at, cancelled_at, created_at, updated_at, version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, NULL, ?, '{}', ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ?, '{}', ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const insertAssignee = db.prepare('INSERT INTO record_assignees (record_id, assignee_id, assignee_type, org_id, created_at) VALUES (?, ?, ?, ?, ?)');
     const bumpCounter = db.prepare(
       `INSERT INTO record_counters (org_id, status, count) VALUES (?, ?, ?)
        ON CONFLICT (org_id, status) DO UPDATE SET count = record_counters.count + excluded.count`,
@@ -141,6 +174,7 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
           row.description,
           row.priority,
           row.assignee,
+          row.assignees,
           row.externalRef,
           row.resolutionNotes,
           row.completedAt,
@@ -150,6 +184,7 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
           row.createdAt,
           1,
         );
+        for (const assignee of row.assigneeRows) insertAssignee.run(row.id, assignee.id, assignee.type, options.orgId, row.createdAt);
         counts.set(row.status, (counts.get(row.status) ?? 0) + 1);
       }
       for (const [status, n] of counts) {
@@ -163,6 +198,41 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
     db.pragma('wal_checkpoint(TRUNCATE)');
 
     return { inserted: options.count, totalInOrg: existing + options.count, byStatus, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    db.close();
+  }
+}
+
+/** How many of an organization's first `count` seeded work orders name `person` directly or through their team. */
+export function seededForPerson(count: number, person: number): number {
+  const team = benchTeamId(Math.floor(person / BENCH_TEAM_SIZE));
+  let n = 0;
+  for (let serial = 0; serial < count; serial++) {
+    const status = STATUS_CYCLE[serial % STATUS_CYCLE.length]!;
+    const named = seededAssignees(serial, status !== 'OPEN' && status !== 'CANCELLED');
+    if (named.some((assignee) => assignee.id === benchPersonId(person) || assignee.id === team)) n++;
+  }
+  return n;
+}
+
+/** The people and teams the seeded work orders name (BENCH_PEOPLE), added directly; again changes nothing. */
+export function seedDirectory(sqlitePath: string, orgId: string): void {
+  const db = new SqliteDatabase(sqlitePath);
+  try {
+    const now = new Date().toISOString();
+    const person = db.prepare(
+      `INSERT INTO people (id, org_id, name, search_text, email, phone, external_ref, trades, hourly_rate_minor, hourly_rate_currency, active, created_at, updated_at, version)
+       VALUES (?, ?, ?, ?, NULL, NULL, NULL, '[]', NULL, NULL, 1, ?, ?, 1) ON CONFLICT DO NOTHING`,
+    );
+    const team = db.prepare(`INSERT INTO teams (id, org_id, name, search_text, active, created_at, updated_at, version) VALUES (?, ?, ?, ?, 1, ?, ?, 1) ON CONFLICT DO NOTHING`);
+    const member = db.prepare('INSERT INTO team_members (team_id, person_id, org_id, position) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
+    db.transaction(() => {
+      for (let t = 0; t < BENCH_PEOPLE / BENCH_TEAM_SIZE; t++) team.run(benchTeamId(t), orgId, `Team ${t}`, `team ${t}`, now, now);
+      for (let p = 0; p < BENCH_PEOPLE; p++) {
+        person.run(benchPersonId(p), orgId, `Technician ${p}`, `technician ${p}`, now, now);
+        member.run(benchTeamId(Math.floor(p / BENCH_TEAM_SIZE)), benchPersonId(p), orgId, p % BENCH_TEAM_SIZE);
+      }
+    })();
   } finally {
     db.close();
   }

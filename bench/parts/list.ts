@@ -2,10 +2,27 @@ import path from 'node:path';
 import { Baseline, measurementSeconds, runLoad } from '../lib/load.js';
 import { removeDataDir, serverRunner, startService, temporaryDataDir } from '../lib/processes.js';
 import { bracketedMeasurement, check, isClean, loadMeasurement, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
-import { seedCategory, seedRecords } from '../lib/seed-records.js';
+import { benchPersonId, seedCategory, seedDirectory, seededForPerson, seedRecords } from '../lib/seed-records.js';
 import { callApi, createTenant } from '../lib/tenant.js';
 
 const CONNECTIONS = 10;
+
+/** The person whose list `assigneeId=` is measured (their own work orders and their team's). */
+export const MEASURED_PERSON = 42;
+
+/** `GET /records?assigneeId=` at 100k may cost at most this many times the CPU per request of `status=OPEN`, in the same run. */
+export const ASSIGNEE_FILTER_CPU_RATIO = 1.5;
+
+/** The target check of the assigneeId filter against the status filter, from their CPU per request. */
+export function assigneeFilterTarget(label: string, assignee: Measurement, status: Measurement): TargetCheck {
+  const cpu = (m: Measurement) => (m.cpuUsPerReq ?? NaN) + (m.postgresCpuUsPerReq ?? 0);
+  const ratio = cpu(assignee) / cpu(status);
+  return check(
+    `${label}: assigneeId ≤ ${ASSIGNEE_FILTER_CPU_RATIO} × the CPU per request of status=OPEN`,
+    `${ratio.toFixed(2)} × (${cpu(assignee)} µs against ${cpu(status)} µs)`,
+    isClean(assignee) && isClean(status) && Number.isFinite(ratio) ? ratio <= ASSIGNEE_FILTER_CPU_RATIO : null,
+  );
+}
 
 /** Organization sizes to measure, smallest first; BENCH_LIST_SIZES=10000,100000 shortens a run. */
 export function listSizes(): number[] {
@@ -36,6 +53,7 @@ export async function runListPart(): Promise<PartResult> {
     const tenant = await createTenant(dataDir); // the CLI also creates the schema
     const categoryId = 'cat_01BENCHSEEDCATEGORY000000000';
     seedCategory(sqlitePath, tenant.orgId, categoryId);
+    seedDirectory(sqlitePath, tenant.orgId);
 
     let seeded = 0;
     for (const size of listSizes()) {
@@ -77,12 +95,25 @@ export async function runListPart(): Promise<PartResult> {
             }
           }
         }
+        // One person's work orders (theirs and their team's), beside the status filter's first page.
+        const person = benchPersonId(MEASURED_PERSON);
+        const named = await callApi<{ total: number }>(service.baseUrl, tenant, 'GET', `/api/v1/records?limit=1&assigneeId=${person}`);
+        const expected = seededForPerson(size, MEASURED_PERSON);
+        if (named.body.total !== expected) throw new Error(`the service reports ${named.body.total} work orders of ${person}, expected ${expected}`);
+        const assigneeUrl = `/api/v1/records?limit=50&assigneeId=${person}`;
+        await runLoad({ url: service.baseUrl, connections: CONNECTIONS, durationS: 1, path: assigneeUrl, headers: tenant.readHeaders });
+        const byAssignee = loadMeasurement(`list ${label} assigneeId (${expected} of them) offset 0`, await runLoad({ url: service.baseUrl, server: service, connections: CONNECTIONS, path: assigneeUrl, headers: tenant.readHeaders }), base);
+        measurements.push(byAssignee);
+        const byStatus = measurements.find((m) => m.name === `list ${label} status=OPEN offset 0 (0%)`);
+        if (size === 100_000 && byStatus) targets.push(assigneeFilterTarget('list 100k, 1,000 people', byAssignee, byStatus));
+
         const peak = service.peakRssMb();
         memory.push({ process: `service, ${label} work orders`, peakRssMb: peak });
       } finally {
         await service.stop();
       }
     }
+    if (!listSizes().includes(100_000)) targets.push(check('list 100k assigneeId target', 'not measured: BENCH_LIST_SIZES leaves out 100000', null));
     if (!listSizes().includes(1_000_000)) {
       targets.push(check('list 1M targets', 'not measured: BENCH_LIST_SIZES leaves out 1000000', null));
     }

@@ -1,11 +1,11 @@
 import pg from 'pg';
 import type { RecordStatus } from '../../src/records/schemas.js';
-import { defaultNewestMs, seededRecord, type SeedOptions, type SeedResult, type SeededRecord } from '../lib/seed-records.js';
+import { BENCH_PEOPLE, BENCH_TEAM_SIZE, benchPersonId, benchTeamId, defaultNewestMs, seededRecord, type SeedOptions, type SeedResult, type SeededRecord } from '../lib/seed-records.js';
 
 const BATCH = 50_000;
 
 // The varying columns travel as one array each and come back as rows through unnest, in order.
-const ARRAY_COLUMNS: [keyof SeededRecord, string][] = [
+const ARRAY_COLUMNS: [Exclude<keyof SeededRecord, 'assigneeRows'>, string][] = [
   ['id', 'id'],
   ['status', 'status'],
   ['address', 'address'],
@@ -13,6 +13,7 @@ const ARRAY_COLUMNS: [keyof SeededRecord, string][] = [
   ['description', 'description'],
   ['priority', 'priority'],
   ['assignee', 'assignee'],
+  ['assignees', 'assignees'],
   ['externalRef', 'external_ref'],
   ['resolutionNotes', 'resolution_notes'],
   ['completedAt', 'completed_at'],
@@ -45,18 +46,26 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
     const byStatus: Partial<Record<RecordStatus, number>> = {};
     for (let from = 0; from < options.count; from += BATCH) {
       const columns = ARRAY_COLUMNS.map(() => [] as (string | null)[]);
+      const assignees: [string[], string[], string[], string[]] = [[], [], [], []];
       for (let i = from; i < Math.min(options.count, from + BATCH); i++) {
         const row = seededRecord(existing + i, newest);
         ARRAY_COLUMNS.forEach(([field], c) => columns[c]!.push(row[field]));
+        for (const assignee of row.assigneeRows) [row.id, assignee.id, assignee.type, row.createdAt].forEach((value, c) => assignees[c]!.push(value));
         byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
       }
       await client.query(INSERT_BATCH, [options.orgId, options.categoryId, ...columns]);
+      await client.query(
+        `INSERT INTO record_assignees (org_id, record_id, assignee_id, assignee_type, created_at)
+         SELECT $1, s.* FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS s(record_id, assignee_id, assignee_type, created_at)`,
+        [options.orgId, ...assignees],
+      );
     }
     await seedStatusCounts(client, options.orgId, byStatus);
     // Autovacuum may be off (it is on the shared test cluster) or not yet run: without the visibility
     // map a deep page cannot be an index-only scan, and without statistics the planner guesses.
     await client.query('VACUUM (ANALYZE) records');
     await client.query('VACUUM (ANALYZE) record_counters');
+    await client.query('VACUUM (ANALYZE) record_assignees');
     return { inserted: options.count, totalInOrg: existing + options.count, byStatus, seconds: (performance.now() - started) / 1000 };
   } finally {
     await client.end();
@@ -76,6 +85,35 @@ async function seedStatusCounts(client: pg.Client, orgId: string, byStatus: Part
        ON CONFLICT (org_id, status) DO UPDATE SET count = record_counters.count + excluded.count`,
       [orgId, status, count],
     );
+  }
+}
+
+/** The people and teams the seeded work orders name (BENCH_PEOPLE), added directly; again changes nothing. */
+export async function seedDirectoryOnPostgres(databaseUrl: string, orgId: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const now = new Date().toISOString();
+    const teams = BENCH_PEOPLE / BENCH_TEAM_SIZE;
+    const people = Array.from({ length: BENCH_PEOPLE }, (_, p) => p);
+    await client.query(
+      `INSERT INTO teams (id, org_id, name, search_text, active, created_at, updated_at, version)
+       SELECT id, $1, name, lower(name), 1, $2, $2, 1 FROM unnest($3::text[], $4::text[]) AS s(id, name) ON CONFLICT DO NOTHING`,
+      [orgId, now, Array.from({ length: teams }, (_, t) => benchTeamId(t)), Array.from({ length: teams }, (_, t) => `Team ${t}`)],
+    );
+    await client.query(
+      `INSERT INTO people (id, org_id, name, search_text, trades, active, created_at, updated_at, version)
+       SELECT id, $1, name, lower(name), '[]', 1, $2, $2, 1 FROM unnest($3::text[], $4::text[]) AS s(id, name) ON CONFLICT DO NOTHING`,
+      [orgId, now, people.map(benchPersonId), people.map((p) => `Technician ${p}`)],
+    );
+    await client.query(
+      `INSERT INTO team_members (team_id, person_id, org_id, position)
+       SELECT team_id, person_id, $1, position FROM unnest($2::text[], $3::text[], $4::int[]) AS s(team_id, person_id, position) ON CONFLICT DO NOTHING`,
+      [orgId, people.map((p) => benchTeamId(Math.floor(p / BENCH_TEAM_SIZE))), people.map(benchPersonId), people.map((p) => p % BENCH_TEAM_SIZE)],
+    );
+    await client.query('VACUUM (ANALYZE) team_members');
+  } finally {
+    await client.end();
   }
 }
 

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
-import { seedRecords } from '../lib/seed-records.js';
+import { benchPersonId, seedDirectory, seedRecords } from '../lib/seed-records.js';
 
 const size = Number(process.argv[2] ?? 1_000_000);
 const operations = Number(process.argv[3] ?? 2000);
@@ -33,6 +33,7 @@ async function seedOnce(): Promise<SeededState> {
   const { key } = await context.apiKeys.create({ orgId: org.id, name: 'list-cost', scopes: ['records:write', 'records:read'], createdBy: 'bench' });
   const category = await context.categories.create(org.id, { name: 'Plumbing' });
   await context.close();
+  seedDirectory(sqlitePath, org.id);
   const seed = seedRecords(sqlitePath, { orgId: org.id, categoryId: category.id, count: size });
   process.stdout.write(`seeded ${seed.inserted} work orders in ${seed.seconds.toFixed(1)} s into ${dataDir}\n`);
   const state = { orgId: org.id, key };
@@ -65,6 +66,11 @@ await cost('inject GET /records?limit=50', operations, list('limit=50'));
 await cost('inject GET /records?limit=50&offset=1000', operations, list('limit=50&offset=1000'));
 await cost('inject GET /records?limit=50&status=OPEN', operations, list('limit=50&status=OPEN'));
 await cost('inject GET /records?limit=50&offset=99% of total', Math.ceil(operations / 4), list(`limit=50&offset=${Math.floor(size * 0.99)}`));
+await cost('inject GET /records?limit=50&assigneeId=<a person of 1,000>', operations, list(`limit=50&assigneeId=${benchPersonId(42)}`));
+await cost('inject GET /records?limit=50&categoryId=<the one>', operations, list('limit=50&categoryId=none'));
+await cost('inject GET /records?limit=50&status=ASSIGNED', operations, list('limit=50&status=ASSIGNED'));
+await cost('RecordService.listAsJson status=OPEN, offset 0', operations, () => context.records.listAsJson(state.orgId, { status: 'OPEN' }, { limit: 50, offset: 0 }));
+await cost('RecordService.listAsJson assigneeId, offset 0', operations, () => context.records.listAsJson(state.orgId, { assigneeId: benchPersonId(42) }, { limit: 50, offset: 0 }));
 await cost('RecordService.list (objects), offset 0', operations, () => context.records.list(state.orgId, {}, { limit: 50, offset: 0 }));
 await cost('RecordService.listAsJson, offset 0', operations, () => context.records.listAsJson(state.orgId, {}, { limit: 50, offset: 0 }));
 await cost('inject GET /records?limit=50&offset=50% of total', Math.ceil(operations / 4), list(`limit=50&offset=${Math.floor(size / 2)}`));

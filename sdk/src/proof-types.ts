@@ -12,6 +12,8 @@ export interface components {
             to: string | null;
             /** @description Who made the change: `api_key:<key id>`, or the service acting for a schedule, an intake form or an access link (`schedule:sch_…`, `intake:itk_…`, `link:lnk_…`); null for changes with no actor. */
             actor: string | null;
+            /** @description For an access link: the vendor or person it acted for, as named then. Absent otherwise. */
+            actorName?: string;
             /** @description When (ISO 8601 UTC, milliseconds). */
             at: string;
             /** @description What the action carried: assignee, reason, resolution notes, changed fields. */
@@ -64,6 +66,12 @@ export interface components {
             };
             resolutionNotes: string | null;
             assignee: string | null;
+            /** @description The people, teams and vendors the work order was assigned to, with their names when assigned; absent when none. */
+            assignees?: {
+                type: string;
+                id: string;
+                name: string;
+            }[];
             history: components["schemas"]["HistoryEntry"][];
             completedAt: string;
             evidence: components["schemas"]["EvidenceDigest"][];

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import querystring from 'node:querystring';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
+import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import type { Config } from '../config.js';
 import { AppError, errors } from '../errors.js';
 import { spellsUtf8 } from '../http/errors.js';
@@ -58,26 +58,7 @@ export async function installAdminSecurity(app: FastifyInstance, config: Config,
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT_BYTES, parser: parseForm });
   await app.register(cookie);
   const secureOrigin = config.publicUrl.startsWith('https:');
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-        ...(secureOrigin ? { upgradeInsecureRequests: [] } : {}),
-      },
-    },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'no-referrer' },
-    // HSTS means something only on https (browsers ignore it on http), so send it only there.
-    strictTransportSecurity: secureOrigin ? { maxAge: 15_552_000, includeSubDomains: false } : false,
-  });
+  await app.register(helmet, pageSecurityHeaders(config));
   app.decorateRequest('adminSession', undefined);
 
   const cookieOptions = (request: FastifyRequest) =>
@@ -129,5 +110,34 @@ export async function installAdminSecurity(app: FastifyInstance, config: Config,
       reply.setCookie(PRE_SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: 3600 });
       return token;
     },
+  };
+}
+
+/**
+ * The security headers of the server-rendered pages (the admin area, the job page): a strict CSP
+ * (our own scripts and styles only, no framing, forms post only to us), no referrer (the job page's
+ * URL carries its token), HSTS on https.
+ */
+export function pageSecurityHeaders(config: Config): FastifyHelmetOptions {
+  const secureOrigin = config.publicUrl.startsWith('https:');
+  return {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+        ...(secureOrigin ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    // HSTS means something only on https (browsers ignore it on http), so send it only there.
+    strictTransportSecurity: secureOrigin ? { maxAge: 15_552_000, includeSubDomains: false } : false,
   };
 }

@@ -193,6 +193,7 @@ export class AttachmentService {
       from_status: null,
       to_status: null,
       actor_key_id: principal.keyId,
+      actor_name: principal.actor.name ?? null,
       data: JSON.stringify({ attachmentId, filename, mediaType, size, sha256 }),
       created_at: now,
     });

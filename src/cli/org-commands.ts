@@ -8,17 +8,17 @@ export const CLI_ACTOR = { userId: null, email: 'cli' } as const;
 
 export const orgsCreateCommand: CliCommand = {
   path: ['orgs', 'create'],
-  usage: 'orgs create <name> [--json]',
-  summary: 'Create an organization.',
+  usage: 'orgs create <name> [--currency EUR] [--json]',
+  summary: 'Create an organization; --currency is the ISO 4217 code of its amounts (default USD, fixed for its life).',
   async run(args, config, io) {
-    const { values, positionals } = parseOptions(args, { json: { type: 'boolean' } });
+    const { values, positionals } = parseOptions(args, { json: { type: 'boolean' }, currency: { type: 'string' } });
     const name = positionals.join(' ').trim();
     if (!name) throw new UsageError('the organization needs a name');
     const context = await createContext(config, { logger: quietLogger(config) });
     try {
-      const org = await context.organizations.create(name);
-      await context.admin.audit(CLI_ACTOR, 'organization.created', { target: org.id, orgId: org.id, details: { name: org.name } });
-      io.out(values.json ? JSON.stringify(org) : `created organization ${org.id} (${org.name})`);
+      const org = await context.organizations.create(name, values.currency === undefined ? {} : { currency: values.currency });
+      await context.admin.audit(CLI_ACTOR, 'organization.created', { target: org.id, orgId: org.id, details: { name: org.name, currency: org.currency } });
+      io.out(values.json ? JSON.stringify(org) : `created organization ${org.id} (${org.name}, ${org.currency})`);
     } finally {
       await context.close();
     }

@@ -33,7 +33,7 @@ export class CommentService {
         body: input.body,
         author_key_id: principal.keyId,
         // The request's key was just authenticated, so its row exists; the id would stand in otherwise.
-        author_name: (await apiKeyName(tx, principal.orgId, principal.keyId)) ?? principal.keyId,
+        author_name: principal.actor.name ?? (await apiKeyName(tx, principal.orgId, principal.keyId)) ?? principal.keyId,
         created_at: now,
       };
       await insertComment(tx, row);
@@ -46,6 +46,7 @@ export class CommentService {
         from_status: null,
         to_status: null,
         actor_key_id: principal.keyId,
+        actor_name: principal.actor.name ?? null,
         data: JSON.stringify({ commentId: comment.id, body: comment.body }),
         created_at: now,
       });

@@ -152,6 +152,23 @@ export const ERROR_DOCS: { readonly [C in ErrorCode]: ErrorDoc } = {
     action: 'Use a new key for a new operation; resend a repeat with exactly the first request’s body.',
     example: { detail: 'This Idempotency-Key was already used with a different method, path or body. Use a new key for a new operation.', instance: '/api/v1/records' },
   },
+  in_use: {
+    when: 'A person, team or vendor is still named by open work orders (any status but `CLOSED` and `CANCELLED`) and cannot be deleted.',
+    action: 'Reassign or finish those work orders first, or deactivate it (`PATCH … {"active": false}`) instead of deleting it: it stays on existing work orders and takes no new ones.',
+    example: {
+      detail: 'Vendor "vnd_01M8TGT6XK2D9W4Q0S7H3B5N8R" is named by 2 open work orders; reassign or finish them first, or deactivate it instead.',
+      instance: '/api/v1/vendors/vnd_01M8TGT6XK2D9W4Q0S7H3B5N8R',
+    },
+  },
+  currency_mismatch: {
+    when: 'An amount (`{"amount", "currency"}`) is in another currency than the organization’s, which is set when it is created (`wo orgs create NAME --currency EUR`, default `USD`). `errors[]` names the field.',
+    action: 'Send the amount in the organization’s currency; convert it on your side first.',
+    example: {
+      detail: 'Amounts must be in the organization’s currency, EUR.',
+      instance: '/api/v1/people',
+      errors: [{ field: 'body.hourlyRate.currency', message: 'must be EUR, the organization’s currency' }],
+    },
+  },
   meter_decreased: {
     when: 'A reading of a cumulative meter (`POST /meters/{id}/readings`) is lower than the reading just before it by `readAt`, or higher than the one just after it, and is not marked `reset: true`. `errors[]` names the item (`body.readings.3.value`); nothing of the batch is stored.',
     action: 'Correct the reading, or mark it `reset: true` when the counter really restarted (replaced, rolled over).',

@@ -1,18 +1,22 @@
+import type { Insertable, Selectable } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { OrganizationsTable } from './tables.js';
 import { errors } from '../errors.js';
 import { newId, looksLikeId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
+import { DEFAULT_CURRENCY, isCurrencyCode } from '../money/currencies.js';
 
 export interface Organization {
   id: string;
   name: string;
+  /** ISO 4217 code every amount of the organization is in (src/money). */
+  currency: string;
   createdAt: string;
 }
 
-function toOrganization(row: OrganizationsTable): Organization {
-  return { id: row.id, name: row.name, createdAt: row.created_at };
+function toOrganization(row: Selectable<OrganizationsTable>): Organization {
+  return { id: row.id, name: row.name, currency: row.currency, createdAt: row.created_at };
 }
 
 /** Organizations are created by operators (CLI, admin area), never through the public API. */
@@ -22,12 +26,15 @@ export class OrganizationService {
     private readonly clock: Clock,
   ) {}
 
-  async create(name: string): Promise<Organization> {
+  /** `currency`: the organization's one currency, ISO 4217 (USD when left out); it never changes. */
+  async create(name: string, options: { currency?: string } = {}): Promise<Organization> {
     const trimmed = name.trim();
     if (trimmed.length === 0 || trimmed.length > 200) {
       throw errors.validation([{ field: 'name', message: 'must be 1 to 200 characters' }]);
     }
-    const row: OrganizationsTable = { id: newId('organization'), name: trimmed, created_at: isoNow(this.clock) };
+    const currency = options.currency?.trim().toUpperCase() || DEFAULT_CURRENCY;
+    if (!isCurrencyCode(currency)) throw errors.validation([{ field: 'currency', message: `must be an ISO 4217 currency code such as EUR, USD or JPY, got "${currency.slice(0, 10)}"` }]);
+    const row = { id: newId('organization'), name: trimmed, currency, created_at: isoNow(this.clock) } satisfies Insertable<OrganizationsTable>;
     try {
       await this.db.insertInto('organizations').values(row).execute();
     } catch (error) {
@@ -50,5 +57,12 @@ export class OrganizationService {
       : await query.where('name', '=', idOrName).executeTakeFirst();
     if (!row) throw errors.notFound(`Organization "${idOrName}"`);
     return toOrganization(row);
+  }
+
+  /** The currency of the organization's amounts, read in the caller's transaction when given. */
+  async currencyOf(orgId: string, executor: Executor = this.db): Promise<string> {
+    const row = await executor.selectFrom('organizations').select('currency').where('id', '=', orgId).executeTakeFirst();
+    if (!row) throw errors.notFound(`Organization "${orgId}"`);
+    return row.currency;
   }
 }

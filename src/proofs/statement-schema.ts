@@ -50,6 +50,12 @@ export const CompletionStatementSchema = Type.Object(
     }),
     resolutionNotes: Nullable(Type.String()),
     assignee: Nullable(Type.String()),
+    assignees: Type.Optional(
+      Type.Array(
+        Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
+        { description: 'The people, teams and vendors the work order was assigned to, with their names when assigned; absent when none.' },
+      ),
+    ),
     // The work order's history as GET /records/{id}/history answers it: one schema for both.
     history: Type.Array(HistoryEntrySchema),
     completedAt: Type.String(),

@@ -51,6 +51,8 @@ export function buildCompletionStatement(input: StatementInput): CompletionState
     },
     resolutionNotes: record.resolutionNotes,
     assignee: record.assignee,
+    // Only when someone of the directory was assigned, so statements of other work orders keep their bytes.
+    ...(record.assignees.length > 0 ? { assignees: record.assignees.map(({ type, id, name }) => ({ type, id, name })) } : {}),
     history: input.history.map(historyEntryOf),
     completedAt: record.completedAt,
     evidence: input.evidence.map((e) =>

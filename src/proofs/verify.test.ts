@@ -28,6 +28,7 @@ function completedRecord(id: string): WorkOrder {
     priority: 'MEDIUM',
     dueAt: null,
     assignee: 'Bob Plumber',
+    assignees: [],
     assetId: null,
     locationId: null,
     externalRef: null,

@@ -325,8 +325,13 @@ export function verdictOf(result: VerifyResult, files: readonly FileDigest[]): V
  */
 export function describeCompletion(statement: CompletionStatement): string {
   const completion = [...statement.history].reverse().find((entry) => entry.to === 'COMPLETED');
-  const actor = completion?.actor ? `by ${completion.actor} (who reported it; a proof does not show who did the work)` : 'by no actor the statement names';
-  const assignee = statement.assignee ? `The work order named ${JSON.stringify(statement.assignee)} as assignee.` : 'The work order named no assignee.';
+  const reporter = completion?.actor ? `${completion.actor}${completion.actorName ? ` for ${JSON.stringify(completion.actorName)}` : ''}` : undefined;
+  const actor = reporter ? `by ${reporter} (who reported it; a proof does not show who did the work)` : 'by no actor the statement names';
+  const named = [
+    ...(statement.assignee ? [JSON.stringify(statement.assignee)] : []),
+    ...(statement.assignees ?? []).map((assignee) => `${JSON.stringify(assignee.name)} (${assignee.type} ${assignee.id})`),
+  ];
+  const assignee = named.length > 0 ? `The work order named ${named.join(' and ')} as assignee${named.length > 1 ? 's' : ''}.` : 'The work order named no assignee.';
   const supersedes = statement.supersedes ? ` It supersedes proof ${statement.supersedes}.` : '';
   return `Work order ${statement.record.id} was reported completed at ${statement.completedAt} ${actor}. ${assignee}${supersedes}`;
 }

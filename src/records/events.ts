@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { RecordSchema, RecordStatusSchema } from './schemas.js';
+import { AssigneeSchema, RecordSchema, RecordStatusSchema } from './schemas.js';
 import type { EventDefinition } from '../events/catalogue.js';
 
 /** The events this feature emits, with their payload schemas (assembled into the catalogue from src/features.ts). */
@@ -17,11 +17,14 @@ export const RECORD_EVENTS = {
     }),
   },
   'record.assigned': {
-    description: 'A work order was assigned or reassigned (POST /records with an assignee, or /records/{id}/assign).',
+    description:
+      'A work order was assigned or reassigned (POST /records with an assignee or assignees, or /records/{id}/assign): the free-text `assignee` and the `assignees` (with their names at the time), after and before.',
     payload: Type.Object({
       recordId: Type.String(),
-      assignee: Type.String(),
+      assignee: Type.Union([Type.String(), Type.Null()], { description: 'The free-text assignee after the change; null when only `assignees` name who.' }),
       previousAssignee: Type.Union([Type.String(), Type.Null()]),
+      assignees: Type.Array(AssigneeSchema),
+      previousAssignees: Type.Array(AssigneeSchema),
       record: RecordSchema,
     }),
   },

@@ -13,6 +13,7 @@ export function historyEntryOf(entry: RecordHistoryEntry): HistoryEntry {
     from: entry.fromStatus,
     to: entry.toStatus,
     actor: entry.actor ? `${entry.actor.type}:${entry.actor.id}` : null,
+    ...(entry.actor?.name ? { actorName: entry.actor.name } : {}),
     at: entry.occurredAt,
     data: entry.data,
   };

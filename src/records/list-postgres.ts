@@ -8,7 +8,11 @@ import {
   RecordListReads,
   filtersByStatusOnly,
   inListOrder,
+  assigneePageRecords,
+  assigneeTotalQuery,
+  filtersByAssigneeOnly,
   narrow,
+  organizationRecords,
   type MatchingRecords,
   type PageWalk,
   type RecordFilter,
@@ -64,10 +68,17 @@ export const postgresRecordLists: RecordListReads = new PostgresRecordLists();
  * empty: its statement carries the total on its rows, so an offset past the end is left to readList.
  */
 async function pageWithTotalOnPostgres(db: Executor, orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string; total: number } | undefined> {
+  if (filtersByAssigneeOnly(filter)) {
+    // A person's (team's, vendor's) first page from the index, with its total, in one statement; later pages as on SQLite.
+    if (page.offset !== 0) return undefined;
+    const { rows } = await assigneeFirstPageStatement(page.limit)(db, { orgId, assigneeId: filter.assigneeId! });
+    const [row] = rows as { data: string | null; total: string | number }[];
+    return { recordsJson: row?.data ?? '', total: Number(row?.total ?? 0) };
+  }
   const byStatusOnly = filtersByStatusOnly(filter);
   const params = { orgId, ...(filter.status !== undefined ? { status: filter.status } : {}), limit: page.limit, offset: page.offset };
   // Filters other than status vary too much to compile once; their total is a COUNT(*) of the same rows.
-  const matching = byStatusOnly ? undefined : narrow(db.selectFrom('records').where('org_id', '=', orgId), filter);
+  const matching = byStatusOnly ? undefined : narrow(organizationRecords(db, orgId, filter), filter);
   const counted = matching && sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`;
   if (page.offset === 0) {
     const { rows } = matching
@@ -144,7 +155,7 @@ function firstPageWithTotalStatement(byStatus: boolean, limit: number): FirstPag
  * page (pg_stat_statements; bench/analysis.md, session 15). With the limit known and no offset, the
  * generic plan is the index walk a fresh plan would be, and each connection keeps it.
  */
-type FirstPageStatement = (executor: Executor, params: { orgId: string; status?: string }) => Promise<QueryResult<unknown>>;
+type FirstPageStatement = (executor: Executor, params: { orgId: string; status?: string; assigneeId?: string }) => Promise<QueryResult<unknown>>;
 const firstPageStatements = new Map<string, FirstPageStatement>();
 
 /** The first-page statement named by `key` (its form, order, scope and limit), built once. */
@@ -152,6 +163,16 @@ function firstPageStatement(key: string, build: () => FirstPageStatement): First
   let statement = firstPageStatements.get(key);
   if (!statement) firstPageStatements.set(key, (statement = build()));
   return statement;
+}
+
+/** The first page of a list by `assigneeId` alone, with its total, its LIMIT in the text (see FirstPageStatement). */
+function assigneeFirstPageStatement(limit: number): (executor: Executor, params: { orgId: string; assigneeId: string }) => Promise<QueryResult<unknown>> {
+  return firstPageStatement(`json+total assignee ${limit}`, () =>
+    preparedQuery((db, p: { orgId: string; assigneeId?: string; status?: string }) => {
+      const window = { orgId: p.orgId, assigneeId: p.assigneeId!, limit, offset: 0 };
+      return firstPageWithTotal(db, assigneePageRecords(db, window, 'newest-first'), sql<string>`(${assigneeTotalQuery(db, window)})`, sql.lit(limit));
+    }),
+  );
 }
 
 function firstPageQuery(form: RowForm, order: WalkOrder, byStatus: boolean, limit: number): FirstPageStatement {

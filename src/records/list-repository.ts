@@ -1,4 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Compilable, QueryResult, SelectQueryBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -55,6 +55,9 @@ export class RecordListReads implements RecordLists {
   /** Pages of the whole list, and of one status's, read upwards from a checkpoint's key (oldest first). */
   private readonly organizationPageAfterQueries;
   private readonly statusPageAfterQueries;
+  /** A person's, team's or vendor's work orders (assigneeId alone), and how many: compiled once too. */
+  private readonly assigneePageQueries;
+  private readonly assigneeTotal = preparedQuery((db, p: { orgId: string; assigneeId: string }) => assigneeTotalQuery(db, p));
 
   constructor(
     /** The counts that answer a list's total (record-counts-sqlite.ts, record-counts-postgres.ts). */
@@ -69,6 +72,12 @@ export class RecordListReads implements RecordLists {
       matching: db.selectFrom('records').where('org_id', '=', p.orgId).where('status', '=', p.status),
       window: p,
     }));
+    const assigneePage = (form: RowForm, order: WalkOrder) =>
+      preparedQuery((db, p: AssigneeWindow) => pageQuery(db, assigneePageRecords(db, p, order), { order, limit: p.limit, offset: 0 }, form));
+    this.assigneePageQueries = {
+      rows: { 'newest-first': assigneePage('rows', 'newest-first'), 'oldest-first': assigneePage('rows', 'oldest-first') },
+      json: { 'newest-first': assigneePage('json', 'newest-first'), 'oldest-first': assigneePage('json', 'oldest-first') },
+    };
     this.organizationPageAfterQueries = {
       rows: pageAfterQuery<AfterKey>(pageQuery, 'rows'),
       json: pageAfterQuery<AfterKey>(pageQuery, 'json'),
@@ -98,9 +107,19 @@ export class RecordListReads implements RecordLists {
     checkpoints: ListCheckpoints,
   ): Promise<{ rows: unknown[]; total: number }> {
     if (filtersByStatusOnly(filter)) return this.listInOneSnapshot(db, { orgId, status: filter.status }, page, form, checkpoints);
+    if (filtersByAssigneeOnly(filter)) {
+      const assigneeId = filter.assigneeId!;
+      return inOneSnapshot(db, async (snapshot) => {
+        const total = Number((await this.assigneeTotal(snapshot, { orgId, assigneeId })).rows[0]?.n ?? 0);
+        const walk = pageWalk(page, total);
+        if (!walk) return { rows: [], total };
+        const result = await this.assigneePageQueries[form][walk.order](snapshot, { orgId, assigneeId, limit: walk.limit, offset: walk.offset });
+        return { rows: inListOrder(result.rows, walk), total };
+      });
+    }
 
     return inOneSnapshot(db, async (snapshot) => {
-      const matching = narrow(snapshot.selectFrom('records').where('org_id', '=', orgId), filter);
+      const matching = narrow(organizationRecords(snapshot, orgId, filter), filter);
       const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const total = Number(counted.n);
       const walk = pageWalk(page, total);
@@ -207,12 +226,22 @@ export function filtersByStatusOnly(filter: RecordFilter): boolean {
   return Object.entries(filter).every(([key, value]) => key === 'status' || key === 'now' || value === undefined);
 }
 
+/** Whether `assigneeId` alone narrows the list: its statements are then compiled once. */
+export function filtersByAssigneeOnly(filter: RecordFilter): boolean {
+  return filter.assigneeId !== undefined && Object.entries(filter).every(([key, value]) => key === 'assigneeId' || key === 'now' || value === undefined);
+}
+
 export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRecords {
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.categoryId) query = query.where('category_id', '=', filter.categoryId);
   if (filter.assetId) query = query.where('asset_id', '=', filter.assetId);
   if (filter.locationId) query = query.where('location_id', '=', filter.locationId);
   if (filter.assignee) query = query.where('assignee', '=', filter.assignee);
+  if (filter.unassigned !== undefined) {
+    query = filter.unassigned
+      ? query.where('assignee', 'is', null).where('assignees', '=', '[]')
+      : query.where((eb) => eb.or([eb('assignee', 'is not', null), eb('assignees', '<>', '[]')]));
+  }
   // Instants arrive canonical (RecordService.list), so they compare as text with the stored ones.
   if (filter.createdAfter) query = query.where('created_at', '>=', filter.createdAfter);
   if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
@@ -226,6 +255,61 @@ export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRe
     query = filter.overdue ? query.where(overdue) : query.where(notOverdue);
   }
   return query;
+}
+
+/**
+ * The assignee rows a list by `assigneeId` finds: that person, team or vendor, or one of the teams the
+ * person is a member of now. Written as one IN over a union, not an OR: both databases then look each
+ * id up in the (assignee_id, …) index, where an OR with a subquery made PostgreSQL scan the table.
+ */
+function namedRows(db: Executor, orgId: string, id: string) {
+  const ids = db
+    .selectNoFrom(sql<string>`cast(${id} as text)`.as('assignee_id'))
+    .unionAll(db.selectFrom('team_members').select('team_members.team_id as assignee_id').where('team_members.person_id', '=', id));
+  return db.selectFrom('record_assignees').where('record_assignees.assignee_id', 'in', ids).where('record_assignees.org_id', '=', orgId);
+}
+
+/**
+ * The organization's work orders a list's filter starts from (`narrow` adds the rest): all of them, or
+ * with `assigneeId` those its assignees name (namedRows). Those are found first, from the
+ * (org_id, assignee_id, …) index, then their rows by id: CROSS JOIN keeps that order on SQLite, whose
+ * planner would otherwise walk the organization's whole index looking for them; PostgreSQL plans it
+ * as any join. (With `assigneeId` alone, RecordListReads pages from the index itself.)
+ */
+export function organizationRecords(db: Executor, orgId: string, filter: RecordFilter): MatchingRecords {
+  const records = db.selectFrom('records').where('org_id', '=', orgId);
+  const id = filter.assigneeId;
+  if (id === undefined) return records;
+  return db
+    .with('named', () => namedRows(db, orgId, id).select('record_assignees.record_id').distinct())
+    .selectFrom('named')
+    .crossJoin('records')
+    .whereRef('records.id', '=', 'named.record_id')
+    .where('records.org_id', '=', orgId) as unknown as MatchingRecords;
+}
+
+export type AssigneeWindow = { orgId: string; assigneeId: string; limit: number; offset: number };
+
+/** How many work orders a list by `assigneeId` alone holds: counted in the index, each work order once. */
+export function assigneeTotalQuery(db: Executor, p: { orgId: string; assigneeId: string }) {
+  return namedRows(db, p.orgId, p.assigneeId).select((eb) => eb.fn.count<number>('record_assignees.record_id').distinct().as('n'));
+}
+
+/**
+ * A page of a list by `assigneeId` alone: its work orders' ids and sort keys from the index (each
+ * work order once, the window applied there), then those rows by id (CROSS JOIN: in that order on SQLite).
+ * The caller sorts again and applies no offset of its own.
+ */
+export function assigneePageRecords(db: Executor, p: AssigneeWindow, order: WalkOrder): MatchingRecords {
+  const direction = order === 'newest-first' ? 'desc' : 'asc';
+  const ids = namedRows(db, p.orgId, p.assigneeId)
+    .select(['record_assignees.record_id', (eb) => eb.fn.max('record_assignees.created_at').as('named_at')])
+    .groupBy('record_assignees.record_id')
+    .orderBy('named_at', direction)
+    .orderBy('record_assignees.record_id', direction)
+    .limit(p.limit)
+    .offset(p.offset);
+  return db.selectFrom(ids.as('page')).crossJoin('records').whereRef('records.id', '=', 'page.record_id') as unknown as MatchingRecords;
 }
 
 /**

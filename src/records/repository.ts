@@ -2,7 +2,7 @@ import { sql, type QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
-import type { RecordHistoryEntry, RecordSource, RecordStatus, WorkOrder } from './schemas.js';
+import type { Assignee, RecordHistoryEntry, RecordSource, RecordStatus, WorkOrder } from './schemas.js';
 import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 import { actorOf } from '../principal.js';
@@ -22,6 +22,7 @@ export const WORK_ORDER_FIELDS = [
   ['priority', 'priority'],
   ['dueAt', 'due_at'],
   ['assignee', 'assignee'],
+  ['assignees', 'assignees'],
   ['assetId', 'asset_id'],
   ['locationId', 'location_id'],
   ['externalRef', 'external_ref'],
@@ -39,7 +40,7 @@ const everyFieldListed: Exclude<keyof WorkOrder, (typeof WORK_ORDER_FIELDS)[numb
 void everyFieldListed;
 
 /** Columns holding JSON text, which the lists' SQL hands on as JSON rather than as a string. */
-export const JSON_COLUMNS: ReadonlySet<keyof RecordsTable> = new Set(['metadata', 'source']);
+export const JSON_COLUMNS: ReadonlySet<keyof RecordsTable> = new Set(['metadata', 'source', 'assignees']);
 
 export function toWorkOrder(row: RecordsTable): WorkOrder {
   return {
@@ -53,6 +54,7 @@ export function toWorkOrder(row: RecordsTable): WorkOrder {
     priority: row.priority as WorkOrder['priority'],
     dueAt: row.due_at,
     assignee: row.assignee,
+    assignees: JSON.parse(row.assignees) as Assignee[],
     assetId: row.asset_id,
     locationId: row.location_id,
     externalRef: row.external_ref,
@@ -75,7 +77,7 @@ export function toHistoryEntry(row: RecordEventsTable): RecordHistoryEntry {
     action: row.action,
     fromStatus: row.from_status as RecordStatus | null,
     toStatus: row.to_status as RecordStatus | null,
-    actor: row.actor_key_id ? actorOf(row.actor_key_id) : null,
+    actor: row.actor_key_id ? actorOf(row.actor_key_id, row.actor_name) : null,
     data: JSON.parse(row.data) as Record<string, unknown>,
     occurredAt: row.created_at,
   };
@@ -103,7 +105,7 @@ const findRecordWithHistoryQuery = preparedQuery((db, p: { orgId: string; id: st
     .selectAll('records')
     .select(
       sql<RecordEventsTable[]>`(SELECT coalesce(json_agg(entry ORDER BY entry.id), '[]'::json) FROM (
-        SELECT e.id, e.org_id, e.record_id, e.action, e.from_status, e.to_status, e.actor_key_id, e.data, e.created_at
+        SELECT e.id, e.org_id, e.record_id, e.action, e.from_status, e.to_status, e.actor_key_id, e.actor_name, e.data, e.created_at
         FROM record_events AS e WHERE e.record_id = records.id AND e.org_id = records.org_id) AS entry)`.as('history'),
     )
     .where('id', '=', p.id)
@@ -185,4 +187,16 @@ export async function listHistoryPage(db: Executor, orgId: string, recordId: str
   const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await matching.selectAll().orderBy('id', 'asc').limit(page.limit).offset(page.offset).execute();
   return { rows, total: Number(counted.n) };
+}
+
+/** The rows GET /records?assigneeId= finds a work order by: one per assignee, as `assignees` names them. */
+export function assigneeRows(record: Pick<RecordsTable, 'id' | 'org_id' | 'created_at'>, assignees: readonly Assignee[]) {
+  return assignees.map((assignee) => ({ record_id: record.id, assignee_id: assignee.id, assignee_type: assignee.type, org_id: record.org_id, created_at: record.created_at }));
+}
+
+/** Replaces a work order's assignee rows with those of `assignees` (a reassignment), in the caller's transaction. */
+export async function replaceRecordAssignees(db: Executor, record: Pick<RecordsTable, 'id' | 'org_id' | 'created_at'>, assignees: readonly Assignee[]): Promise<void> {
+  await db.deleteFrom('record_assignees').where('record_id', '=', record.id).where('org_id', '=', record.org_id).execute();
+  const rows = assigneeRows(record, assignees);
+  if (rows.length > 0) await db.insertInto('record_assignees').values(rows).execute();
 }

@@ -11,7 +11,36 @@ export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'] as const;
 // No `default` here: Ajv's useDefaults would fill it into PATCH bodies and silently reset priorities.
 export const PrioritySchema = StringEnum(PRIORITIES, { description: 'LOW, MEDIUM (default on create), HIGH or URGENT.' });
 
-const Assignee = Text(200, 'Person or team doing the work.');
+const Assignee = Text(200, 'Person or team doing the work, as free text (kept as it is; `assignees` names people, teams and vendors of the directory).');
+
+export const ASSIGNEE_TYPES = ['person', 'team', 'vendor'] as const;
+export type AssigneeType = (typeof ASSIGNEE_TYPES)[number];
+/** At most this many assignees on one work order. */
+export const MAX_ASSIGNEES = 10;
+
+/** Who a work order is assigned to, as named when it was assigned (renaming them later changes no work order, history or proof). */
+export const AssigneeSchema = Type.Object(
+  {
+    type: StringEnum(ASSIGNEE_TYPES, { description: 'person (`per_…`), team (`tem_…`) or vendor (`vnd_…`).' }),
+    id: Type.String(),
+    name: Type.String({ description: 'Their name when they were assigned.' }),
+  },
+  { description: 'A person, team or vendor of the directory (GET /people, /teams, /vendors), with the name they had when assigned.' },
+);
+export type Assignee = Static<typeof AssigneeSchema>;
+
+const AssigneeReference = Type.Object(
+  {
+    type: StringEnum(ASSIGNEE_TYPES, { description: 'person, team or vendor.' }),
+    id: IdOf('per', 'The person (`per_…`), team (`tem_…`) or vendor (`vnd_…`).'),
+  },
+  { additionalProperties: false },
+);
+export type AssigneeInput = Static<typeof AssigneeReference>;
+export const Assignees = Type.Array(AssigneeReference, {
+  maxItems: MAX_ASSIGNEES,
+  description: '0 to 10 people, teams and vendors of your organization, each once; each must exist and be active (422 otherwise). Their names as they are now are kept with the work order.',
+});
 
 /** Each field a work order's creator sets, in the order both bodies list them. */
 const fields = {
@@ -22,6 +51,7 @@ const fields = {
   priority: PrioritySchema,
   dueAt: Nullable(Timestamp),
   assignee: Nullable(Assignee),
+  assignees: Assignees,
   assetId: Nullable(IdOf('ast', 'Asset the work is about (`ast_…`).')),
   locationId: Nullable(IdOf('loc', 'Location of the work (`loc_…`).')),
   externalRef: Nullable(Text(200, 'The client’s own identifier for this work order.')),
@@ -35,8 +65,8 @@ export const CreateRecordBody = Type.Object(optionalExcept(fields, ['categoryId'
 });
 export type CreateRecordInput = Static<typeof CreateRecordBody>;
 
-/** What PATCH changes: every field but the assignee, which changes through the lifecycle actions. */
-const { assignee: _assignee, ...editableFields } = fields;
+/** What PATCH changes: every field but the assignee and assignees, which change through the lifecycle actions. */
+const { assignee: _assignee, assignees: _assignees, ...editableFields } = fields;
 
 export const UpdateRecordBody = Type.Object(optionalExcept(editableFields), {
   $id: 'UpdateRecordRequest',
@@ -69,6 +99,7 @@ export const RecordSchema = Type.Object(
     priority: PrioritySchema,
     dueAt: Nullable(Type.String()),
     assignee: Nullable(Type.String()),
+    assignees: Type.Array(AssigneeSchema, { description: 'The people, teams and vendors it is assigned to (empty: none), with their names as when assigned.' }),
     assetId: Nullable(Type.String()),
     locationId: Nullable(Type.String()),
     externalRef: Nullable(Type.String()),
@@ -91,7 +122,11 @@ export const RecordListQuery = ListQuery({
   categoryId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   assetId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   locationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only work orders whose free-text `assignee` is exactly this.' })),
+  assigneeId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'Only work orders whose `assignees` name this person, team or vendor; a person also through the teams they are a member of now.' }),
+  ),
+  unassigned: Type.Optional(Type.Boolean({ description: 'true: only work orders with neither an `assignee` nor `assignees`; false: only those with one of them.' })),
   createdAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders created at or after this instant.' })),
   createdBefore: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders created before this instant.' })),
   updatedAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only work orders changed at or after this instant (incremental sync).' })),
@@ -101,7 +136,15 @@ export type RecordListQuery = Static<typeof RecordListQuery>;
 
 export const RecordList = listEnvelope('records', Type.Ref('Record'), { $id: 'RecordList', description: 'A page of work orders, newest first.' });
 
-export const AssignBody = Type.Object({ assignee: Assignee }, { $id: 'AssignRecordRequest', additionalProperties: false, description: 'Who takes the work order.' });
+export const AssignBody = Type.Object(
+  { assignee: Type.Optional(Assignee), assignees: Type.Optional(Assignees) },
+  {
+    $id: 'AssignRecordRequest',
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'Who takes the work order: the free-text `assignee`, the `assignees` of the directory, or both. Each one sent replaces what the work order had; one left out stays as it was. The work order must be left with someone.',
+  },
+);
 const EvidenceDigest = Type.Object(
   {
     name: Text(200),
@@ -147,6 +190,7 @@ export const RecordEventSchema = Type.Object(
       Type.Object({
         type: StringEnum(ACTOR_TYPES, { description: '`api_key`: an API key; `schedule`, `intake`, `link`: the service itself, acting for a schedule, an intake form or an access link.' }),
         id: Type.String(),
+        name: Type.Optional(Type.String({ description: 'For an access link (`link`): the vendor or person it was given to, as named then.' })),
       }),
     ),
     data: JsonObject(),
@@ -173,6 +217,7 @@ export const HistoryEntrySchema = Type.Object(
     from: Nullable(Type.String({ description: 'The status before the action; null when it did not change the status.' })),
     to: Nullable(Type.String({ description: 'The status after the action; null when it did not change the status.' })),
     actor: Nullable(Type.String({ description: 'Who made the change: `api_key:<key id>`, or the service acting for a schedule, an intake form or an access link (`schedule:sch_…`, `intake:itk_…`, `link:lnk_…`); null for changes with no actor.' })),
+    actorName: Type.Optional(Type.String({ description: 'For an access link: the vendor or person it acted for, as named then. Absent otherwise.' })),
     at: Type.String({ description: 'When (ISO 8601 UTC, milliseconds).' }),
     data: JsonObject({ description: 'What the action carried: assignee, reason, resolution notes, changed fields.' }),
   },

@@ -2,7 +2,7 @@ import type { Db, Executor, Tx } from '../db/database.js';
 import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimistically, type Change } from '../db/optimistic-write.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
-import { errors, type FieldError } from '../errors.js';
+import { AppError, errors, type FieldError } from '../errors.js';
 import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { emitEvent, outboxRow } from '../events/outbox.js';
@@ -13,9 +13,12 @@ import { newId } from '../ids.js';
 import { canonicalBound, canonicalInstant, isoNow, type Clock } from '../clock.js';
 import type { LifecycleAction } from './lifecycle.js';
 import { actionAppends, applyAction, historyRow } from './action-rows.js';
-import type { CreateRecordInput, RecordHistoryEntry, RecordSource, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
+import type { Assignee, AssigneeInput, CreateRecordInput, RecordHistoryEntry, RecordSource, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
+import { noAssignees, type AssigneeResolver } from './assignment.js';
 import {
+  assigneeRows,
   findRecord,
+  replaceRecordAssignees,
   insertHistory,
   listHistory,
   listHistoryPage,
@@ -33,6 +36,7 @@ export type EvidenceInput = { name: string; sha256: string; mediaType?: string }
 
 export interface ActionInput {
   assignee?: string;
+  assignees?: AssigneeInput[];
   resolutionNotes?: string;
   reason?: string;
   evidence?: EvidenceInput[];
@@ -51,7 +55,7 @@ export interface CompletionEvidence {
 export type EvidenceResolver = (tx: Tx, orgId: string, recordId: string, evidence: EvidenceInput[], now: string) => Promise<CompletionEvidence[]>;
 
 /** Checks that ids a work order points at exist in the caller's organization. */
-export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null }) => Promise<FieldError[]>;
+export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null; assignees?: readonly AssigneeInput[] }) => Promise<FieldError[]>;
 
 export interface CompletionContext {
   /** The organization of the work order (the API representation does not carry it). */
@@ -84,6 +88,7 @@ const EDITABLE_FIELDS = {
 
 export class RecordService {
   private readonly completionHooks: CompletionHook[] = [];
+  private resolveAssignees: AssigneeResolver = noAssignees;
 
   constructor(
     private readonly db: Db,
@@ -104,15 +109,34 @@ export class RecordService {
     this.completionHooks.push(hook);
   }
 
+  /** How `assignees` are checked and named (the people feature's directory). */
+  resolveAssigneesWith(resolver: AssigneeResolver): void {
+    this.resolveAssignees = resolver;
+  }
+
+  /** What is wrong with `assignees` a template names (a schedule's), as field errors; nothing when they can be assigned now. */
+  async assigneeProblems(tx: Tx, orgId: string, requested: readonly AssigneeInput[], field: string): Promise<FieldError[]> {
+    try {
+      await this.resolveAssignees(tx, orgId, requested, field);
+      return [];
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'unprocessable_entity') return error.extra.errors ?? [];
+      throw error;
+    }
+  }
+
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
   async create(principal: Principal, input: CreateRecordInput, within?: InTransaction<WorkOrder>): Promise<WorkOrder> {
     assertMetadataSize(input.metadata);
-    const created = await this.writes.createAtOnce({ orgId: principal.orgId, input, build: (db) => this.newRecord(db, principal, input) }, within);
+    // Assignees are share-locked while the work order is written (AssigneeResolver): in a transaction.
+    const named = Boolean(input.assignees?.length);
+    const created = named ? undefined : await this.writes.createAtOnce({ orgId: principal.orgId, input, build: (db) => this.newRecord(db, principal, input) }, within);
     if (created) return created;
     return this.db.transaction().execute(async (tx) => {
       const problems = await this.checkReferences(tx, principal.orgId, input);
       if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
-      const { record, appends } = await this.newRecord(tx, principal, input);
+      const assignees = await this.resolveAssignees(tx, principal.orgId, input.assignees ?? [], 'body.assignees');
+      const { record, appends } = await this.newRecord(tx, principal, input, assignees);
       await appends.write(tx);
       await within?.(tx, record);
       return record;
@@ -129,7 +153,8 @@ export class RecordService {
     assertMetadataSize(input.metadata);
     const problems = await this.checkReferences(tx, principal.orgId, input);
     if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
-    const { record, appends } = await this.newRecord(tx, principal, input);
+    const assignees = await this.resolveAssignees(tx, principal.orgId, input.assignees ?? [], 'body.assignees');
+    const { record, appends } = await this.newRecord(tx, principal, input, assignees);
     await appends.write(tx);
     return record;
   }
@@ -139,9 +164,11 @@ export class RecordService {
     executor: Executor,
     principal: Principal,
     input: CreateRecordInput,
+    assignees: Assignee[] = [],
   ): Promise<NewRecord> {
     const now = isoNow(this.clock);
-    const status: RecordStatus = input.assignee ? 'ASSIGNED' : 'OPEN';
+    const assigned = Boolean(input.assignee) || assignees.length > 0;
+    const status: RecordStatus = assigned ? 'ASSIGNED' : 'OPEN';
     const row: RecordsTable = {
       id: newId('record'),
       org_id: principal.orgId,
@@ -166,17 +193,20 @@ export class RecordService {
       version: 1,
       source: 'source' in input && input.source ? JSON.stringify(input.source) : null,
       overdue_for: null,
+      assignees: JSON.stringify(assignees),
     };
     // The work order, its count, its history entry and its events are written as one step (RowAppends).
     const appends = new RowAppends().add('records', row);
     await this.counts.countCreated(executor, principal.orgId, status, appends);
-    const entry = historyRow(row, principal, 'created', null, status, input.assignee ? { assignee: input.assignee } : {}, now);
+    const data = { ...(input.assignee ? { assignee: input.assignee } : {}), ...(assignees.length > 0 ? { assignees } : {}) };
+    const entry = historyRow(row, principal, 'created', null, status, data, now);
     appends.add('record_events', entry);
+    if (assignees.length > 0) appends.add('record_assignees', ...assigneeRows(row, assignees));
     const record = toWorkOrder(row);
     appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
-    if (input.assignee) {
-      const assigned = { recordId: row.id, assignee: input.assignee, previousAssignee: null, record };
-      appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload: assigned, occurredAt: now }));
+    if (assigned) {
+      const payload = { recordId: row.id, assignee: input.assignee ?? null, previousAssignee: null, assignees, previousAssignees: [], record };
+      appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.assigned', payload, occurredAt: now }));
     }
     return { row, record, appends, entry };
   }
@@ -250,17 +280,21 @@ export class RecordService {
     // A completion with evidence resolves it (marking attachments) in its transaction; every other
     // action, completions without evidence included, is one statement on PostgreSQL.
     const evidenceToResolve = action === 'complete' && Boolean(input.evidence?.length);
-    if (!evidenceToResolve) {
+    // So does an assign naming assignees, which share-locks them (AssigneeResolver).
+    const reassigns = action === 'assign' && input.assignees !== undefined;
+    if (!evidenceToResolve && !reassigns) {
       const decide = (current: RecordsTable, known: readonly RecordEventsTable[] | undefined) => this.decideAtOnce(principal, action, input, current, known);
       const acted = this.writes.actAtOnce({ orgId: principal.orgId, id, action, acceptedVersions, decide }, within);
       if (acted) return acted;
     }
     return this.writeWithRetry(principal.orgId, id, acceptedVersions, within, async (tx, current) => {
-      const { next, data } = applyAction(current, action, input, isoNow(this.clock));
+      const assignees = reassigns ? await this.resolveAssignees(tx, principal.orgId, input.assignees!, 'body.assignees') : undefined;
+      const { next, data } = applyAction(current, action, input, isoNow(this.clock), assignees);
       return {
         next,
         afterWrite: async () => {
           const now = next.updated_at;
+          if (assignees) await replaceRecordAssignees(tx, next, assignees);
           // Resolved once the write is certain to stand: it marks attachments as evidence.
           const evidence = action === 'complete' && input.evidence?.length ? await this.resolveEvidence(tx, next.org_id, next.id, input.evidence, now) : [];
           if (evidence.length > 0) data.evidence = evidence;

@@ -26,6 +26,8 @@ export interface RecordsTable {
   source: string | null;
   /** The `due_at` for which record.overdue was emitted; another value (or none) may be announced again. */
   overdue_for: string | null;
+  /** Who it is assigned to (JSON of Assignee[], with the names as they were when assigned); '[]' for none. */
+  assignees: string;
 }
 
 export interface RecordEventsTable {
@@ -37,6 +39,8 @@ export interface RecordEventsTable {
   from_status: string | null;
   to_status: string | null;
   actor_key_id: string | null;
+  /** Whom a system actor acted for (an access link's vendor or person), as named then; null otherwise. */
+  actor_name: string | null;
   /** JSON: action data (assignee, notes, reason, changed fields). */
   data: string;
   created_at: string;
@@ -59,9 +63,20 @@ export interface RecordCountDeltasTable {
   moves_delta: number;
 }
 
+/** One row per assignee a work order's `assignees` names (migration 0021), for GET /records?assigneeId= and deletes of people, teams and vendors. */
+export interface RecordAssigneesTable {
+  record_id: string;
+  assignee_id: string;
+  assignee_type: string;
+  org_id: string;
+  /** The work order's createdAt: the list's sort key, read from the index. */
+  created_at: string;
+}
+
 declare module '../db/tables.js' {
   interface Tables {
     records: RecordsTable;
+    record_assignees: RecordAssigneesTable;
     record_events: RecordEventsTable;
     record_counters: RecordCountersTable;
     record_count_deltas: RecordCountDeltasTable;

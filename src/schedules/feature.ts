@@ -1,6 +1,7 @@
 import { intervalLoop } from '../background-loop.js';
 import { defineFeature } from '../feature.js';
 import { checkRecordReferences } from '../records/references.js';
+import type { ReferenceCheck } from '../records/service.js';
 import { SCHEDULE_EVENTS } from './events.js';
 import { ScheduleGenerator } from './generator.js';
 import { scheduleRoutes } from './routes.js';
@@ -41,7 +42,12 @@ export const schedulesFeature = defineFeature({
       const meter = await meters.find(orgId, meterId);
       return meter && { kind: meter.kind, lastValue: meter.lastReading?.value ?? null };
     };
-    const schedules = new ScheduleService(database.db, clock, checkRecordReferences, lookUpMeter);
+    // A template's references as a work order's, and its assignees as the directory has them now.
+    const checkTemplate: ReferenceCheck = async (tx, orgId, refs) => [
+      ...(await checkRecordReferences(tx, orgId, refs)),
+      ...(refs.assignees?.length ? await services.records.assigneeProblems(tx, orgId, refs.assignees, 'body.assignees') : []),
+    ];
+    const schedules = new ScheduleService(database.db, clock, checkTemplate, lookUpMeter);
     const scheduleGenerator = new ScheduleGenerator(database.db, clock, services.claimDueRows, services.records, logger);
     const meterTriggers = new MeterTriggers(clock, scheduleGenerator);
     meters.onReadingsAccepted((tx, meter, accepted) => meterTriggers.onReadings(tx, meter, accepted));

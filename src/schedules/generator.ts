@@ -146,6 +146,7 @@ export class ScheduleGenerator {
       description: template.description,
       ...(template.priority ? { priority: template.priority } : {}),
       ...(template.assignee ? { assignee: template.assignee } : {}),
+      ...(template.assignees?.length ? { assignees: template.assignees } : {}),
       ...(template.assetId ? { assetId: template.assetId } : {}),
       ...(template.locationId ? { locationId: template.locationId } : {}),
       dueAt,

@@ -32,6 +32,19 @@ function processExists(pid: number): boolean {
 }
 
 describe('the wo CLI and the service as a user runs them', () => {
+  it('creates an organization in the currency given (ISO 4217, USD by default) and refuses a code that is none', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cli-currency-'));
+    try {
+      assert.equal(JSON.parse((await cli(dataDir, ['orgs', 'create', 'Euro Homes', '--currency', 'eur', '--json'])).stdout).currency, 'EUR');
+      assert.equal(JSON.parse((await cli(dataDir, ['orgs', 'create', 'Dollar Homes', '--json'])).stdout).currency, 'USD');
+      const refused = await cli(dataDir, ['orgs', 'create', 'Doubloon Homes', '--currency', 'XYZ']).then(() => undefined, (error: { code: number; stderr: string }) => error);
+      assert.ok(refused && refused.code !== 0, 'exits with an error');
+      assert.match(refused.stderr, /ISO 4217/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('creates an organization and a key whose --json output is exactly {id, key, scopes, orgId}, then the quickstart works end to end', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cli-'));
     const port = await freePort();

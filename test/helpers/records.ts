@@ -33,6 +33,7 @@ export function workOrderRow(fields: { id: string; orgId: string; categoryId: st
     version: 1,
     source: null,
     overdue_for: null,
+    assignees: '[]',
   };
 }
 

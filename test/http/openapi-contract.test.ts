@@ -89,6 +89,24 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/schedules/{id}/resume': 'resumeSchedule',
   'GET /api/v1/schedules/{id}/occurrences': 'listScheduleOccurrences',
   'POST /api/v1/schedules/{id}/occurrences/{key}/skip': 'skipScheduleOccurrence',
+  'POST /api/v1/people': 'createPerson',
+  'GET /api/v1/people': 'listPeople',
+  'GET /api/v1/people/{id}': 'getPerson',
+  'PATCH /api/v1/people/{id}': 'updatePerson',
+  'DELETE /api/v1/people/{id}': 'deletePerson',
+  'POST /api/v1/teams': 'createTeam',
+  'GET /api/v1/teams': 'listTeams',
+  'GET /api/v1/teams/{id}': 'getTeam',
+  'PATCH /api/v1/teams/{id}': 'updateTeam',
+  'DELETE /api/v1/teams/{id}': 'deleteTeam',
+  'POST /api/v1/vendors': 'createVendor',
+  'GET /api/v1/vendors': 'listVendors',
+  'GET /api/v1/vendors/{id}': 'getVendor',
+  'PATCH /api/v1/vendors/{id}': 'updateVendor',
+  'DELETE /api/v1/vendors/{id}': 'deleteVendor',
+  'POST /api/v1/records/{id}/access-links': 'createRecordAccessLink',
+  'GET /api/v1/records/{id}/access-links': 'listRecordAccessLinks',
+  'DELETE /api/v1/records/{id}/access-links/{linkId}': 'revokeRecordAccessLink',
   'GET /api/v1/records/{id}/proof': 'getRecordProof',
   'GET /api/v1/proofs/{proofId}': 'getProof',
   'GET /api/v1/transparency/checkpoint': 'getTransparencyCheckpoint',
@@ -229,6 +247,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     const tenant = await t.newTenant();
     const reader = await t.newTenant(['records:read']);
     const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => call(tenant, { method: 'POST', url, payload: payload as never, headers });
+    const bareAction = (url: string) => call(tenant, { method: 'POST', url });
     const json = (response: LightMyRequestResponse) => response.json() as { id: string } & Record<string, unknown>;
 
     // Operations and health.
@@ -300,6 +319,35 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'GET', url: '/api/v1/schedules/sch_missing' });
     assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/schedules/${schedule.id}` })).statusCode, 204);
 
+    // People, teams and vendors, assigned to a work order, and an access link to it.
+    const ana = json(await post('/api/v1/people', { name: 'Ana Ruiz', trades: ['Plumbing'], hourlyRate: { amount: '42.50', currency: 'USD' } }));
+    assert.equal((await post('/api/v1/people', { name: 'Bo', hourlyRate: { amount: '40.00', currency: 'EUR' } })).statusCode, 422);
+    const crew = json(await post('/api/v1/teams', { name: 'Wet crew', memberIds: [ana.id] }));
+    const acme = json(await post('/api/v1/vendors', { name: 'Acme Plumbing', trades: ['Plumbing'] }));
+    await call(tenant, { method: 'GET', url: '/api/v1/people?trade=plumbing&active=true' });
+    await call(tenant, { method: 'GET', url: '/api/v1/teams?q=wet' });
+    await call(tenant, { method: 'GET', url: '/api/v1/vendors?trade=plumbing' });
+    for (const [collection, item] of [['people', ana], ['teams', crew], ['vendors', acme]] as const) {
+      await call(tenant, { method: 'GET', url: `/api/v1/${collection}/${item.id}` });
+      await call(tenant, { method: 'GET', url: `/api/v1/${collection}/${collection.slice(0, 3)}_missing` });
+    }
+    await call(tenant, { method: 'PATCH', url: `/api/v1/people/${ana.id}`, payload: { phone: '+1 555 0100' }, headers: { 'if-match': '"1"' } });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/teams/${crew.id}`, payload: { name: 'Wet crew A' } });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/vendors/${acme.id}`, payload: { phone: '+1 555 0199' } });
+    const leak = json(await post('/api/v1/records', recordBody(category.id, { assignees: [{ type: 'vendor', id: acme.id }, { type: 'team', id: crew.id }] })));
+    await call(tenant, { method: 'GET', url: `/api/v1/records?assigneeId=${ana.id}` });
+    await call(tenant, { method: 'GET', url: '/api/v1/records?unassigned=true' });
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/vendors/${acme.id}` })).statusCode, 409);
+    const accessLink = json(await post(`/api/v1/records/${leak.id}/access-links`, { vendorId: acme.id, expiresIn: 'P7D' }));
+    assert.equal((await post(`/api/v1/records/${leak.id}/access-links`, { vendorId: acme.id, expiresIn: 'P91D' })).statusCode, 400);
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${leak.id}/access-links` });
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/records/${leak.id}/access-links/${accessLink.id}` })).statusCode, 204);
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/records/${leak.id}/access-links/lnk_missing` })).statusCode, 404);
+    assert.equal((await bareAction(`/api/v1/records/${leak.id}/cancel`)).statusCode, 200);
+    for (const [collection, item] of [['vendors', acme], ['teams', crew], ['people', ana]] as const) {
+      assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/${collection}/${item.id}` })).statusCode, 204, collection);
+    }
+
     // Webhooks (the receiver on loopback).
     const webhook = json(await post('/api/v1/webhooks', { name: 'ERP', url: hook.url, events: ['record.created', 'record.proof_delivered'] }));
     await call(tenant, { method: 'GET', url: '/api/v1/webhooks' });
@@ -369,7 +417,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${room.id}` });
 
     // The event feed.
-    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 2, 10_000, 'both work orders in the feed');
+    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 3, 10_000, 'the three work orders in the feed');
     await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.exploded' });
     await call(reader, { method: 'GET', url: '/api/v1/events' });
 
@@ -493,6 +541,9 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       schedules: await create('/api/v1/schedules', { name: 'Stale plan', template: { categoryId, description: 'x' }, triggers: [{ type: 'interval', every: 'P30D' }] }),
       records: await create('/api/v1/records', recordBody(categoryId, { assignee: 'Technician 3' })),
       webhooks: await create('/api/v1/webhooks', { name: 'Stale', url: hook.url, events: ['record.created'] }),
+      people: await create('/api/v1/people', { name: 'Stale technician' }),
+      teams: await create('/api/v1/teams', { name: 'Stale team' }),
+      vendors: await create('/api/v1/vendors', { name: 'Stale vendor' }),
     };
     const bodies: Record<string, unknown> = {
       'PATCH categories': { description: 'x' },
@@ -502,6 +553,9 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH schedules': { name: 'x' },
       'PATCH records': { priority: 'LOW' },
       'PATCH webhooks': { name: 'x' },
+      'PATCH people': { name: 'x' },
+      'PATCH teams': { name: 'x' },
+      'PATCH vendors': { name: 'x' },
       assign: { assignee: 'Technician 4' },
       hold: { reason: 'Parts' },
       complete: { resolutionNotes: 'Done' },

@@ -126,7 +126,8 @@ describe('work-order lifecycle over HTTP', () => {
     const events = await outboxFor(context, created.id);
     assert.deepEqual(events.map((e) => e.type), ['record.created', 'record.assigned', 'record.status_changed', 'record.status_changed', 'record.completed']);
     assert.equal(events[0]!.payload.record.id, created.id);
-    assert.deepEqual({ ...events[1]!.payload, record: undefined }, { recordId: created.id, assignee: 'Ann', previousAssignee: null, record: undefined });
+    // The free-text assignee as before; the directory's assignees (none here) beside it.
+    assert.deepEqual({ ...events[1]!.payload, record: undefined }, { recordId: created.id, assignee: 'Ann', previousAssignee: null, assignees: [], previousAssignees: [], record: undefined });
     assert.equal(events[4]!.payload.resolutionNotes, 'Replaced the washer');
   });
 

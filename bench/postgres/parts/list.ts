@@ -1,10 +1,11 @@
 import { Baseline, runLoad } from '../../lib/load.js';
 import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
 import { callApi } from '../../lib/tenant.js';
-import { listSizes } from '../../parts/list.js';
+import { assigneeFilterTarget, listSizes, MEASURED_PERSON } from '../../parts/list.js';
+import { benchPersonId, seededForPerson } from '../../lib/seed-records.js';
 import { measureOnPostgres } from '../measure.js';
 import { onFreshDatabase, postgresPartResult, processesLabel, targetProcesses, type PostgresPartOptions } from '../part-run.js';
-import { seedCategoryOnPostgres, seedRecordsOnPostgres } from '../seed-records.js';
+import { seedCategoryOnPostgres, seedDirectoryOnPostgres, seedRecordsOnPostgres } from '../seed-records.js';
 
 const CONNECTIONS = 10;
 
@@ -38,6 +39,7 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
     const targets: TargetCheck[] = [];
     const categoryId = 'cat_01BENCHSEEDCATEGORY000000000';
     await seedCategoryOnPostgres(database.url, tenant.orgId, categoryId);
+    await seedDirectoryOnPostgres(database.url, tenant.orgId);
 
     let seeded = 0;
     let seededOpen = 0;
@@ -73,13 +75,30 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
             measurements.push(m);
             if (apiProcesses === checkedOn) targets.push(...listTargets(size, filter, share, m, checkedOn));
           }
+          // One person's work orders (theirs and their team's), against the status filter's first page measured above.
+          const person = benchPersonId(MEASURED_PERSON);
+          const expected = seededForPerson(size, MEASURED_PERSON);
+          const named = await callApi<{ total: number }>(api.baseUrl, tenant, 'GET', `/api/v1/records?limit=1&assigneeId=${person}`);
+          if (named.body.total !== expected) throw new Error(`the service reports ${named.body.total} work orders of ${person}, expected ${expected}`);
+          const assigneeUrl = `/api/v1/records?limit=50&assigneeId=${person}`;
+          await runLoad({ url: api.urls!, connections: CONNECTIONS, durationS: 1, path: assigneeUrl, headers: tenant.readHeaders });
+          const byAssignee = await measureOnPostgres(observer, baseline, {
+            name: `list ${sizeLabel(size)} assigneeId (${expected} of them) offset 0, ${processesLabel(apiProcesses)}`,
+            connections: CONNECTIONS,
+            apiProcesses,
+            bracket: false,
+            load: () => runLoad({ url: api.urls!, server: api, connections: CONNECTIONS, path: assigneeUrl, headers: tenant.readHeaders }),
+          });
+          measurements.push(byAssignee);
+          const byStatus = measurements.find((m) => m.name === `list ${sizeLabel(size)} status=OPEN offset 0 (0%), ${processesLabel(apiProcesses)}`);
+          if (size === 100_000 && apiProcesses === checkedOn && byStatus) targets.push(assigneeFilterTarget(`list 100k, 1,000 people, ${processesLabel(checkedOn)}`, byAssignee, byStatus));
           memory.push(...deployment.memory(`${sizeLabel(size)} work orders, ${processesLabel(apiProcesses)}`));
         } finally {
           await deployment.stop();
         }
       }
     }
-    for (const [size, what] of [[100_000, 'list 100k target'], [1_000_000, 'list 1M targets']] as const) {
+    for (const [size, what] of [[100_000, 'list 100k targets (assigneeId included)'], [1_000_000, 'list 1M targets']] as const) {
       if (!listSizes().includes(size)) targets.push(check(what, `not measured: BENCH_LIST_SIZES leaves out ${size}`, null));
     }
     return postgresPartResult('list', run.server, { measurements, memory, targets, notes, baseline: baseline.all() });

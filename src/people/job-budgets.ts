@@ -1,0 +1,60 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../clock.js';
+
+/** How long one budget window lasts: the admin sign-in's throttling counts over the same span. */
+export const JOB_PAGE_WINDOW_MS = 15 * 60_000;
+
+export interface BudgetOutcome {
+  allowed: boolean;
+  /** Seconds until the window ends and the budget is whole again. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * The job page's request budgets: a fixed-window counter per access link and per client address,
+ * kept in the database so that every API process shares them (as the admin sign-in's throttling is),
+ * without Redis. One upsert per budget per request: an address spends its budget whether or not
+ * the token it sends opens anything, so guessing tokens is bounded as well as using one.
+ */
+export class JobPageBudgets {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    readonly limits: { perLink: number; perAddress: number },
+  ) {}
+
+  spendForAddress(address: string): Promise<BudgetOutcome> {
+    return this.spend(`address:${address}`, this.limits.perAddress);
+  }
+
+  spendForLink(linkId: string): Promise<BudgetOutcome> {
+    return this.spend(`link:${linkId}`, this.limits.perLink);
+  }
+
+  private async spend(key: string, limit: number): Promise<BudgetOutcome> {
+    const now = this.clock.now();
+    const nowText = now.toISOString();
+    // A window that started this long ago is over: the counter starts again.
+    const over = new Date(now.getTime() - JOB_PAGE_WINDOW_MS).toISOString();
+    const row = await this.db
+      .insertInto('job_page_budgets')
+      .values({ key, window_started_at: nowText, used: 1 })
+      .onConflict((conflict) =>
+        conflict.column('key').doUpdateSet({
+          used: sql<number>`CASE WHEN job_page_budgets.window_started_at <= ${over} THEN 1 ELSE job_page_budgets.used + 1 END`,
+          window_started_at: sql<string>`CASE WHEN job_page_budgets.window_started_at <= ${over} THEN ${nowText} ELSE job_page_budgets.window_started_at END`,
+        }),
+      )
+      .returning(['used', 'window_started_at'])
+      .executeTakeFirstOrThrow();
+    const endsInMs = Date.parse(row.window_started_at) + JOB_PAGE_WINDOW_MS - now.getTime();
+    return { allowed: Number(row.used) <= limit, retryAfterSeconds: Math.max(1, Math.ceil(endsInMs / 1000)) };
+  }
+
+  /** Deletes counters whose window is over (a background job of the workers). */
+  async purgeEnded(): Promise<void> {
+    const over = new Date(this.clock.now().getTime() - JOB_PAGE_WINDOW_MS).toISOString();
+    await this.db.deleteFrom('job_page_budgets').where('window_started_at', '<=', over).execute();
+  }
+}

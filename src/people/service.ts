@@ -1,0 +1,400 @@
+import type { Db, Executor, Tx } from '../db/database.js';
+import type { InTransaction } from '../idempotency/in-transaction.js';
+import type { Page } from '../db/page.js';
+import { writeOptimistically } from '../db/optimistic-write.js';
+import { isForeignKeyViolation } from '../db/errors.js';
+import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
+import { searchKey } from '../db/text-search.js';
+import { emitEvent } from '../events/outbox.js';
+import type { EventType } from '../events/catalogue.js';
+import { errors } from '../errors.js';
+import { newId } from '../ids.js';
+import { isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
+import type { OrganizationService } from '../orgs/organizations.js';
+import { parseMoney, type Money } from '../money/money.js';
+import type { PeopleTable, TeamsTable, VendorsTable } from './tables.js';
+import {
+  deleteEntry,
+  existingPeople,
+  findEntry,
+  insertEntry,
+  listEntries,
+  membersOf,
+  openWorkOrdersNaming,
+  replaceMembers,
+  replaceTradeTags,
+  teamsOfPerson,
+  toPerson,
+  toTeam,
+  toVendor,
+  type DirectoryTable,
+} from './repository.js';
+import type {
+  CreatePersonInput,
+  CreateTeamInput,
+  CreateVendorInput,
+  DirectoryFilter,
+  Person,
+  Team,
+  UpdatePersonInput,
+  UpdateTeamInput,
+  UpdateVendorInput,
+  Vendor,
+} from './schemas.js';
+
+type Changes = Record<string, { from: unknown; to: unknown }>;
+
+/** Each field of `after` that differs from `before`, with both values (the `*.updated` events' `changes`). */
+function changesBetween<T extends object>(before: T, after: T, fields: readonly (keyof T & string)[]): Changes {
+  const changes: Changes = {};
+  for (const field of fields) if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
+  return changes;
+}
+
+const PERSON_FIELDS = ['name', 'email', 'phone', 'externalRef', 'trades', 'hourlyRate', 'active'] as const;
+const VENDOR_FIELDS = ['name', 'email', 'phone', 'trades', 'externalRef', 'active'] as const;
+const TEAM_FIELDS = ['name', 'memberIds', 'active'] as const;
+
+function searchText(...parts: (string | null | undefined)[]): string {
+  return searchKey(parts.filter(Boolean).join(' '));
+}
+
+/** Trades as kept: trimmed, each once (case-insensitively), in the order given. */
+function cleanTrades(trades: readonly string[] | undefined): string[] {
+  const seen = new Set<string>();
+  return (trades ?? []).map((trade) => trade.trim()).filter((trade) => !seen.has(trade.toLowerCase()) && seen.add(trade.toLowerCase()));
+}
+
+/**
+ * The directory of who does the work: people (technicians), teams of people, and vendors
+ * (contractors). Work orders name them among their `assignees` (src/people/assignees.ts); a delete
+ * of one that open work orders name is 409 in_use, also against an assignment running at the same
+ * time on another process: the delete locks the row before it looks, the assignment share-locks it.
+ */
+export class DirectoryService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly organizations: OrganizationService,
+  ) {}
+
+  // --- people ----------------------------------------------------------------------------------
+
+  async createPerson(orgId: string, input: CreatePersonInput, within?: InTransaction<Person>): Promise<Person> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = isoNow(this.clock);
+      const rate = await this.hourlyRate(tx, orgId, input.hourlyRate ?? null);
+      const trades = cleanTrades(input.trades);
+      const row: PeopleTable = {
+        id: newId('person'),
+        org_id: orgId,
+        name: input.name.trim(),
+        search_text: searchText(input.name, input.email, input.phone, input.externalRef),
+        email: input.email ?? null,
+        phone: input.phone ?? null,
+        external_ref: input.externalRef ?? null,
+        trades: JSON.stringify(trades),
+        hourly_rate_minor: rate === null ? null : rate.minor.toString(),
+        hourly_rate_currency: rate?.currency ?? null,
+        active: input.active === false ? 0 : 1,
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      };
+      await insertEntry(tx, 'people', row);
+      await replaceTradeTags(tx, orgId, row.id, trades);
+      const person = toPerson(row);
+      await this.emit(tx, orgId, 'person.created', { personId: row.id, person }, now);
+      await within?.(tx, person);
+      return person;
+    });
+  }
+
+  async getPerson(orgId: string, id: string): Promise<Person> {
+    const row = await findEntry(this.db, 'people', orgId, id);
+    if (!row) throw errors.notFound(`Person "${id}"`);
+    return toPerson(row);
+  }
+
+  async listPeople(orgId: string, filter: DirectoryFilter, page: Page): Promise<{ people: Person[]; total: number }> {
+    const { rows, total } = await listEntries(this.db, 'people', orgId, withCanonicalUpdatedAfter(filter), page);
+    return { people: rows.map(toPerson), total };
+  }
+
+  async updatePerson(orgId: string, id: string, input: UpdatePersonInput, acceptedVersions?: number[]): Promise<Person> {
+    return writeOptimistically(this.db, {
+      noun: 'Person',
+      id,
+      acceptedVersions,
+      read: (tx) => findEntry(tx, 'people', orgId, id),
+      decide: async (tx, current) => {
+        const next: PeopleTable = { ...current, ...this.contactChanges(current, input) };
+        if (input.hourlyRate !== undefined) {
+          const rate = await this.hourlyRate(tx, orgId, input.hourlyRate);
+          next.hourly_rate_minor = rate === null ? null : rate.minor.toString();
+          next.hourly_rate_currency = rate?.currency ?? null;
+        }
+        const changes = changesBetween(toPerson(current), toPerson(next), PERSON_FIELDS);
+        if (Object.keys(changes).length === 0) return { next: current };
+        const now = this.stamp(current, next);
+        return {
+          next,
+          afterWrite: async () => {
+            if (changes.trades) await replaceTradeTags(tx, orgId, id, JSON.parse(next.trades) as string[]);
+            await this.emit(tx, orgId, 'person.updated', { personId: id, changes, person: toPerson(next) }, now);
+          },
+        };
+      },
+      write: (tx, current, next) => writeRow(tx, 'people', current, next),
+      present: toPerson,
+    });
+  }
+
+  /** Deletes a person; 409 in_use while open work orders name them. They leave every team they were in (each emits team.updated). */
+  async deletePerson(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const current = await this.lockForDelete(tx, 'people', orgId, id, 'Person', acceptedVersions);
+      const now = isoNow(this.clock);
+      for (const teamId of await teamsOfPerson(tx, id)) await this.removeMember(tx, orgId, teamId, id, now);
+      await replaceTradeTags(tx, orgId, id, []);
+      await deleteEntry(tx, 'people', orgId, id);
+      await this.emit(tx, orgId, 'person.deleted', { personId: id, person: toPerson(current as PeopleTable) }, now);
+    });
+  }
+
+  // --- vendors ---------------------------------------------------------------------------------
+
+  async createVendor(orgId: string, input: CreateVendorInput, within?: InTransaction<Vendor>): Promise<Vendor> {
+    return this.db.transaction().execute(async (tx) => {
+      const now = isoNow(this.clock);
+      const trades = cleanTrades(input.trades);
+      const row: VendorsTable = {
+        id: newId('vendor'),
+        org_id: orgId,
+        name: input.name.trim(),
+        search_text: searchText(input.name, input.email, input.phone, input.externalRef),
+        email: input.email ?? null,
+        phone: input.phone ?? null,
+        external_ref: input.externalRef ?? null,
+        trades: JSON.stringify(trades),
+        active: input.active === false ? 0 : 1,
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      };
+      await insertEntry(tx, 'vendors', row);
+      await replaceTradeTags(tx, orgId, row.id, trades);
+      const vendor = toVendor(row);
+      await this.emit(tx, orgId, 'vendor.created', { vendorId: row.id, vendor }, now);
+      await within?.(tx, vendor);
+      return vendor;
+    });
+  }
+
+  async getVendor(orgId: string, id: string): Promise<Vendor> {
+    const row = await findEntry(this.db, 'vendors', orgId, id);
+    if (!row) throw errors.notFound(`Vendor "${id}"`);
+    return toVendor(row);
+  }
+
+  async listVendors(orgId: string, filter: DirectoryFilter, page: Page): Promise<{ vendors: Vendor[]; total: number }> {
+    const { rows, total } = await listEntries(this.db, 'vendors', orgId, withCanonicalUpdatedAfter(filter), page);
+    return { vendors: rows.map(toVendor), total };
+  }
+
+  async updateVendor(orgId: string, id: string, input: UpdateVendorInput, acceptedVersions?: number[]): Promise<Vendor> {
+    return writeOptimistically(this.db, {
+      noun: 'Vendor',
+      id,
+      acceptedVersions,
+      read: (tx) => findEntry(tx, 'vendors', orgId, id),
+      decide: async (tx, current) => {
+        const next: VendorsTable = { ...current, ...this.contactChanges(current, input) };
+        const changes = changesBetween(toVendor(current), toVendor(next), VENDOR_FIELDS);
+        if (Object.keys(changes).length === 0) return { next: current };
+        const now = this.stamp(current, next);
+        return {
+          next,
+          afterWrite: async () => {
+            if (changes.trades) await replaceTradeTags(tx, orgId, id, JSON.parse(next.trades) as string[]);
+            await this.emit(tx, orgId, 'vendor.updated', { vendorId: id, changes, vendor: toVendor(next) }, now);
+          },
+        };
+      },
+      write: (tx, current, next) => writeRow(tx, 'vendors', current, next),
+      present: toVendor,
+    });
+  }
+
+  /** Deletes a vendor; 409 in_use while open work orders name it. Its access links stop working (the page finds no vendor). */
+  async deleteVendor(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const current = await this.lockForDelete(tx, 'vendors', orgId, id, 'Vendor', acceptedVersions);
+      const now = isoNow(this.clock);
+      await replaceTradeTags(tx, orgId, id, []);
+      await deleteEntry(tx, 'vendors', orgId, id);
+      await this.emit(tx, orgId, 'vendor.deleted', { vendorId: id, vendor: toVendor(current as VendorsTable) }, now);
+    });
+  }
+
+  // --- teams -----------------------------------------------------------------------------------
+
+  async createTeam(orgId: string, input: CreateTeamInput, within?: InTransaction<Team>): Promise<Team> {
+    return this.db
+      .transaction()
+      .execute(async (tx) => {
+        const now = isoNow(this.clock);
+        const memberIds = input.memberIds ?? [];
+        await assertPeopleExist(tx, orgId, memberIds);
+        const row: TeamsTable = { id: newId('team'), org_id: orgId, name: input.name.trim(), search_text: searchText(input.name), active: input.active === false ? 0 : 1, created_at: now, updated_at: now, version: 1 };
+        await insertEntry(tx, 'teams', row);
+        await replaceMembers(tx, orgId, row.id, memberIds);
+        const team = toTeam(row, memberIds);
+        await this.emit(tx, orgId, 'team.created', { teamId: row.id, team }, now);
+        await within?.(tx, team);
+        return team;
+      })
+      .catch(translateMemberError);
+  }
+
+  async getTeam(orgId: string, id: string): Promise<Team> {
+    const row = await findEntry(this.db, 'teams', orgId, id);
+    if (!row) throw errors.notFound(`Team "${id}"`);
+    return toTeam(row, (await membersOf(this.db, [id])).get(id) ?? []);
+  }
+
+  async listTeams(orgId: string, filter: DirectoryFilter, page: Page): Promise<{ teams: Team[]; total: number }> {
+    const { rows, total } = await listEntries(this.db, 'teams', orgId, withCanonicalUpdatedAfter(filter), page);
+    const members = await membersOf(this.db, rows.map((row) => row.id));
+    return { teams: rows.map((row) => toTeam(row, members.get(row.id) ?? [])), total };
+  }
+
+  async updateTeam(orgId: string, id: string, input: UpdateTeamInput, acceptedVersions?: number[]): Promise<Team> {
+    let members: string[] = [];
+    return writeOptimistically(this.db, {
+      noun: 'Team',
+      id,
+      acceptedVersions,
+      read: async (tx) => {
+        const row = await findEntry(tx, 'teams', orgId, id);
+        members = row ? ((await membersOf(tx, [id])).get(id) ?? []) : [];
+        return row;
+      },
+      decide: async (tx, current) => {
+        const next: TeamsTable = { ...current };
+        if (input.name !== undefined) next.name = input.name.trim();
+        next.search_text = searchText(next.name);
+        if (input.active !== undefined) next.active = input.active ? 1 : 0;
+        const nextMembers = input.memberIds ?? members;
+        if (input.memberIds) await assertPeopleExist(tx, orgId, input.memberIds);
+        const changes = changesBetween(toTeam(current, members), toTeam(next, nextMembers), TEAM_FIELDS);
+        if (Object.keys(changes).length === 0) return { next: current };
+        const now = this.stamp(current, next);
+        members = nextMembers;
+        return {
+          next,
+          afterWrite: async () => {
+            if (changes.memberIds) await replaceMembers(tx, orgId, id, nextMembers);
+            await this.emit(tx, orgId, 'team.updated', { teamId: id, changes, team: toTeam(next, nextMembers) }, now);
+          },
+        };
+      },
+      write: (tx, current, next) => writeRow(tx, 'teams', current, next),
+      present: (row) => toTeam(row, members),
+    }).catch(translateMemberError);
+  }
+
+  /** Deletes a team (its members stay people of the organization); 409 in_use while open work orders name it. */
+  async deleteTeam(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const current = (await this.lockForDelete(tx, 'teams', orgId, id, 'Team', acceptedVersions)) as TeamsTable;
+      const memberIds = (await membersOf(tx, [id])).get(id) ?? [];
+      await replaceMembers(tx, orgId, id, []);
+      await deleteEntry(tx, 'teams', orgId, id);
+      await this.emit(tx, orgId, 'team.deleted', { teamId: id, team: toTeam(current, memberIds) }, isoNow(this.clock));
+    });
+  }
+
+  // --- shared ----------------------------------------------------------------------------------
+
+  /**
+   * The row, locked for the delete (PostgreSQL: an assignment holding it share-locked commits first),
+   * then the check that no open work order names it: an assignment waiting on the lock finds it gone.
+   */
+  private async lockForDelete(tx: Tx, table: DirectoryTable, orgId: string, id: string, noun: string, acceptedVersions: number[] | undefined) {
+    const current = await findEntry(tx, table, orgId, id, 'update');
+    if (!current) throw errors.notFound(`${noun} "${id}"`);
+    assertVersion(acceptedVersions, current.version, `The ${noun.toLowerCase()}`);
+    const open = await openWorkOrdersNaming(tx, orgId, id);
+    if (open > 0) {
+      throw errors.namedByOpenWorkOrders(
+        `${noun} "${id}" is an assignee of ${open} open work order${open === 1 ? '' : 's'}: reassign or finish ${open === 1 ? 'it' : 'them'} first, or deactivate it (PATCH with "active": false) to keep it off new ones.`,
+      );
+    }
+    return current;
+  }
+
+  /** Takes a deleted person out of a team, as a new version of the team with its event. */
+  private async removeMember(tx: Tx, orgId: string, teamId: string, personId: string, now: string): Promise<void> {
+    const team = await findEntry(tx, 'teams', orgId, teamId, 'update');
+    if (!team) return;
+    const before = (await membersOf(tx, [teamId])).get(teamId) ?? [];
+    const after = before.filter((member) => member !== personId);
+    const next = { ...team, updated_at: now, version: team.version + 1 };
+    await updateIfVersion(tx, 'teams', orgId, teamId, team.version, { updated_at: now, version: next.version });
+    await replaceMembers(tx, orgId, teamId, after);
+    await this.emit(tx, orgId, 'team.updated', { teamId, changes: { memberIds: { from: before, to: after } }, team: toTeam(next, after) }, now);
+  }
+
+  /** The contact columns a PATCH of a person or vendor sets (name, email, phone, externalRef, trades, active). */
+  private contactChanges<R extends PeopleTable | VendorsTable>(current: R, input: UpdatePersonInput | UpdateVendorInput): Partial<R> {
+    const next: Partial<PeopleTable> = {};
+    if (input.name !== undefined) next.name = input.name.trim();
+    if (input.email !== undefined) next.email = input.email;
+    if (input.phone !== undefined) next.phone = input.phone;
+    if (input.externalRef !== undefined) next.external_ref = input.externalRef;
+    if (input.trades !== undefined) next.trades = JSON.stringify(cleanTrades(input.trades));
+    if (input.active !== undefined) next.active = input.active ? 1 : 0;
+    const merged = { ...current, ...next };
+    next.search_text = searchText(merged.name, merged.email, merged.phone, merged.external_ref);
+    return next as Partial<R>;
+  }
+
+  private stamp(current: { version: number }, next: { updated_at: string; version: number }): string {
+    const now = isoNow(this.clock);
+    next.updated_at = now;
+    next.version = current.version + 1;
+    return now;
+  }
+
+  private async hourlyRate(tx: Executor, orgId: string, rate: Money | null) {
+    if (rate === null) return null;
+    return parseMoney(rate, { field: 'body.hourlyRate', currency: await this.organizations.currencyOf(orgId, tx) });
+  }
+
+  private async emit(tx: Executor, orgId: string, type: EventType, payload: Record<string, unknown>, now: string): Promise<void> {
+    await emitEvent(tx, { orgId, type, payload, occurredAt: now });
+  }
+}
+
+async function writeRow<T extends DirectoryTable>(tx: Tx, table: T, current: { id: string; org_id: string; version: number }, next: object): Promise<boolean> {
+  const { id: _id, org_id: _org, ...columns } = next as Record<string, unknown>;
+  return updateIfVersion(tx, table, current.org_id, current.id, current.version, columns as never);
+}
+
+async function assertPeopleExist(tx: Executor, orgId: string, memberIds: readonly string[]): Promise<void> {
+  const found = await existingPeople(tx, orgId, memberIds);
+  const missing = memberIds.map((id, index) => ({ id, index })).filter(({ id }) => !found.has(id));
+  if (missing.length > 0) {
+    throw errors.unprocessable(
+      'The team names people who do not exist in your organization.',
+      missing.map(({ id, index }) => ({ field: `body.memberIds.${index}`, message: `no person "${id}" exists in your organization` })),
+    );
+  }
+}
+
+/** A member deleted between the check and the write: the foreign key refused it. */
+function translateMemberError(error: unknown): never {
+  if (isForeignKeyViolation(error)) throw errors.unprocessable('A member of the team was deleted meanwhile; check `memberIds` and retry.');
+  throw error;
+}
