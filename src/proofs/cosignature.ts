@@ -1,6 +1,6 @@
 import { isValidKeyName, SIGNATURE_LINE_PREFIX, type NoteSignature } from './checkpoint.js';
 import { bytesEqual, concatBytes, fromBase64, toBase64, toHex, utf8 } from './encoding.js';
-import type { Sha256 } from './merkle.js';
+import type { Sha256, SyncSha256 } from './merkle.js';
 
 /**
  * C2SP tlog-cosignature v1.0.1, the Ed25519 type (https://c2sp.org/tlog-cosignature@v1.0.1): a
@@ -29,6 +29,10 @@ export async function cosignerKeyId(sha256: Sha256, name: string, publicKey: Uin
   return (await sha256(concatBytes(utf8(name), new Uint8Array([0x0a, COSIGNATURE_V1_ALGORITHM]), publicKey))).slice(0, 4);
 }
 
+export function cosignerKeyIdSync(sha256: SyncSha256, name: string, publicKey: Uint8Array): Uint8Array {
+  return sha256(concatBytes(utf8(name), new Uint8Array([0x0a, COSIGNATURE_V1_ALGORITHM]), publicKey)).slice(0, 4);
+}
+
 /** The bytes a cosigner signs for `body` (a checkpoint body, ending in a newline) at `timestamp`. */
 export function cosignatureMessage(body: string, timestamp: number): Uint8Array {
   return utf8(`cosignature/v1\ntime ${timestamp}\n${body}`);
@@ -39,23 +43,45 @@ export function formatCosignerVkey(key: CosignerKey): string {
   return `${key.name}+${toHex(key.keyId)}+${toBase64(concatBytes(new Uint8Array([COSIGNATURE_V1_ALGORITHM]), key.publicKey))}`;
 }
 
-/**
- * A cosigner's vkey: type 0x04 as it is, or a plain Ed25519 key (type 0x01) taken as the same key
- * cosigning (as Go's formats/note does), its key id recomputed for type 0x04. A string says what is wrong.
- */
-export async function parseCosignerVkey(sha256: Sha256, text: string): Promise<CosignerKey | string> {
+interface VkeyParts {
+  name: string;
+  hexId: string;
+  type: number;
+  publicKey: Uint8Array;
+}
+
+function vkeyParts(text: string): VkeyParts | string {
   const match = /^([^+]+)\+([0-9a-f]{8})\+(.+)$/s.exec(text.trim());
   if (!match) return 'not a vkey (<name>+<8 hex digits>+<base64>)';
   const [, name, hexId, encoded] = match as unknown as [string, string, string, string];
   if (!isValidKeyName(name)) return 'the key name is empty or holds a space or "+"';
   const key = fromBase64(encoded);
   if (!key || key.length !== 33) return 'the key is not base64 of a type byte and a 32-byte Ed25519 public key';
-  const type = key[0];
-  if (type !== COSIGNATURE_V1_ALGORITHM && type !== ED25519_ALGORITHM) return `signature type 0x${type!.toString(16).padStart(2, '0')} is not Ed25519 (0x01) or cosignature/v1 (0x04)`;
-  const publicKey = key.slice(1);
-  const statedId = (await sha256(concatBytes(utf8(name), new Uint8Array([0x0a, type]), publicKey))).slice(0, 4);
-  if (toHex(statedId) !== hexId) return 'the key id does not match the name and key';
-  return { name, keyId: await cosignerKeyId(sha256, name, publicKey), publicKey };
+  const type = key[0]!;
+  if (type !== COSIGNATURE_V1_ALGORITHM && type !== ED25519_ALGORITHM) return `signature type 0x${type.toString(16).padStart(2, '0')} is not Ed25519 (0x01) or cosignature/v1 (0x04)`;
+  return { name, hexId, type, publicKey: key.slice(1) };
+}
+
+const idInput = (parts: VkeyParts, type: number) => concatBytes(utf8(parts.name), new Uint8Array([0x0a, type]), parts.publicKey);
+const ID_MISMATCH = 'the key id does not match the name and key';
+
+/**
+ * A cosigner's vkey: type 0x04 as it is, or a plain Ed25519 key (type 0x01) taken as the same key
+ * cosigning (as Go's formats/note does), its key id recomputed for type 0x04. A string says what is wrong.
+ */
+export async function parseCosignerVkey(sha256: Sha256, text: string): Promise<CosignerKey | string> {
+  const parts = vkeyParts(text);
+  if (typeof parts === 'string') return parts;
+  if (toHex((await sha256(idInput(parts, parts.type))).slice(0, 4)) !== parts.hexId) return ID_MISMATCH;
+  return { name: parts.name, keyId: await cosignerKeyId(sha256, parts.name, parts.publicKey), publicKey: parts.publicKey };
+}
+
+/** parseCosignerVkey with a synchronous SHA-256 (the service reads its policy at start). */
+export function parseCosignerVkeySync(sha256: SyncSha256, text: string): CosignerKey | string {
+  const parts = vkeyParts(text);
+  if (typeof parts === 'string') return parts;
+  if (toHex(sha256(idInput(parts, parts.type)).slice(0, 4)) !== parts.hexId) return ID_MISMATCH;
+  return { name: parts.name, keyId: cosignerKeyIdSync(sha256, parts.name, parts.publicKey), publicKey: parts.publicKey };
 }
 
 /** The timestamp and Ed25519 signature of a cosignature line's signature bytes; undefined when it is not 72 bytes or the time is out of range. */

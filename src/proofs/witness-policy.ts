@@ -1,7 +1,7 @@
 import { parseVerifierKey } from './checkpoint.js';
 import { bytesEqual } from './encoding.js';
-import type { Sha256 } from './merkle.js';
-import { parseCosignerVkey, type CosignerKey } from './cosignature.js';
+import type { Sha256, SyncSha256 } from './merkle.js';
+import { parseCosignerVkey, parseCosignerVkeySync, type CosignerKey } from './cosignature.js';
 
 /**
  * C2SP tlog-policy (https://c2sp.org/tlog-policy, the editor's copy: the specification has no tagged
@@ -45,6 +45,19 @@ export class PolicyError extends Error {
 /** Parses a policy file; throws PolicyError naming the line that is wrong. */
 export async function parseWitnessPolicy(sha256: Sha256, text: string): Promise<WitnessPolicy> {
   if (typeof text !== 'string') throw new PolicyError('the policy is not text');
+  // Key ids take SHA-256, which is asynchronous in browsers: the witnesses' vkeys are read first.
+  const vkeys = [...text.matchAll(/^[ \t]*witness[ \t]+\S+[ \t]+(\S+)/gm)].map((match) => match[1]!);
+  const keys = new Map(await Promise.all(vkeys.map(async (vkey) => [vkey, await parseCosignerVkey(sha256, vkey)] as const)));
+  return parsePolicyText(text, (vkey) => keys.get(vkey) ?? 'not a vkey');
+}
+
+/** parseWitnessPolicy with a synchronous SHA-256 (the service reads WO_WITNESS_POLICY at start). */
+export function parseWitnessPolicySync(sha256: SyncSha256, text: string): WitnessPolicy {
+  return parsePolicyText(text, (vkey) => parseCosignerVkeySync(sha256, vkey));
+}
+
+function parsePolicyText(text: string, cosignerKey: (vkey: string) => CosignerKey | string): WitnessPolicy {
+  if (typeof text !== 'string') throw new PolicyError('the policy is not text');
   // Tab and newline are the only control characters a policy may hold.
   if (/[\x00-\x08\x0b-\x1f\x7f]/.test(text)) throw new PolicyError('the policy holds a control character other than tab and newline');
   const policy: WitnessPolicy = { logs: [], witnesses: [], groups: [], quorum: '' };
@@ -66,7 +79,7 @@ export async function parseWitnessPolicy(sha256: Sha256, text: string): Promise<
       if (args.length < 2 || args.length > 3) throw new PolicyError(`${where}: expected "witness <name> <vkey> [<url>]"`);
       const name = args[0]!;
       if (defined.has(name)) throw new PolicyError(`${where}: the name "${name}" is already defined`);
-      const key = await parseCosignerVkey(sha256, args[1]!);
+      const key = cosignerKey(args[1]!);
       if (typeof key === 'string') throw new PolicyError(`${where}: the witness's vkey: ${key}`);
       if (policy.witnesses.some((w) => bytesEqual(w.key.publicKey, key.publicKey))) throw new PolicyError(`${where}: the same witness key is listed twice`);
       policy.witnesses.push({ name, key, url: args[2] });
