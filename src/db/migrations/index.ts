@@ -18,6 +18,7 @@ import { leanOutboxIndexes } from './0017-lean-outbox-indexes.js';
 import { inlineProofSignatures } from './0018-inline-proof-signatures.js';
 import { meters } from './0019-meters.js';
 import { preventiveMaintenance } from './0020-preventive-maintenance.js';
+import { witnessedCheckpoints } from './0021-witnessed-checkpoints.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, witnessedCheckpoints];
