@@ -18,6 +18,6 @@ export type { RetryOptions } from './retry-policy.js';
 export type { EventFeed, FeedEvent, FollowOptions } from './event-feed.js';
 export type { ProofBundle, ProofWaiter, WaitForProofOptions } from './proof-waiter.js';
 export { verifyWebhook, WebhookVerificationError, type VerifiedWebhook, type VerifyWebhookOptions, type WebhookHeaders, type WebhookVerificationReason } from './verify-webhook.js';
-export { verifyProof, type EvidenceFile, type FileVerdict, type VerifyProofOptions, type VerifyProofResult } from './verify-proof.js';
+export { verifyProof, type EvidenceFile, type FileVerdict, type VerifyProofOptions, type VerifyProofResult, type Witnessing } from './verify-proof.js';
 export type { CompletionStatement, EvidenceDigest, ProofFailureReason, StatementHistoryEntry } from './proof-types.js';
 export { PROBLEM_CODES } from './generated/operations.js';

@@ -37,7 +37,7 @@ const PROOF_SCOPES = { 'proofs:read': 'Fetch completion proofs of work orders.' 
 const PROOF_SIGN_AHEAD_INTERVAL_MS = 100;
 
 /** WO_WITNESS_POLICY, read and checked at start: a policy the service cannot use stops it (exit 2). */
-function readWitnessPolicy(config: Config): SubmittingPolicy | undefined {
+function readWitnessPolicy(config: Config): { policy: SubmittingPolicy; text: string } | undefined {
   const file = config.proofs.witnessPolicyFile;
   if (!file) return undefined;
   let text: string;
@@ -51,7 +51,7 @@ function readWitnessPolicy(config: Config): SubmittingPolicy | undefined {
     const withoutUrl = policy.witnesses.filter((witness) => !witness.url);
     if (withoutUrl.length > 0) throw new PolicyError(`the service submits to each witness: give ${withoutUrl.map((w) => w.name).join(', ')} a URL (witness <name> <vkey> <url>)`);
     if (policy.witnesses.length === 0) throw new PolicyError('the policy names no witness');
-    return policy as SubmittingPolicy;
+    return { policy: policy as SubmittingPolicy, text };
   } catch (error) {
     if (error instanceof PolicyError) throw new ConfigError(`WO_WITNESS_POLICY (${file}): ${error.message}`);
     throw error;
@@ -69,7 +69,8 @@ export const proofsFeature = defineFeature({
     const { proofKeys } = services;
     const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
     const sealing = byDialect(database, { sqlite: (sqlite) => new SqliteSigningAhead(sqlite.db, statementSigner), postgres: () => postgresSigningInSeal(statementSigner) });
-    const policy = readWitnessPolicy(config);
+    const configured = readWitnessPolicy(config);
+    const policy = configured?.policy;
     const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, sealing, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`, policy !== undefined);
     const proofs = new ProofService(database.db, clock, proofKeys, transparencyLog);
     services.records.onCompleted((executor, completion, appends) => proofs.recordCompletion(executor, completion, appends));
@@ -130,7 +131,7 @@ export const proofsFeature = defineFeature({
         await api.register(proofRoutes(proofs));
         await api.register(transparencyRoutes(proofs));
       },
-      pages: [{ plugin: verifyPageRoutes(proofs) }],
+      pages: [{ plugin: verifyPageRoutes(proofs, configured?.text) }],
       jobs,
       close: () => statementSigner.stop(),
     };
