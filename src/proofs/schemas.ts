@@ -58,7 +58,7 @@ export const ConsistencyQuery = Type.Object(
 );
 
 export const TileParams = Type.Object({
-  level: Type.String({ description: 'The tile level L, 0 to 63.', pattern: '^(0|[1-9][0-9]?)$' }),
+  level: Type.String({ description: 'The tile level L, 0 to 63 (`entries`, the entry bundles, is not served: 404).', maxLength: 8 }),
   '*': Type.String({ description: 'The tile index N in 3-digit path elements (`x001/x234/067`), then `.p/<W>` for a partial tile.', maxLength: 64 }),
 });
 
