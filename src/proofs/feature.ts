@@ -103,7 +103,14 @@ export const proofsFeature = defineFeature({
         workerMetrics.registry,
       );
       const submitting = witnessing;
-      const loop = backgroundLoop({ name: 'checkpoint-witnessing', step: () => submitting.step(), retryMs: config.proofs.batchIntervalMs, logger, errorMessage: 'submitting a checkpoint to its witnesses failed' });
+      const loop = backgroundLoop({
+        name: 'checkpoint-witnessing',
+        step: () => submitting.step(),
+        retryMs: config.proofs.batchIntervalMs,
+        onStart: () => workerMetrics.expose(),
+        logger,
+        errorMessage: 'submitting a checkpoint to its witnesses failed',
+      });
       transparencyLog.onSealed = (treeSize) => {
         submitting.sealed(treeSize);
         loop.wake();

@@ -14,19 +14,21 @@ export interface ChildWitness {
   /** Runs `wo witness <args>` (add-log, vkey) against its data directory; answers stdout. */
   cli(args: string[]): Promise<string>;
   vkey(): Promise<string>;
-  /** Stops it (SIGTERM) and starts it again on the same data directory. */
+  /** Stops it (SIGTERM) and starts it again on the same data directory and port. */
   restart(): Promise<void>;
   stop(): Promise<void>;
+  /** Starts it again after stop(), on the same port. */
+  start(): Promise<void>;
   remove(): Promise<void>;
 }
 
-function witnessEnv(dataDir: string, name: string): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WO_WITNESS_DATA_DIR: dataDir, WO_WITNESS_NAME: name, WO_WITNESS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+function witnessEnv(dataDir: string, name: string, port = 0): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', WO_WITNESS_DATA_DIR: dataDir, WO_WITNESS_NAME: name, WO_WITNESS_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
 }
 
-async function startProcess(dataDir: string, name: string): Promise<{ process: WoProcess; url: string }> {
-  const child = spawnWo(['witness'], witnessEnv(dataDir, name));
-  const port = await waitFor(
+async function startProcess(dataDir: string, name: string, port = 0): Promise<{ process: WoProcess; url: string }> {
+  const child = spawnWo(['witness'], witnessEnv(dataDir, name, port));
+  const listening = await waitFor(
     () => {
       if (child.child.exitCode !== null) throw new Error(`wo witness exited: ${child.stderr}${child.stdout}`);
       const line = child.stdout.split('\n').find((l) => l.includes('"msg":"witness running"'));
@@ -35,7 +37,7 @@ async function startProcess(dataDir: string, name: string): Promise<{ process: W
     60_000,
     'wo witness to run',
   );
-  return { process: child, url: `http://127.0.0.1:${port}` };
+  return { process: child, url: `http://127.0.0.1:${listening}` };
 }
 
 export async function startWitness(name: string): Promise<ChildWitness> {
@@ -55,11 +57,15 @@ export async function startWitness(name: string): Promise<ChildWitness> {
     vkey: () => witness.cli(['vkey']),
     async restart() {
       await stopWo(witness.process);
-      const again = await startProcess(dataDir, name);
+      const again = await startProcess(dataDir, name, Number(new URL(witness.url).port));
       witness.process = again.process;
       witness.url = again.url;
     },
     stop: () => stopWo(witness.process),
+    async start() {
+      const again = await startProcess(dataDir, name, Number(new URL(witness.url).port));
+      witness.process = again.process;
+    },
     async remove() {
       await stopWo(witness.process);
       rmSync(dataDir, { recursive: true, force: true });
