@@ -93,6 +93,9 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
       '/transparency/tile/:level/*',
       {
         schema: {
+          // @NOTE: not in the OpenAPI document: `<N>` spans path segments (`x001/x234/067`), which an
+          // OpenAPI path parameter cannot; tlog-tiles clients build the paths themselves (docs/proofs.md).
+          hide: true,
           tags,
           operationId: 'getTransparencyTile',
           summary: 'A C2SP tlog-tiles hash tile: `tile/<L>/<N>[.p/<W>]` (application/octet-stream)',
