@@ -58,7 +58,10 @@ function parseRequest(body: string): AddCheckpointRequest | string {
     proof.push(hash);
     if (proof.length > MAX_PROOF_LINES) return `more than ${MAX_PROOF_LINES} consistency proof lines`;
   }
-  return { oldSize: Number(oldLine[1]), proof, checkpoint: body.slice(at) };
+  const checkpoint = body.slice(at);
+  // signed-note: "MUST NOT contain any ASCII control characters (those below U+0020) other than newline".
+  if ([...checkpoint].some((c) => c < ' ' && c !== '\n')) return 'the checkpoint holds a control character other than newline';
+  return { oldSize: Number(oldLine[1]), proof, checkpoint };
 }
 
 /** An Ed25519 public key for node:crypto from its 32 raw bytes. */

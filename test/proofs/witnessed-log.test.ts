@@ -8,6 +8,9 @@ import { TEST_DIALECTS } from '../helpers/databases.js';
 import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { spawnWo } from '../helpers/child-processes.js';
 import { startWitness, type ChildWitness } from '../helpers/witnesses.js';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { createContext, type AppContext } from '../../src/context.js';
 import { verifyBundle, type ProofBundle } from '../../src/proofs/verify.js';
 import { parseSignedCheckpoint } from '../../src/proofs/checkpoint.js';
 import { cosignerKeyIdSync, formatCosignerVkey } from '../../src/proofs/cosignature.js';
@@ -75,6 +78,41 @@ describe('a log witnessed by `wo witness` processes', () => {
       return sealed !== undefined && published !== undefined && published.treeSize === Number(sealed.tree_size);
     }, 30_000, what);
   }
+
+  it('finds a checkpoint left unwitnessed by a process that stopped, and resumes each witness from the size it holds [sqlite]', async () => {
+    const t = await startTestApp('sqlite', { env: appEnv('restart') });
+    let reopened: { app: Awaited<ReturnType<typeof buildApp>>; context: AppContext } | undefined;
+    try {
+      await follow(t);
+      const tenant = await t.newTenant();
+      const categoryId = await seedCategory(tenant);
+      await complete(tenant, categoryId);
+      await t.context.proofs.log.sealPending();
+      await witnessUntilPublished(t, 'a first witnessed checkpoint');
+      const recordId = await complete(tenant, categoryId);
+      await t.context.proofs.log.sealPending();
+      // The process stops between the seal and the witnessing.
+      await t.app.close();
+      await t.context.close();
+
+      const context = await createContext(t.config, { logger: pino({ level: 'silent' }) });
+      reopened = { context, app: await buildApp(context) };
+      await waitFor(async () => {
+        await context.witnessing!.step();
+        return (await context.transparencyLog.latestPublished())?.treeSize === 2;
+      }, 30_000, 'the restarted process to publish the checkpoint');
+      const proof = await reopened.app.inject({ method: 'GET', url: `/api/v1/records/${recordId}/proof`, headers: { authorization: `Bearer ${tenant.key}` } });
+      assert.equal(proof.statusCode, 200, proof.body);
+      // Each witness was sent the checkpoint from the size it was known to hold: no 409 to learn it again.
+      context.jobs.start('worker');
+      assert.doesNotMatch(await context.metrics.metrics(), /wo_witness_submissions_total\{witness="W\d",outcome="conflict"\} [1-9]/);
+      await context.jobs.stopAll();
+    } finally {
+      await reopened?.app.close();
+      await reopened?.context.close();
+      rmSync(t.dataDir, { recursive: true, force: true });
+    }
+  });
 
   for (const dialect of TEST_DIALECTS) {
     it(`delivers a proof only once a quorum of witnesses cosigned it, and \`wo proof verify --policy\` states the bound [${dialect}]`, async () => {

@@ -116,6 +116,7 @@ describe('wo witness (C2SP tlog-witness, child processes)', () => {
       ['a proof line that is not a hash', `old ${size}\nnot-base64\n\n${log.checkpoint()}`, 400],
       ['a checkpoint that is not a signed note', `old ${size}\n\nwo.example.com/work-orders/log\n${size}\n`, 400],
       ['an old size above the checkpoint size', `old ${size + 5}\n\n${log.checkpoint()}`, 400],
+      ['a control character in the note', `old ${size}\n\n${log.checkpoint().replace('\n', '\r\n')}`, 400],
       ['a log it does not follow', '', 404],
       ['another key under the log’s name', otherKey.request(size), 403],
       ['a signature by the log’s key that does not verify', log.request(size).replace(/\n— (\S+) (\S{10})/, (_m, name: string, sig: string) => `\n— ${name} ${sig.slice(0, 9)}${sig[9] === 'A' ? 'B' : 'A'}`), 403],
