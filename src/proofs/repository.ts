@@ -152,6 +152,11 @@ export async function firstPublishedCheckpointFrom(db: Executor, treeSize: numbe
   return (witnessedOnly ? published.where('publication', '=', 'witnessed') : published.where('publication', 'is not', null)).orderBy('tree_size', 'asc').limit(1).executeTakeFirst();
 }
 
+/** The first checkpoint of at least `treeSize` leaves, published or not. */
+export async function firstCheckpointFrom(db: Executor, treeSize: number): Promise<TlogCheckpointsTable | undefined> {
+  return db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', treeSize).orderBy('tree_size', 'asc').limit(1).executeTakeFirst();
+}
+
 export async function publishedCheckpointAt(db: Executor, treeSize: number): Promise<TlogCheckpointsTable | undefined> {
   return db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '=', treeSize).where('publication', 'is not', null).executeTakeFirst();
 }

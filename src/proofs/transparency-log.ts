@@ -11,6 +11,7 @@ import { appendLeaves, consistencyProof, frontier, inclusionProof, leafHash, rec
 import {
   appendCosignatures,
   checkpointAt,
+  firstCheckpointFrom,
   firstPublishedCheckpointFrom,
   hasStatementsToSeal,
   latestPublishedCheckpoint,
@@ -178,6 +179,11 @@ export class TransparencyLog {
   /** The latest sealed checkpoint row, published or not (what the witnessing loop submits). */
   async latestSealed(db: Executor = this.database.db): Promise<TlogCheckpointsTable | undefined> {
     return latestCheckpoint(db);
+  }
+
+  /** The first sealed checkpoint of at least `treeSize` leaves. */
+  async sealedFrom(treeSize: number, db: Executor = this.database.db): Promise<TlogCheckpointsTable | undefined> {
+    return firstCheckpointFrom(db, treeSize);
   }
 
   /** The latest published checkpoint, cosigned: what `/transparency/checkpoint` serves. */

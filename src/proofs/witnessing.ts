@@ -22,6 +22,11 @@ import { quorumMet, type PolicyWitness, type WitnessPolicy } from './witness-pol
  */
 
 const MAX_CONFLICT_RETRIES = 3;
+/**
+ * Statements one publication delivers at most (about: whole checkpoints): after a long witness outage
+ * the backlog is published checkpoint by checkpoint, each transaction bounded as a seal's is.
+ */
+const MAX_PUBLISHED_AT_ONCE = 10_000;
 const BACKOFF_BASE_MS = 500;
 const BACKOFF_CAP_MS = 30_000;
 
@@ -54,6 +59,8 @@ export interface WitnessingOptions {
   failOpen: boolean;
   /** How long to wait when there is nothing to submit (a seal in this process wakes the loop sooner). */
   idleMs: number;
+  /** Statements one publication delivers at most (MAX_PUBLISHED_AT_ONCE). */
+  maxPublishedAtOnce?: number;
 }
 
 class WitnessMetrics {
@@ -142,14 +149,16 @@ export class CheckpointWitnessing {
   /** One round; resolves to how long to wait before the next. */
   async step(): Promise<number> {
     await this.load();
-    const sealed = await this.log.latestSealed();
+    const latest = await this.log.latestSealed();
     const published = await this.log.latestPublished();
-    if (!sealed || (published && published.treeSize >= Number(sealed.tree_size))) return this.options.idleMs;
-    const size = Number(sealed.tree_size);
+    if (!latest || (published && published.treeSize >= Number(latest.tree_size))) return this.options.idleMs;
     // Another process sealed it and submits it; take it over only when it has waited for long.
-    const waitedLong = this.clock.now().getTime() - Date.parse(sealed.created_at) > 2 * this.options.timeoutMs;
-    if (!this.sealedHere.has(size) && !this.firstRound && !waitedLong) return this.options.idleMs;
+    const waitedLong = this.clock.now().getTime() - Date.parse(latest.created_at) > 2 * this.options.timeoutMs;
+    if (!this.sealedHere.has(Number(latest.tree_size)) && !this.firstRound && !waitedLong) return this.options.idleMs;
     this.firstRound = false;
+    // The latest checkpoint, unless that would deliver too many statements in one transaction.
+    const sealed = (await this.log.sealedFrom((published?.treeSize ?? 0) + (this.options.maxPublishedAtOnce ?? MAX_PUBLISHED_AT_ONCE))) ?? latest;
+    const size = Number(sealed.tree_size);
 
     const body = sealed.note.slice(0, sealed.note.lastIndexOf('\n\n') + 1);
     const cosigned = verifiedCosignatures(this.policy, body, sealed.cosignatures);
@@ -183,6 +192,7 @@ export class CheckpointWitnessing {
     if (await this.log.publish(size, publication)) {
       this.metrics.published.inc({ publication });
       this.metrics.publishedSize.set(size);
+      // Sizes up to this one are done; a later one sealed here is still to submit.
       for (const sealed of this.sealedHere) if (sealed <= size) this.sealedHere.delete(sealed);
       return 0;
     }

@@ -9,6 +9,11 @@ import { recordBody, seedCategory, startTestApp, waitFor, type TestApp, type Ten
 import { spawnWo } from '../helpers/child-processes.js';
 import { startWitness, type ChildWitness } from '../helpers/witnesses.js';
 import { pino } from 'pino';
+import { readFileSync } from 'node:fs';
+import { Registry } from 'prom-client';
+import { systemClock } from '../../src/clock.js';
+import { parseWitnessPolicySync } from '../../src/proofs/witness-policy.js';
+import { CheckpointWitnessing, type SubmittingPolicy } from '../../src/proofs/witnessing.js';
 import { buildApp } from '../../src/app.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { verifyBundle, type ProofBundle } from '../../src/proofs/verify.js';
@@ -111,6 +116,36 @@ describe('a log witnessed by `wo witness` processes', () => {
       await reopened?.app.close();
       await reopened?.context.close();
       rmSync(t.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('publishes a backlog checkpoint by checkpoint, each publication delivering a bounded number of statements [sqlite]', async () => {
+    const t = await startTestApp('sqlite', { env: appEnv('backlog') });
+    try {
+      await follow(t);
+      const tenant = await t.newTenant();
+      const categoryId = await seedCategory(tenant);
+      const sizes: number[] = [];
+      for (let batch = 0; batch < 4; batch++) {
+        for (let i = 0; i < 2; i++) await complete(tenant, categoryId);
+        sizes.push((await t.context.proofs.log.sealPending())!.treeSize);
+      }
+      assert.deepEqual(sizes, [2, 4, 6, 8]);
+      const policy = parseWitnessPolicySync(sha256, readFileSync(t.config.proofs.witnessPolicyFile!, 'utf8')) as SubmittingPolicy;
+      const bounded = new CheckpointWitnessing(t.context.database.db, t.context.transparencyLog, policy, { timeoutMs: 2000, failOpen: false, idleMs: 50, maxPublishedAtOnce: 3 }, systemClock, pino({ level: 'silent' }), new Registry());
+      const published: number[] = [];
+      await waitFor(async () => {
+        await bounded.step();
+        const now = (await t.context.transparencyLog.latestPublished())?.treeSize;
+        if (now !== undefined && published.at(-1) !== now) published.push(now);
+        return now === 8;
+      }, 30_000, 'the backlog to be published');
+      // Each time the first checkpoint at least 3 statements past the last publication, not the latest.
+      assert.deepEqual(published, [4, 8]);
+      const events = await t.context.database.db.selectFrom('outbox_events').select(['payload']).where('type', '=', 'record.proof_delivered').execute();
+      assert.deepEqual(events.map((event) => JSON.parse(event.payload).treeSize).sort(), [4, 4, 4, 4, 8, 8, 8, 8]);
+    } finally {
+      await t.close();
     }
   });
 
