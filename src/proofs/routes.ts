@@ -78,14 +78,30 @@ export function transparencyRoutes(proofs: ProofService): FastifyPluginAsyncType
           description:
             'Public: the C2SP tlog-tiles `<prefix>/checkpoint` of the log at `/api/v1/transparency`. The latest published checkpoint, or the one of exactly `treeSize`: what inclusion and consistency proofs are checked against. With a witness policy, published once witnessed (the cosignature lines follow the log’s signature); a checkpoint still waiting for its witnesses is 404.',
           querystring: CheckpointQuery,
-          response: { 200: { description: 'The signed note.', content: { 'text/plain': { schema: Type.Ref('SignedCheckpoint') } } }, 400: ProblemRef, 404: ProblemRef },
+          response: {
+            200: {
+              description: 'The signed note.',
+              content: { 'text/plain': { schema: Type.Ref('SignedCheckpoint') } },
+              headers: {
+                'x-wo-publication': Type.Union([Type.Literal('log-signed'), Type.Literal('witnessed'), Type.Literal('unwitnessed')], {
+                  description: 'How it was published: `log-signed` (no witness policy), `witnessed` (its quorum cosigned), `unwitnessed` (WO_WITNESS_FAIL_OPEN, without the quorum). Informative: a verifier checks the cosignatures themselves.',
+                }),
+              },
+            },
+            400: ProblemRef,
+            404: ProblemRef,
+          },
         },
       },
       async (request, reply) => {
-        const note = request.query.treeSize === undefined ? (await log.latestPublished())?.note : await log.publishedAt(request.query.treeSize);
-        if (!note) throw errors.notFound(request.query.treeSize === undefined ? 'A checkpoint (nothing is published yet)' : `A published checkpoint of size ${request.query.treeSize}`);
+        const checkpoint = request.query.treeSize === undefined ? await log.latestPublished() : await log.publishedAt(request.query.treeSize);
+        if (!checkpoint) throw errors.notFound(request.query.treeSize === undefined ? 'A checkpoint (nothing is published yet)' : `A published checkpoint of size ${request.query.treeSize}`);
         // tlog-tiles: the checkpoint is mutable, cached a few seconds at most (more cosignatures may follow).
-        return reply.header('cache-control', 'public, max-age=5').type('text/plain; charset=utf-8').send(note);
+        return reply
+          .header('cache-control', 'public, max-age=5')
+          .header('x-wo-publication', checkpoint.publication)
+          .type('text/plain; charset=utf-8')
+          .send(checkpoint.note);
       },
     );
 

@@ -192,9 +192,9 @@ export class TransparencyLog {
     return row ? { treeSize: Number(row.tree_size), note: cosignedNote(row), publication: row.publication! } : undefined;
   }
 
-  async publishedAt(treeSize: number, db: Executor = this.database.db): Promise<string | undefined> {
+  async publishedAt(treeSize: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string; publication: string } | undefined> {
     const row = await publishedCheckpointAt(db, treeSize);
-    return row && cosignedNote(row);
+    return row ? { treeSize: Number(row.tree_size), note: cosignedNote(row), publication: row.publication! } : undefined;
   }
 
   /**

@@ -171,6 +171,7 @@ describe('a log witnessed by `wo witness` processes', () => {
         assert.ok(checkpoint.signatures.length >= 3, 'the log signature and at least two cosignatures');
         const served = await t.app.inject({ method: 'GET', url: '/api/v1/transparency/checkpoint' });
         assert.equal(served.body.split('\n\n')[0], bundle.checkpoint.split('\n\n')[0]);
+        assert.equal(served.headers['x-wo-publication'], 'witnessed');
 
         const jwks = (await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json();
         const result = await verifyBundle(bundle, jwks, { policy: auditorPolicy() });
@@ -268,6 +269,7 @@ describe('a log witnessed by `wo witness` processes', () => {
         await t.context.proofs.log.sealPending();
         await witnessUntilPublished(t, 'a fail-open publication');
         assert.equal((await t.context.transparencyLog.latestPublished())?.publication, 'unwitnessed');
+        assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/transparency/checkpoint' })).headers['x-wo-publication'], 'unwitnessed');
         const response = await tenant.request({ method: 'GET', url: `/api/v1/records/${recordId}/proof` });
         assert.equal(response.statusCode, 200);
         const jwks = (await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json();
