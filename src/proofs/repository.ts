@@ -188,21 +188,17 @@ export async function statementsOfLeaves(db: Executor, from: number, to: number)
     .execute();
 }
 
-/** Hashes at one Merkle level, indexes [first, first + count), in order: a tile's content (level 0: leaf hashes). */
+const leafHashRangeQuery = preparedQuery((db, p: { first: number; end: number }) =>
+  db.selectFrom('tlog_leaves').select(['leaf_hash']).where('leaf_index', '>=', p.first).where('leaf_index', '<', p.end).orderBy('leaf_index', 'asc'),
+);
+const nodeHashRangeQuery = preparedQuery((db, p: { level: number; first: number; end: number }) =>
+  db.selectFrom('tlog_nodes').select(['hash']).where('level', '=', p.level).where('node_index', '>=', p.first).where('node_index', '<', p.end).orderBy('node_index', 'asc'),
+);
+
+/** Hex hashes at one Merkle level, indexes [first, first + count), in order: a tile's content (level 0: leaf hashes). */
 export async function readLevelRange(db: Executor, level: number, first: number, count: number): Promise<string[]> {
-  if (level === 0) {
-    const rows = await db.selectFrom('tlog_leaves').select(['leaf_hash']).where('leaf_index', '>=', first).where('leaf_index', '<', first + count).orderBy('leaf_index', 'asc').execute();
-    return rows.map((row) => row.leaf_hash);
-  }
-  const rows = await db
-    .selectFrom('tlog_nodes')
-    .select(['hash'])
-    .where('level', '=', level)
-    .where('node_index', '>=', first)
-    .where('node_index', '<', first + count)
-    .orderBy('node_index', 'asc')
-    .execute();
-  return rows.map((row) => row.hash);
+  if (level === 0) return (await leafHashRangeQuery(db, { first, end: first + count })).rows.map((row) => row.leaf_hash);
+  return (await nodeHashRangeQuery(db, { level, first, end: first + count })).rows.map((row) => row.hash);
 }
 
 export async function listWitnessStates(db: Executor): Promise<TlogWitnessesTable[]> {

@@ -31,6 +31,16 @@ import type { StatementSigner } from './statement-signer.js';
 import type { TlogCheckpointsTable } from './tables.js';
 import { tileHashRange, type TileCoordinates } from './tiles.js';
 
+/** Statements kept in memory between their seal and their publication (see awaitingDelivery). */
+const MAX_KEPT_FOR_DELIVERY = 50_000;
+
+interface DeliveredStatement {
+  id: string;
+  org_id: string;
+  record_id: string;
+  leaf_index: number;
+}
+
 /** Largest batch one seal takes; the rest waits for the next tick (keeps one transaction bounded). */
 const MAX_BATCH = 10_000;
 
@@ -132,13 +142,37 @@ export class TransparencyLog {
         now,
       );
       // Witnessed checkpoints deliver their statements when they are published (publish).
-      if (publication) await this.emitDelivered(tx, batch.map(({ row }, i) => ({ ...row, leaf_index: oldSize + i })), newSize, now);
-      return { treeSize: newSize, sealed: batch.length, proofIds: batch.map(({ row }) => row.id) };
+      const delivered = batch.map(({ row }, i) => ({ id: row.id, org_id: row.org_id, record_id: row.record_id, leaf_index: oldSize + i }));
+      if (publication) await this.emitDelivered(tx, delivered, newSize, now);
+      return { treeSize: newSize, sealed: batch.length, proofIds: batch.map(({ row }) => row.id), delivered: publication ? undefined : delivered };
     });
     // Sealed now, or by another process: either way their signatures are no longer needed.
     if (result) this.sealing.sealed(result.proofIds);
+    if (result?.delivered) this.keepForDelivery(result.delivered);
     if (result) this.onSealed(result.treeSize);
     return result && { treeSize: result.treeSize, sealed: result.sealed };
+  }
+
+  /**
+   * What the statements sealed here and not yet published are delivered with, by leaf index: the
+   * publication then reads nothing to emit their events (one read per statement, otherwise). Bounded;
+   * a publication that finds any missing (sealed elsewhere, or before a restart) reads them all.
+   */
+  private readonly awaitingDelivery = new Map<number, DeliveredStatement>();
+
+  private keepForDelivery(statements: DeliveredStatement[]): void {
+    if (this.awaitingDelivery.size + statements.length > MAX_KEPT_FOR_DELIVERY) return;
+    for (const statement of statements) this.awaitingDelivery.set(statement.leaf_index, statement);
+  }
+
+  private async toDeliver(tx: Tx, from: number, to: number): Promise<DeliveredStatement[]> {
+    const kept: DeliveredStatement[] = [];
+    for (let leaf = from; leaf < to; leaf++) {
+      const statement = this.awaitingDelivery.get(leaf);
+      if (!statement) return (await statementsOfLeaves(tx, from, to)).map((row) => ({ ...row, leaf_index: Number(row.leaf_index) }));
+      kept.push(statement);
+    }
+    return kept;
   }
 
   private async emitDelivered(tx: Tx, statements: Array<{ id: string; org_id: string; record_id: string; leaf_index: number }>, treeSize: number, now: string): Promise<void> {
@@ -160,15 +194,21 @@ export class TransparencyLog {
    * never deliver the same statements. False when another process holds the claim or published it.
    */
   async publish(treeSize: number, publication: 'witnessed' | 'unwitnessed'): Promise<boolean> {
-    return this.database.db.transaction().execute(async (tx) => {
+    let deliveredUpTo = 0;
+    const published = await this.database.db.transaction().execute(async (tx) => {
       if (!(await this.sealing.claim(tx))) return false;
       const previous = Number((await latestPublishedCheckpoint(tx))?.tree_size ?? 0);
+      deliveredUpTo = previous;
       if (previous >= treeSize) return false;
       const now = isoNow(this.clock);
       if (!(await markPublished(tx, treeSize, publication, now))) return false;
-      await this.emitDelivered(tx, await statementsOfLeaves(tx, previous, treeSize), treeSize, now);
+      await this.emitDelivered(tx, await this.toDeliver(tx, previous, treeSize), treeSize, now);
+      deliveredUpTo = treeSize;
       return true;
     });
+    // Delivered here or by another process: no longer kept.
+    for (const leaf of this.awaitingDelivery.keys()) if (leaf < deliveredUpTo) this.awaitingDelivery.delete(leaf);
+    return published;
   }
 
   /** Adds witnesses' cosignature lines to a sealed checkpoint. */
@@ -207,11 +247,11 @@ export class TransparencyLog {
   }
 
   /** A tile's bytes, read from the stored hashes. */
-  async tile(tile: TileCoordinates, db: Executor = this.database.db): Promise<Uint8Array> {
+  async tile(tile: TileCoordinates, db: Executor = this.database.db): Promise<Buffer> {
     const { merkleLevel, first, count } = tileHashRange(tile);
     const hashes = await readLevelRange(db, merkleLevel, first, count);
     if (hashes.length !== count) throw new Error(`transparency log is missing hashes of tile ${tile.level}/${tile.index}`);
-    return fromHex(hashes.join(''))!;
+    return Buffer.from(hashes.join(''), 'hex');
   }
 
   async latestCheckpoint(db: Executor = this.database.db): Promise<{ treeSize: number; note: string } | undefined> {
