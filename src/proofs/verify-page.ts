@@ -76,7 +76,7 @@ with WebCrypto: nothing is sent to any server. The key set is the one this servi
 <textarea id="keys" spellcheck="false">${escapeHtml(jwks)}</textarea>
 <p><label for="keys-file">Or open a key set file</label> <input type="file" id="keys-file" accept="application/json,.json"></p>
 <h2><label for="policy">Witness policy (optional)</label></h2>
-<p>A <a href="https://c2sp.org/tlog-policy">C2SP tlog-policy</a> file: the witnesses you trust and their quorum. With one, the proof is valid only if a quorum of them cosigned its checkpoint, and the result says when the log held the statement by. ${policy ? 'It is filled in with the policy this service submits its checkpoints under; replace it with your own.' : 'This service names no witnesses; paste your own policy.'}</p>
+<p>A C2SP tlog-policy file (docs/proofs.md, “Witnesses”): the witnesses you trust and their quorum. With one, the proof is valid only if a quorum of them cosigned its checkpoint, and the result says when the log held the statement by. ${policy ? 'It is filled in with the policy this service submits its checkpoints under; replace it with your own.' : 'This service names no witnesses; paste your own policy.'}</p>
 <textarea id="policy" spellcheck="false" placeholder="witness W1 &lt;vkey&gt;&#10;quorum W1">${escapeHtml(policy)}</textarea>
 <p><label for="policy-file">Or open a policy file</label> <input type="file" id="policy-file" accept="text/plain,.txt"></p>
 <h2><label for="evidence-files">Evidence files (optional)</label></h2>
