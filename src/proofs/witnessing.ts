@@ -92,7 +92,8 @@ export function verifiedCosignatures(policy: WitnessPolicy, body: string, lines:
   for (const witness of policy.witnesses) {
     for (const line of note.signatures.filter((signature) => isByCosigner(signature, witness.key))) {
       const read = readTimestampedSignature(line.signature);
-      if (read && verify(null, cosignatureMessage(body, read.timestamp), ed25519PublicKey(witness.key.publicKey), read.signature)) {
+      // tlog-witness: a cosignature on a checkpoint never omits its timestamp (0).
+      if (read && read.timestamp > 0 && verify(null, cosignatureMessage(body, read.timestamp), ed25519PublicKey(witness.key.publicKey), read.signature)) {
         found.set(witness.name, Math.min(found.get(witness.name) ?? Infinity, read.timestamp));
       }
     }
