@@ -15,19 +15,28 @@ import type { VersionedMigration } from '../migrate.js';
 export const witnessedCheckpoints: VersionedMigration = {
   name: '0021-witnessed-checkpoints',
   async up(db, dialect) {
+    // Every step may run again: SQLite migrations are not transactional (see 0009 and 0020).
     const bigint = dialect === 'postgres' ? 'bigint' : 'integer';
-    await db.schema.alterTable('tlog_checkpoints').addColumn('published_at', 'text').execute();
-    // 'log-signed' (no witness policy), 'witnessed' (the quorum cosigned), 'unwitnessed' (fail-open).
-    await db.schema.alterTable('tlog_checkpoints').addColumn('publication', 'text', (c) => c.defaultTo('log-signed')).execute();
-    // The witnesses' cosignature lines (C2SP tlog-cosignature), appended to `note` when it is served.
-    await db.schema.alterTable('tlog_checkpoints').addColumn('cosignatures', 'text', (c) => c.notNull().defaultTo('')).execute();
-    await sql`UPDATE tlog_checkpoints SET published_at = created_at`.execute(db);
+    // 'log-signed' (no witness policy), 'witnessed' (the quorum cosigned), 'unwitnessed' (fail-open);
+    // `cosignatures`: the witnesses' C2SP tlog-cosignature lines, appended to `note` when it is served.
+    const columns: Array<[string, string]> = [
+      ['published_at', 'text'],
+      ['publication', "text DEFAULT 'log-signed'"],
+      ['cosignatures', "text NOT NULL DEFAULT ''"],
+    ];
+    const existing = dialect === 'postgres' ? [] : (await sql<{ name: string }>`SELECT name FROM pragma_table_info('tlog_checkpoints')`.execute(db)).rows.map((row) => row.name);
+    for (const [column, type] of columns) {
+      if (dialect === 'postgres') await sql`ALTER TABLE tlog_checkpoints ADD COLUMN IF NOT EXISTS ${sql.raw(column)} ${sql.raw(type)}`.execute(db);
+      else if (!existing.includes(column)) await sql`ALTER TABLE tlog_checkpoints ADD COLUMN ${sql.raw(column)} ${sql.raw(type)}`.execute(db);
+    }
+    await sql`UPDATE tlog_checkpoints SET published_at = created_at WHERE published_at IS NULL AND publication IS NOT NULL`.execute(db);
     // A bundle's checkpoint: the first published (or witnessed) checkpoint at or after the statement's own.
-    await db.schema.createIndex('tlog_checkpoints_published').on('tlog_checkpoints').column('tree_size').where(sql.ref('publication'), 'is not', null).execute();
-    await db.schema.createIndex('tlog_checkpoints_witnessed').on('tlog_checkpoints').column('tree_size').where(sql.ref('publication'), '=', 'witnessed').execute();
+    await db.schema.createIndex('tlog_checkpoints_published').ifNotExists().on('tlog_checkpoints').column('tree_size').where(sql.ref('publication'), 'is not', null).execute();
+    await db.schema.createIndex('tlog_checkpoints_witnessed').ifNotExists().on('tlog_checkpoints').column('tree_size').where(sql.ref('publication'), '=', 'witnessed').execute();
 
     await db.schema
       .createTable('tlog_witnesses')
+      .ifNotExists()
       .addColumn('vkey', 'text', (c) => c.primaryKey())
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('cosigned_size', bigint)
