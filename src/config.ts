@@ -71,6 +71,21 @@ export interface Config {
     readonly batchIntervalMs: number;
     /** Origin line of the transparency log's checkpoints (C2SP tlog-checkpoint). */
     readonly logOrigin: string;
+    /** `WO_WITNESS_POLICY`: a C2SP tlog-policy file naming the witnesses each checkpoint is submitted to and their quorum; unset, checkpoints are published as the log signs them. */
+    readonly witnessPolicyFile: string | undefined;
+    /** `WO_WITNESS_FAIL_OPEN`: publish a checkpoint the quorum did not cosign in one round, flagged unwitnessed, rather than wait for the witnesses. */
+    readonly witnessFailOpen: boolean;
+    /** `WO_WITNESS_TIMEOUT_MS`: how long one witness has to answer one submission. */
+    readonly witnessTimeoutMs: number;
+  };
+  /** `wo witness`: a witness process, run by whoever wants to bound what the log can rewrite. */
+  readonly witness: {
+    /** `WO_WITNESS_PORT`, where it answers C2SP tlog-witness `POST /add-checkpoint`. */
+    readonly port: number;
+    /** `WO_WITNESS_DATA_DIR`: its key and its state (SQLite). */
+    readonly dataDir: string;
+    /** `WO_WITNESS_NAME`: the key name of its cosignatures, fixed when its key is made. */
+    readonly name: string | undefined;
   };
   readonly schedules: {
     /** How often each worker looks for schedules whose occurrences came up (`WO_SCHEDULE_INTERVAL_MS`). */
@@ -216,6 +231,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  // @NOTE: refused rather than ignored: an operator who set them expects timestamped checkpoints.
+  if (env.WO_TSA_URL?.trim() || env.WO_TSA_ROOTS?.trim()) {
+    throw new ConfigError('WO_TSA_URL and WO_TSA_ROOTS are not supported by this release: RFC 3161 timestamps of checkpoints are not implemented (docs/proofs.md); unset them');
+  }
+
   const trustProxyRaw = env.WO_TRUST_PROXY?.trim().toLowerCase() ?? '';
   const trustProxy = /^\d{1,2}$/.test(trustProxyRaw) ? Number(trustProxyRaw) : readBoolean(env, 'WO_TRUST_PROXY', false);
 
@@ -251,6 +271,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     proofs: {
       batchIntervalMs: readInteger(env, 'WO_PROOF_BATCH_INTERVAL_MS', 250, 10, 60_000),
       logOrigin: env.WO_LOG_ORIGIN?.trim() || `${new URL(publicUrl).host}/work-orders/log`,
+      witnessPolicyFile: env.WO_WITNESS_POLICY?.trim() ? path.resolve(env.WO_WITNESS_POLICY.trim()) : undefined,
+      witnessFailOpen: readBoolean(env, 'WO_WITNESS_FAIL_OPEN', false),
+      witnessTimeoutMs: readInteger(env, 'WO_WITNESS_TIMEOUT_MS', 5_000, 100, 120_000),
+    },
+    witness: {
+      port: readInteger(env, 'WO_WITNESS_PORT', 8082, 0, 65535),
+      dataDir: path.resolve(env.WO_WITNESS_DATA_DIR?.trim() || './witness-data'),
+      name: env.WO_WITNESS_NAME?.trim() || undefined,
     },
     schedules: { intervalMs: readInteger(env, 'WO_SCHEDULE_INTERVAL_MS', 5_000, 50, 600_000) },
     idempotency: { ttlHours: 24 },

@@ -105,4 +105,9 @@ export type ProofFailureReason =
   | 'checkpoint_signature_invalid'
   | 'checkpoint_origin_mismatch'
   | 'tree_size_mismatch'
-  | 'leaf_not_in_tree';
+  | 'leaf_not_in_tree'
+  | 'policy_malformed'
+  | 'log_not_in_policy'
+  | 'cosignature_invalid'
+  | 'quorum_not_met'
+  | 'completed_after_logged';

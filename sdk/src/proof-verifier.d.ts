@@ -3,8 +3,14 @@
 // them against the verifier's own types.
 import type { CompletionStatement, EvidenceDigest, ProofFailureReason } from './proof-types.js';
 
+export interface Witnessing {
+  cosigned: Array<{ name: string; at: string }>;
+  witnesses: number;
+  loggedBy: string | null;
+}
+
 export type VerifyResult =
-  | { valid: true; statement: CompletionStatement; proofId: string; recordId: string; leafIndex: number; treeSize: number; statementKid: string; logOrigin: string }
+  | { valid: true; statement: CompletionStatement; proofId: string; recordId: string; leafIndex: number; treeSize: number; statementKid: string; logOrigin: string; witnessing?: Witnessing }
   | { valid: false; reason: ProofFailureReason; detail: string };
 
 export interface FileDigest {
@@ -16,6 +22,8 @@ export type Verdict =
   | (Extract<VerifyResult, { valid: true }> & { files: Array<FileDigest & { evidence: EvidenceDigest | null }> })
   | { valid: false; reason: ProofFailureReason | 'not_evidence'; detail: string; files: Array<FileDigest & { evidence: EvidenceDigest | null }> };
 
-export function verifyBundle(bundle: unknown, keys: unknown): Promise<VerifyResult>;
+export function verifyBundle(bundle: unknown, keys: unknown, options?: { policy?: string; nowSeconds?: number }): Promise<VerifyResult>;
+export function verdictWords(verdict: Verdict): { headline: string; detail: string };
+export function describeWitnessing(witnessing: Witnessing): string;
 export function verdictOf(result: VerifyResult, files: readonly FileDigest[]): Verdict;
 export function sha256Hex(bytes: Uint8Array): Promise<string>;

@@ -1,4 +1,4 @@
-import { sha256Hex, verdictOf, verifyBundle } from '#proof-verifier';
+import { sha256Hex, verdictOf, verdictWords, verifyBundle } from '#proof-verifier';
 import type { CompletionStatement, EvidenceDigest, ProofFailureReason } from './proof-types.js';
 
 /** A file checked against the proof's evidence. */
@@ -21,9 +21,23 @@ export type VerifyProofResult =
       treeSize: number;
       statementKid: string;
       logOrigin: string;
+      /** With `policy`: the witnesses whose cosignatures verify and the bound they give. */
+      witnessing?: Witnessing;
+      /** `proof … in <log>`, and with a policy `; logged no later than T, attested by k of n witnesses`: the words of `wo proof verify`. */
+      detail: string;
       files: FileVerdict[];
     }
   | { valid: false; reason: ProofFailureReason | 'not_evidence'; detail: string; files: FileVerdict[] };
+
+/** What the witnesses of a policy attest about the checkpoint a proof is tied to. */
+export interface Witnessing {
+  /** The policy's witnesses whose cosignatures verify, with the time each cosigned (ISO 8601). */
+  cosigned: Array<{ name: string; at: string }>;
+  /** How many witnesses the policy names. */
+  witnesses: number;
+  /** The log held the statement no later than this: when a quorum had cosigned. Null with `quorum none`. */
+  loggedBy: string | null;
+}
 
 /** A file to check: its bytes, or its bytes with a name for the report. */
 export type EvidenceFile = Uint8Array | ArrayBuffer | { name: string; bytes: Uint8Array | ArrayBuffer };
@@ -31,6 +45,12 @@ export type EvidenceFile = Uint8Array | ArrayBuffer | { name: string; bytes: Uin
 export interface VerifyProofOptions {
   /** Files that must each be evidence the proof names (same SHA-256, and same size when the entry has one). */
   files?: EvidenceFile[];
+  /**
+   * A C2SP tlog-policy file's text (witnesses, groups, quorum): then the checkpoint must carry
+   * cosignatures of a quorum, each verified, and the statement's `completedAt` must not be later
+   * than the time they attest (plus 300 s of clock difference). Without it, witnesses are not checked.
+   */
+  policy?: string;
 }
 
 /**
@@ -41,7 +61,7 @@ export interface VerifyProofOptions {
  * Never throws for bad input: the result says why.
  */
 export async function verifyProof(bundle: unknown, jwks: unknown, options: VerifyProofOptions = {}): Promise<VerifyProofResult> {
-  const result = await verifyBundle(bundle, jwks);
+  const result = await verifyBundle(bundle, jwks, options.policy === undefined ? {} : { policy: options.policy });
   const digests: Array<Omit<FileVerdict, 'evidence'>> = [];
   for (const file of result.valid ? (options.files ?? []) : []) {
     const named = file instanceof Uint8Array || file instanceof ArrayBuffer ? { name: undefined, bytes: file } : file;
@@ -49,5 +69,6 @@ export async function verifyProof(bundle: unknown, jwks: unknown, options: Verif
     digests.push({ name: named.name, sha256: await sha256Hex(bytes), size: bytes.length });
   }
   // The verdict, in the words `wo proof verify` and the /verify page use.
-  return verdictOf(result, digests);
+  const verdict = verdictOf(result, digests);
+  return verdict.valid ? { ...verdict, detail: verdictWords(verdict).detail } : verdict;
 }

@@ -5,6 +5,7 @@ import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './key-com
 import { adminCreateUserCommand } from './admin-commands.js';
 import { listenCommand } from './listen-command.js';
 import { proofJwksCommand, proofRotateKeyCommand, proofVerifyCommand } from './proof-commands.js';
+import { witnessAddLogCommand, witnessServeCommand, witnessVkeyCommand } from './witness-commands.js';
 
 /** Every CLI command, in the order `wo help` lists them. */
 export const COMMANDS: CliCommand[] = [
@@ -20,5 +21,8 @@ export const COMMANDS: CliCommand[] = [
   proofVerifyCommand,
   proofRotateKeyCommand,
   proofJwksCommand,
+  witnessServeCommand,
+  witnessAddLogCommand,
+  witnessVkeyCommand,
   listenCommand,
 ];

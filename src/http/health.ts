@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import type { Database } from '../db/database.js';
 import { databaseUnavailable } from '../db/errors.js';
@@ -13,8 +13,23 @@ import { examplesOf } from './openapi-examples.js';
 const tags = ['Operations'];
 
 const HealthSchema = Type.Object({ status: Type.Literal('ok') }, { $id: 'Health', description: 'The process is alive.' });
+const WitnessHealthSchema = Type.Object({
+  name: Type.String({ description: 'The witness’s name in WO_WITNESS_POLICY.' }),
+  url: Type.String(),
+  up: Type.Boolean({ description: 'Its last submission was cosigned.' }),
+  cosignedSize: Type.Union([Type.Integer(), Type.Null()], { description: 'The size of the latest checkpoint it cosigned.' }),
+  failures: Type.Integer({ description: 'Submissions that failed in a row.' }),
+  lastSuccessAt: Type.Union([Type.String(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+});
 const ReadinessSchema = Type.Object(
-  { status: Type.Literal('ready'), database: Type.String({ description: 'The database dialect: `sqlite` or `postgres`.' }) },
+  {
+    status: Type.Literal('ready'),
+    database: Type.String({ description: 'The database dialect: `sqlite` or `postgres`.' }),
+    witnesses: Type.Optional(
+      Type.Array(WitnessHealthSchema, { description: 'With WO_WITNESS_POLICY: each witness’s health. A witness that is down never makes the process unready: completions are still sealed.' }),
+    ),
+  },
   { $id: 'Readiness', description: 'The process can serve requests.' },
 );
 /** The health routes' named schemas: registered with each app that serves them. */
@@ -42,6 +57,8 @@ export interface HealthDeps {
   readonly database: Database;
   /** What /metrics serves. */
   readonly metrics: Registry;
+  /** With a witness policy: the witnesses' health, shown (never checked) by /readyz. */
+  readonly witnessing?: { health(): Promise<Array<Static<typeof WitnessHealthSchema>>> } | undefined;
 }
 
 export function healthRoutes(context: HealthDeps): FastifyPluginAsyncTypebox {
@@ -91,7 +108,9 @@ export function healthRoutes(context: HealthDeps): FastifyPluginAsyncTypebox {
           throw databaseUnavailable(error) ?? errors.unavailable('The database does not answer as expected.', DATABASE_RETRY_AFTER_SECONDS);
         }
         if (!current) throw errors.unavailable('The database schema is not migrated to this version: run `wo migrate` (`npx wo migrate` in the service\'s directory).', NOT_MIGRATED_RETRY_AFTER_SECONDS);
-        return { status: 'ready' as const, database: context.database.dialect };
+        // Shown, not checked: a witness that is down delays proofs, it does not make this process unready.
+        const witnesses = context.witnessing ? await withinReadinessTimeout(context.witnessing.health()).catch(() => undefined) : undefined;
+        return { status: 'ready' as const, database: context.database.dialect, ...(witnesses ? { witnesses } : {}) };
       },
     );
 

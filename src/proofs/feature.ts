@@ -1,4 +1,9 @@
-import { intervalLoop } from '../background-loop.js';
+import { readFileSync } from 'node:fs';
+import { backgroundLoop, intervalLoop } from '../background-loop.js';
+import { ConfigError, type Config } from '../config.js';
+import { sha256Sync } from './keys.js';
+import { parseWitnessPolicySync, PolicyError } from './witness-policy.js';
+import { CheckpointWitnessing, type SubmittingPolicy } from './witnessing.js';
 import { defineFeature } from '../feature.js';
 import type { JobDefinition } from '../jobs/job-registry.js';
 import { PROOF_EVENTS } from './events.js';
@@ -19,6 +24,8 @@ declare module '../feature.js' {
     proofs: ProofService;
     /** The proof sequencer's log; run by the `proof-sequencer` job. */
     transparencyLog: TransparencyLog;
+    /** With WO_WITNESS_POLICY: submits checkpoints to the witnesses (the `checkpoint-witnessing` job). */
+    witnessing: CheckpointWitnessing | undefined;
   }
 }
 declare module '../keys/scopes.js' {
@@ -29,6 +36,28 @@ const PROOF_SCOPES = { 'proofs:read': 'Fetch completion proofs of work orders.' 
 
 /** How often new completion statements are picked up for signing ahead of their seal. */
 const PROOF_SIGN_AHEAD_INTERVAL_MS = 100;
+
+/** WO_WITNESS_POLICY, read and checked at start: a policy the service cannot use stops it (exit 2). */
+function readWitnessPolicy(config: Config): { policy: SubmittingPolicy; text: string } | undefined {
+  const file = config.proofs.witnessPolicyFile;
+  if (!file) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`WO_WITNESS_POLICY: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    const policy = parseWitnessPolicySync(sha256Sync, text);
+    const withoutUrl = policy.witnesses.filter((witness) => !witness.url);
+    if (withoutUrl.length > 0) throw new PolicyError(`the service submits to each witness: give ${withoutUrl.map((w) => w.name).join(', ')} a URL (witness <name> <vkey> <url>)`);
+    if (policy.witnesses.length === 0) throw new PolicyError('the policy names no witness');
+    return { policy: policy as SubmittingPolicy, text };
+  } catch (error) {
+    if (error instanceof PolicyError) throw new ConfigError(`WO_WITNESS_POLICY (${file}): ${error.message}`);
+    throw error;
+  }
+}
 
 /** Completion proofs: statements signed as work orders complete, sealed into the transparency log. */
 export const proofsFeature = defineFeature({
@@ -42,7 +71,9 @@ export const proofsFeature = defineFeature({
     const { proofKeys } = services;
     const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
     const sealing = byDialect(database, { sqlite: (sqlite) => new SqliteSigningAhead(sqlite.db, statementSigner), postgres: () => postgresSigningInSeal(statementSigner) });
-    const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, sealing, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`);
+    const configured = readWitnessPolicy(config);
+    const policy = configured?.policy;
+    const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, sealing, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`, policy !== undefined);
     const proofs = new ProofService(database.db, clock, proofKeys, transparencyLog);
     services.records.onCompleted((executor, completion, appends) => proofs.recordCompletion(executor, completion, appends));
 
@@ -62,6 +93,32 @@ export const proofsFeature = defineFeature({
         }),
       },
     ];
+    let witnessing: CheckpointWitnessing | undefined;
+    if (policy) {
+      witnessing = new CheckpointWitnessing(
+        database.db,
+        transparencyLog,
+        policy,
+        { timeoutMs: config.proofs.witnessTimeoutMs, failOpen: config.proofs.witnessFailOpen, idleMs: config.proofs.batchIntervalMs },
+        clock,
+        logger,
+        workerMetrics.registry,
+      );
+      const submitting = witnessing;
+      const loop = backgroundLoop({
+        name: 'checkpoint-witnessing',
+        step: () => submitting.step(),
+        retryMs: config.proofs.batchIntervalMs,
+        onStart: () => workerMetrics.expose(),
+        logger,
+        errorMessage: 'submitting a checkpoint to its witnesses failed',
+      });
+      transparencyLog.onSealed = (treeSize) => {
+        submitting.sealed(treeSize);
+        loop.wake();
+      };
+      jobs.push({ placement: 'one-worker-at-a-time', periodMs: config.proofs.batchIntervalMs, does: 'submits each new checkpoint to the witnesses of WO_WITNESS_POLICY and publishes it at their quorum', loop });
+    }
     // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
     // PostgreSQL only the sequencer holding the lock signs, inside its seal.
     jobs.push(
@@ -78,12 +135,12 @@ export const proofsFeature = defineFeature({
       }),
     );
     return {
-      services: { proofs, transparencyLog },
+      services: { proofs, transparencyLog, witnessing },
       api: async (api) => {
         await api.register(proofRoutes(proofs));
         await api.register(transparencyRoutes(proofs));
       },
-      pages: [{ plugin: verifyPageRoutes(proofs) }],
+      pages: [{ plugin: verifyPageRoutes(proofs, configured?.text) }],
       jobs,
       close: () => statementSigner.stop(),
     };

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable } from './tables.js';
+import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable, TlogWitnessesTable } from './tables.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 // The statuses the sequencer's scans filter on, written into the SQL: each has a partial index, which
@@ -139,6 +139,78 @@ export async function latestCheckpoint(db: Executor): Promise<TlogCheckpointsTab
 
 export async function checkpointAt(db: Executor, treeSize: number): Promise<TlogCheckpointsTable | undefined> {
   return db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '=', treeSize).executeTakeFirst();
+}
+
+/** The latest checkpoint published (witnessed, flagged unwitnessed, or log-signed without a policy). */
+export async function latestPublishedCheckpoint(db: Executor): Promise<TlogCheckpointsTable | undefined> {
+  return db.selectFrom('tlog_checkpoints').selectAll().where('publication', 'is not', null).orderBy('tree_size', 'desc').limit(1).executeTakeFirst();
+}
+
+/** The first checkpoint of at least `treeSize` leaves that was published (`witnessedOnly`: witnessed), from its partial index. */
+export async function firstPublishedCheckpointFrom(db: Executor, treeSize: number, witnessedOnly: boolean): Promise<TlogCheckpointsTable | undefined> {
+  const published = db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', treeSize);
+  return (witnessedOnly ? published.where('publication', '=', 'witnessed') : published.where('publication', 'is not', null)).orderBy('tree_size', 'asc').limit(1).executeTakeFirst();
+}
+
+/** The first checkpoint of at least `treeSize` leaves, published or not. */
+export async function firstCheckpointFrom(db: Executor, treeSize: number): Promise<TlogCheckpointsTable | undefined> {
+  return db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', treeSize).orderBy('tree_size', 'asc').limit(1).executeTakeFirst();
+}
+
+export async function publishedCheckpointAt(db: Executor, treeSize: number): Promise<TlogCheckpointsTable | undefined> {
+  return db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '=', treeSize).where('publication', 'is not', null).executeTakeFirst();
+}
+
+/** Marks an unpublished checkpoint published; false when it already was (by another process). */
+export async function markPublished(db: Executor, treeSize: number, publication: 'witnessed' | 'unwitnessed', at: string): Promise<boolean> {
+  const result = await db.updateTable('tlog_checkpoints').set({ publication, published_at: at }).where('tree_size', '=', treeSize).where('publication', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Appends witnesses' cosignature lines to a checkpoint (concatenated in SQL: concurrent appends both stay). */
+export async function appendCosignatures(db: Executor, treeSize: number, lines: string): Promise<void> {
+  await db
+    .updateTable('tlog_checkpoints')
+    .set({ cosignatures: sql<string>`cosignatures || ${lines}` })
+    .where('tree_size', '=', treeSize)
+    .execute();
+}
+
+/** The statements of leaves [from, to), with what their delivery events name. */
+export async function statementsOfLeaves(db: Executor, from: number, to: number): Promise<Array<{ leaf_index: number; id: string; org_id: string; record_id: string }>> {
+  return db
+    .selectFrom('tlog_leaves as l')
+    .innerJoin('proof_statements as s', 's.id', 'l.proof_id')
+    .select(['l.leaf_index', 's.id', 's.org_id', 's.record_id'])
+    .where('l.leaf_index', '>=', from)
+    .where('l.leaf_index', '<', to)
+    .orderBy('l.leaf_index', 'asc')
+    .execute();
+}
+
+const leafHashRangeQuery = preparedQuery((db, p: { first: number; end: number }) =>
+  db.selectFrom('tlog_leaves').select(['leaf_hash']).where('leaf_index', '>=', p.first).where('leaf_index', '<', p.end).orderBy('leaf_index', 'asc'),
+);
+const nodeHashRangeQuery = preparedQuery((db, p: { level: number; first: number; end: number }) =>
+  db.selectFrom('tlog_nodes').select(['hash']).where('level', '=', p.level).where('node_index', '>=', p.first).where('node_index', '<', p.end).orderBy('node_index', 'asc'),
+);
+
+/** Hex hashes at one Merkle level, indexes [first, first + count), in order: a tile's content (level 0: leaf hashes). */
+export async function readLevelRange(db: Executor, level: number, first: number, count: number): Promise<string[]> {
+  if (level === 0) return (await leafHashRangeQuery(db, { first, end: first + count })).rows.map((row) => row.leaf_hash);
+  return (await nodeHashRangeQuery(db, { level, first, end: first + count })).rows.map((row) => row.hash);
+}
+
+export async function listWitnessStates(db: Executor): Promise<TlogWitnessesTable[]> {
+  return db.selectFrom('tlog_witnesses').selectAll().orderBy('name', 'asc').execute();
+}
+
+export async function saveWitnessState(db: Executor, row: TlogWitnessesTable): Promise<void> {
+  await db
+    .insertInto('tlog_witnesses')
+    .values(row)
+    .onConflict((oc) => oc.column('vkey').doUpdateSet({ name: row.name, cosigned_size: row.cosigned_size, last_attempt_at: row.last_attempt_at, last_success_at: row.last_success_at, failures: row.failures, last_error: row.last_error }))
+    .execute();
 }
 
 export async function listCheckpoints(db: Executor): Promise<TlogCheckpointsTable[]> {

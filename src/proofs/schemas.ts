@@ -57,6 +57,11 @@ export const ConsistencyQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const TileParams = Type.Object({
+  level: Type.String({ description: 'The tile level L, 0 to 63 (`entries`, the entry bundles, is not served: 404).', maxLength: 8 }),
+  '*': Type.String({ description: 'The tile index N in 3-digit path elements (`x001/x234/067`), then `.p/<W>` for a partial tile.', maxLength: 64 }),
+});
+
 export const CheckpointQuery = Type.Object(
   {
     treeSize: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'A signed checkpoint of exactly this size; latest when absent.' })),

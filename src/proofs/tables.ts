@@ -43,9 +43,27 @@ export interface TlogCheckpointsTable {
   tree_size: number;
   /** Lowercase hex root hash. */
   root_hash: string;
-  /** The C2SP signed note, exactly as signed. */
+  /** The C2SP signed note, exactly as signed by the log. */
   note: string;
   created_at: string;
+  /** When it was published (its statements delivered); null while it waits for its witnesses. */
+  published_at: string | null;
+  publication: 'log-signed' | 'witnessed' | 'unwitnessed' | null;
+  /** The witnesses' cosignature lines, each ending in a newline; served after the log's. */
+  cosignatures: string;
+}
+
+/** Per witness of the policy: what it last cosigned and how its submissions go. */
+export interface TlogWitnessesTable {
+  vkey: string;
+  /** Its name in the policy. */
+  name: string;
+  cosigned_size: number | null;
+  last_attempt_at: string | null;
+  last_success_at: string | null;
+  /** Submissions that failed in a row. */
+  failures: number;
+  last_error: string | null;
 }
 
 declare module '../db/tables.js' {
@@ -54,5 +72,6 @@ declare module '../db/tables.js' {
     tlog_leaves: TlogLeavesTable;
     tlog_nodes: TlogNodesTable;
     tlog_checkpoints: TlogCheckpointsTable;
+    tlog_witnesses: TlogWitnessesTable;
   }
 }

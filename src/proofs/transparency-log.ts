@@ -2,15 +2,23 @@ import type { Database, Executor, Tx } from '../db/database.js';
 import type { TlogNodesTable } from './tables.js';
 import { emitEvents } from '../events/outbox.js';
 import { isoNow, type Clock } from '../clock.js';
-import { formatCheckpointBody } from './checkpoint.js';
-import { fromHex, toBase64, toHex, utf8 } from './encoding.js';
+import { formatCheckpointBody, SIGNATURE_LINE_PREFIX } from './checkpoint.js';
+import { fromBase64, fromHex, toBase64, toHex, utf8 } from './encoding.js';
 import type { ProofKeys } from './keys.js';
 import { sha256Sync } from './keys.js';
 import type { LogSealing } from './log-sealing.js';
 import { appendLeaves, consistencyProof, frontier, inclusionProof, leafHash, recordSubtreeReads, type Bytes, type SubtreeSource } from './merkle.js';
 import {
+  appendCosignatures,
   checkpointAt,
+  firstCheckpointFrom,
+  firstPublishedCheckpointFrom,
   hasStatementsToSeal,
+  latestPublishedCheckpoint,
+  markPublished,
+  publishedCheckpointAt,
+  readLevelRange,
+  statementsOfLeaves,
   insertCheckpoint,
   insertLeaves,
   insertNodes,
@@ -20,6 +28,18 @@ import {
   type SealedStatement,
 } from './repository.js';
 import type { StatementSigner } from './statement-signer.js';
+import type { TlogCheckpointsTable } from './tables.js';
+import { tileHashRange, type TileCoordinates } from './tiles.js';
+
+/** Statements kept in memory between their seal and their publication (see awaitingDelivery). */
+const MAX_KEPT_FOR_DELIVERY = 50_000;
+
+interface DeliveredStatement {
+  id: string;
+  org_id: string;
+  record_id: string;
+  leaf_index: number;
+}
 
 /** Largest batch one seal takes; the rest waits for the next tick (keeps one transaction bounded). */
 const MAX_BATCH = 10_000;
@@ -55,7 +75,15 @@ export class TransparencyLog {
     private readonly sealing: LogSealing,
     private readonly clock: Clock,
     private readonly proofUrl: (proofId: string) => string,
+    /**
+     * With a witness policy, a sealed checkpoint waits for its witnesses (witnessing.ts publishes it,
+     * and only then are its statements delivered); without one it is published as it is sealed.
+     */
+    readonly witnessed = false,
   ) {}
+
+  /** Called after each seal that appended leaves (the witnessing loop wakes on it). */
+  onSealed: (treeSize: number) => void = () => {};
 
   get origin(): string {
     return this.keys.log.name;
@@ -105,27 +133,125 @@ export class TransparencyLog {
       await insertLeaves(tx, batch.map((statement, i) => ({ leaf_index: oldSize + i, proof_id: statement.row.id, leaf_hash: toHex(leaves[i]!) })));
       await insertNodes(tx, tree.nodes.map((node): TlogNodesTable => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })));
       // The primary key on tree_size refuses a second, different checkpoint of the same size.
-      await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(tree.root), note, created_at: now });
+      const publication = this.witnessed ? null : ('log-signed' as const);
+      await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(tree.root), note, created_at: now, published_at: publication && now, publication, cosignatures: '' });
       await this.sealing.markSealed(
         tx,
         batch.map((statement, i): SealedStatement => ({ id: statement.row.id, was: statement.was, jws: statement.jws, digest: statement.digest, leafIndex: oldSize + i })),
         newSize,
         now,
       );
-      await emitEvents(
-        tx,
-        batch.map(({ row }, i) => ({
-          orgId: row.org_id,
-          type: 'record.proof_delivered' as const,
-          payload: { recordId: row.record_id, proofId: row.id, proofUrl: this.proofUrl(row.id), leafIndex: oldSize + i, treeSize: newSize },
-          occurredAt: now,
-        })),
-      );
-      return { treeSize: newSize, sealed: batch.length, proofIds: batch.map(({ row }) => row.id) };
+      // Witnessed checkpoints deliver their statements when they are published (publish).
+      const delivered = batch.map(({ row }, i) => ({ id: row.id, org_id: row.org_id, record_id: row.record_id, leaf_index: oldSize + i }));
+      if (publication) await this.emitDelivered(tx, delivered, newSize, now);
+      return { treeSize: newSize, sealed: batch.length, proofIds: batch.map(({ row }) => row.id), delivered: publication ? undefined : delivered };
     });
     // Sealed now, or by another process: either way their signatures are no longer needed.
     if (result) this.sealing.sealed(result.proofIds);
+    if (result?.delivered) this.keepForDelivery(result.delivered);
+    if (result) this.onSealed(result.treeSize);
     return result && { treeSize: result.treeSize, sealed: result.sealed };
+  }
+
+  /**
+   * What the statements sealed here and not yet published are delivered with, by leaf index: the
+   * publication then reads nothing to emit their events (one read per statement, otherwise). Bounded;
+   * a publication that finds any missing (sealed elsewhere, or before a restart) reads them all.
+   */
+  private readonly awaitingDelivery = new Map<number, DeliveredStatement>();
+
+  private keepForDelivery(statements: DeliveredStatement[]): void {
+    if (this.awaitingDelivery.size + statements.length > MAX_KEPT_FOR_DELIVERY) return;
+    for (const statement of statements) this.awaitingDelivery.set(statement.leaf_index, statement);
+  }
+
+  private async toDeliver(tx: Tx, from: number, to: number): Promise<DeliveredStatement[]> {
+    const kept: DeliveredStatement[] = [];
+    for (let leaf = from; leaf < to; leaf++) {
+      const statement = this.awaitingDelivery.get(leaf);
+      if (!statement) return (await statementsOfLeaves(tx, from, to)).map((row) => ({ ...row, leaf_index: Number(row.leaf_index) }));
+      kept.push(statement);
+    }
+    return kept;
+  }
+
+  private async emitDelivered(tx: Tx, statements: Array<{ id: string; org_id: string; record_id: string; leaf_index: number }>, treeSize: number, now: string): Promise<void> {
+    await emitEvents(
+      tx,
+      statements.map((row) => ({
+        orgId: row.org_id,
+        type: 'record.proof_delivered' as const,
+        payload: { recordId: row.record_id, proofId: row.id, proofUrl: this.proofUrl(row.id), leafIndex: Number(row.leaf_index), treeSize },
+        occurredAt: now,
+      })),
+    );
+  }
+
+  /**
+   * Publishes the sealed checkpoint of `treeSize` (witnessed, or flagged unwitnessed) and delivers the
+   * statements sealed since the last published checkpoint, all in one transaction under the
+   * sequencer's claim: the events exist exactly when their bundles can be fetched, and two processes
+   * never deliver the same statements. False when another process holds the claim or published it.
+   */
+  async publish(treeSize: number, publication: 'witnessed' | 'unwitnessed'): Promise<boolean> {
+    let deliveredUpTo = 0;
+    const published = await this.database.db.transaction().execute(async (tx) => {
+      if (!(await this.sealing.claim(tx))) return false;
+      const previous = Number((await latestPublishedCheckpoint(tx))?.tree_size ?? 0);
+      deliveredUpTo = previous;
+      if (previous >= treeSize) return false;
+      const now = isoNow(this.clock);
+      if (!(await markPublished(tx, treeSize, publication, now))) return false;
+      await this.emitDelivered(tx, await this.toDeliver(tx, previous, treeSize), treeSize, now);
+      deliveredUpTo = treeSize;
+      return true;
+    });
+    // Delivered here or by another process: no longer kept.
+    for (const leaf of this.awaitingDelivery.keys()) if (leaf < deliveredUpTo) this.awaitingDelivery.delete(leaf);
+    return published;
+  }
+
+  /** Adds witnesses' cosignature lines to a sealed checkpoint. */
+  async addCosignatures(treeSize: number, lines: string[]): Promise<void> {
+    if (lines.length > 0) await appendCosignatures(this.database.db, treeSize, lines.join(''));
+  }
+
+  /** The latest sealed checkpoint row, published or not (what the witnessing loop submits). */
+  async latestSealed(db: Executor = this.database.db): Promise<TlogCheckpointsTable | undefined> {
+    return latestCheckpoint(db);
+  }
+
+  /** The first sealed checkpoint of at least `treeSize` leaves. */
+  async sealedFrom(treeSize: number, db: Executor = this.database.db): Promise<TlogCheckpointsTable | undefined> {
+    return firstCheckpointFrom(db, treeSize);
+  }
+
+  /** The latest published checkpoint, cosigned: what `/transparency/checkpoint` serves. */
+  async latestPublished(db: Executor = this.database.db): Promise<{ treeSize: number; note: string; publication: string } | undefined> {
+    const row = await latestPublishedCheckpoint(db);
+    return row ? { treeSize: Number(row.tree_size), note: cosignedNote(row), publication: row.publication! } : undefined;
+  }
+
+  async publishedAt(treeSize: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string; publication: string } | undefined> {
+    const row = await publishedCheckpointAt(db, treeSize);
+    return row ? { treeSize: Number(row.tree_size), note: cosignedNote(row), publication: row.publication! } : undefined;
+  }
+
+  /**
+   * The checkpoint a statement sealed under the checkpoint of `sealedIn` is proven against: the first
+   * witnessed one that includes it, else (fail-open, or no policy) the first published one.
+   */
+  async bundleCheckpoint(sealedIn: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string } | undefined> {
+    const row = (this.witnessed ? await firstPublishedCheckpointFrom(db, sealedIn, true) : undefined) ?? (await firstPublishedCheckpointFrom(db, sealedIn, false));
+    return row && { treeSize: Number(row.tree_size), note: cosignedNote(row) };
+  }
+
+  /** A tile's bytes, read from the stored hashes. */
+  async tile(tile: TileCoordinates, db: Executor = this.database.db): Promise<Buffer> {
+    const { merkleLevel, first, count } = tileHashRange(tile);
+    const hashes = await readLevelRange(db, merkleLevel, first, count);
+    if (hashes.length !== count) throw new Error(`transparency log is missing hashes of tile ${tile.level}/${tile.index}`);
+    return Buffer.from(hashes.join(''), 'hex');
   }
 
   async latestCheckpoint(db: Executor = this.database.db): Promise<{ treeSize: number; note: string } | undefined> {
@@ -161,4 +287,23 @@ export class TransparencyLog {
     const hex = await readSubtrees(db, keys);
     return new Map([...hex].map(([key, value]) => [key, fromHex(value)!]));
   }
+}
+
+/**
+ * A checkpoint as served: the log's note with the witnesses' cosignature lines after its signature,
+ * one per witness key (the first it gave: the earliest time, the tightest bound).
+ */
+export function cosignedNote(row: Pick<TlogCheckpointsTable, 'note' | 'cosignatures'>): string {
+  const seen = new Set<string>();
+  const lines = row.cosignatures
+    .split('\n')
+    .filter((line) => line.startsWith(SIGNATURE_LINE_PREFIX))
+    .filter((line) => {
+      const [name, encoded] = line.slice(SIGNATURE_LINE_PREFIX.length).split(' ');
+      const key = `${name} ${toHex(fromBase64(encoded ?? '')?.slice(0, 4) ?? new Uint8Array())}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  return `${row.note}${lines.map((line) => `${line}\n`).join('')}`;
 }

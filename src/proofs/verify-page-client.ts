@@ -72,7 +72,7 @@ async function digestOf(file: File): Promise<FileDigest> {
   return { name: file.name, sha256: await sha256Hex(bytes), size: bytes.length };
 }
 
-async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElement, evidenceInput: HTMLInputElement): Promise<void> {
+async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElement, policyInput: HTMLTextAreaElement, evidenceInput: HTMLInputElement): Promise<void> {
   let bundle: unknown;
   let keys: unknown;
   try {
@@ -83,7 +83,9 @@ async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElem
     show(false, 'invalid: input_not_json', (error as Error).message);
     return;
   }
-  const result = await verifyBundle(bundle, keys);
+  // An empty policy field checks no witnesses, as `wo proof verify` without --policy.
+  const policy = policyInput.value.trim() === '' ? undefined : policyInput.value;
+  const result = await verifyBundle(bundle, keys, policy === undefined ? {} : { policy });
   const digests = result.valid ? await Promise.all(Array.from(evidenceInput.files ?? []).map(digestOf)) : [];
   // The one verdict the CLI and the SDK give too: a valid proof with a file that is not its evidence is invalid (not_evidence).
   const verdict = verdictOf(result, digests);
@@ -95,10 +97,11 @@ async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElem
 function start(): void {
   const bundleInput = wireInput('bundle', 'bundle-file');
   const keysInput = wireInput('keys', 'keys-file');
+  const policyInput = wireInput('policy', 'policy-file');
   const evidenceInput = element<HTMLInputElement>('evidence-files');
   element<HTMLButtonElement>('verify').addEventListener('click', () => {
     element<HTMLElement>('result').dataset.state = 'running';
-    void run(bundleInput, keysInput, evidenceInput).catch((error: unknown) => show(false, 'invalid: verifier_error', String(error)));
+    void run(bundleInput, keysInput, policyInput, evidenceInput).catch((error: unknown) => show(false, 'invalid: verifier_error', String(error)));
   });
   element<HTMLElement>('reasons').textContent = Object.keys(VERDICT_REASONS).join(', ');
 }

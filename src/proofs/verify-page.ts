@@ -53,7 +53,7 @@ function browserBundle(): () => Promise<string> {
   };
 }
 
-function page(jwks: string, docsLink: string): string {
+function page(jwks: string, policy: string, docsLink: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -75,13 +75,17 @@ with WebCrypto: nothing is sent to any server. The key set is the one this servi
 <h2><label for="keys">Trusted keys (JWKS)</label></h2>
 <textarea id="keys" spellcheck="false">${escapeHtml(jwks)}</textarea>
 <p><label for="keys-file">Or open a key set file</label> <input type="file" id="keys-file" accept="application/json,.json"></p>
+<h2><label for="policy">Witness policy (optional)</label></h2>
+<p>A C2SP tlog-policy file (docs/proofs.md, “Witnesses”): the witnesses you trust and their quorum. With one, the proof is valid only if a quorum of them cosigned its checkpoint, and the result says when the log held the statement by. ${policy ? 'It is filled in with the policy this service submits its checkpoints under; replace it with your own.' : 'This service names no witnesses; paste your own policy.'}</p>
+<textarea id="policy" spellcheck="false" placeholder="witness W1 &lt;vkey&gt;&#10;quorum W1">${escapeHtml(policy)}</textarea>
+<p><label for="policy-file">Or open a policy file</label> <input type="file" id="policy-file" accept="text/plain,.txt"></p>
 <h2><label for="evidence-files">Evidence files (optional)</label></h2>
 <p>Choose photos or documents to check that the proof names them as evidence: the proof is valid with them only if each one is. They are hashed (SHA-256) in this browser; they are not sent anywhere either.</p>
 <p><input type="file" id="evidence-files" multiple></p>
 <button type="button" id="verify">Verify</button>
 <div id="result" data-state="idle" role="status" aria-live="polite"><div id="result-headline">Not checked yet.</div><div id="result-detail"></div><p id="result-completion"></p><ul id="evidence-result"></ul></div>
 <h2>What a valid proof shows</h2>
-<p>That this service signed the statement, unchanged since, and recorded it in its append-only transparency log. It shows who <em>reported</em> the completion
+<p>That this service signed the statement, unchanged since, and recorded it in its append-only transparency log; with a witness policy, also that witnesses you trust saw that log and no other history of it, no later than the time shown. It shows who <em>reported</em> the completion
 (the API key, or the service acting for a schedule or a link, named in the statement's history), not who did the work: the assignee is only whom the work order named.
 Evidence files are named by their SHA-256; a proof shows that a file was named, not what it depicts.
 ${docsLink}</p>
@@ -101,7 +105,7 @@ function readProofsDoc(): string | undefined {
   }
 }
 
-export function verifyPageRoutes(proofs: ProofService): FastifyPluginAsyncTypebox {
+export function verifyPageRoutes(proofs: ProofService, policy = ''): FastifyPluginAsyncTypebox {
   const script = browserBundle();
   const proofsDoc = readProofsDoc();
   const docsLink = proofsDoc
@@ -123,7 +127,7 @@ export function verifyPageRoutes(proofs: ProofService): FastifyPluginAsyncTypebo
     );
 
     app.get('/verify', { schema: { hide: true } }, async (_request, reply) =>
-      reply.header('content-security-policy', VERIFY_PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(page(JSON.stringify(proofs.jwks(), null, 2), docsLink)),
+      reply.header('content-security-policy', VERIFY_PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(page(JSON.stringify(proofs.jwks(), null, 2), policy, docsLink)),
     );
     app.get('/verify/verifier.js', { schema: { hide: true } }, async (_request, reply) =>
       reply.header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(await script()),

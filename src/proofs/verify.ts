@@ -2,6 +2,8 @@ import { parseSignedCheckpoint, noteKeyId } from './checkpoint.js';
 import { bytesEqual, fromBase64, fromBase64Url, fromUtf8, toHex, utf8 } from './encoding.js';
 import { canonicalJson, NotIJsonError } from '../canonical-json.js';
 import { leafHashAsync, rootFromInclusionProof, type Sha256 } from './merkle.js';
+import { cosignatureMessage, isByCosigner, readTimestampedSignature } from './cosignature.js';
+import { parseWitnessPolicy, PolicyError, quorumMet, quorumTime, type WitnessPolicy } from './witness-policy.js';
 import { STATEMENT_TYPE, STATEMENT_VERSION, type CompletionStatement, type EvidenceDigest } from './statement.js';
 
 /**
@@ -11,8 +13,17 @@ import { STATEMENT_TYPE, STATEMENT_VERSION, type CompletionStatement, type Evide
  *
  * Checks, in order: bundle shape → trusted keys → JWS (alg, kid, Ed25519 signature) → payload is the
  * RFC 8785 form of an understood statement that names the bundle's proof and record → checkpoint
- * note (format, signature by a trusted log key, origin) → tree size → leaf inclusion under the root.
+ * note (format, signature by a trusted log key, origin) → tree size → leaf inclusion under the root →
+ * with a witness policy (C2SP tlog-policy): each cosignature by a policy witness (key id, the
+ * cosignature/v1 message, its timestamp), the quorum, and the statement's `completedAt` against the
+ * time the quorum attests the checkpoint existed by.
  */
+
+/**
+ * How much later than its witnesses' quorum time a statement may say it was completed: the service's
+ * and the witnesses' clocks are independent. Also how far in the future a cosignature may be dated.
+ */
+export const CLOCK_SKEW_SECONDS = 300;
 
 export const BUNDLE_MEDIA_TYPE = 'application/vnd.wo.proof+json;version=1';
 export const BUNDLE_VERSION = 1;
@@ -72,6 +83,11 @@ export const VERIFY_REASONS = {
   checkpoint_origin_mismatch: 'The checkpoint names another log than the trusted log key.',
   tree_size_mismatch: 'The bundle’s tree size differs from the checkpoint’s.',
   leaf_not_in_tree: 'The inclusion proof does not lead from the statement to the checkpoint’s root hash.',
+  policy_malformed: 'The witness policy is not a C2SP tlog-policy file.',
+  log_not_in_policy: 'The witness policy lists logs, and the checkpoint’s log key is not one of them.',
+  cosignature_invalid: 'A cosignature by a witness of the policy does not verify, or is dated in the future: the checkpoint or the cosignature was altered.',
+  quorum_not_met: 'The checkpoint is not cosigned by a quorum of the policy’s witnesses.',
+  completed_after_logged: 'The statement says the work order was completed after the time its witnesses attest the log held it.',
 } as const;
 
 export type VerifyReason = keyof typeof VERIFY_REASONS;
@@ -86,8 +102,27 @@ export type VerifyResult =
       treeSize: number;
       statementKid: string;
       logOrigin: string;
+      /** With a witness policy: who cosigned the checkpoint and the time bound they give. */
+      witnessing?: Witnessing;
     }
   | { valid: false; reason: VerifyReason; detail: string };
+
+export interface Witnessing {
+  /** The policy's witnesses whose cosignatures verify, each with its cosignature time (ISO 8601). */
+  cosigned: Array<{ name: string; at: string }>;
+  /** How many witnesses the policy names. */
+  witnesses: number;
+  /** The earliest time by which a quorum had cosigned: the log held the statement no later than this. Null with `quorum none`. */
+  loggedBy: string | null;
+}
+
+export interface VerifyOptions {
+  /** A C2SP tlog-policy file's text: the checkpoint must be cosigned by its quorum. */
+  policy?: string;
+  /** The verifier's clock (seconds since the epoch), for cosignatures dated in the future. */
+  nowSeconds?: number;
+  webCrypto?: Crypto;
+}
 
 type Failure = Extract<VerifyResult, { valid: false }>;
 
@@ -156,14 +191,23 @@ async function readKeys(subtle: SubtleCrypto, sha256: Sha256, value: unknown): P
 }
 
 /** Verifies a proof bundle against trusted keys. Never throws for bad input: it answers why. */
-export async function verifyBundle(bundleInput: unknown, keysInput: unknown, webCrypto: Crypto = globalThis.crypto): Promise<VerifyResult> {
-  const subtle = webCrypto.subtle;
+export async function verifyBundle(bundleInput: unknown, keysInput: unknown, options: VerifyOptions = {}): Promise<VerifyResult> {
+  const subtle = (options.webCrypto ?? globalThis.crypto).subtle;
   const sha256: Sha256 = async (data) => new Uint8Array(await subtle.digest('SHA-256', view(data)));
 
   const bundle = readBundle(bundleInput);
   if ('valid' in bundle) return bundle;
   const keys = await readKeys(subtle, sha256, keysInput);
   if ('valid' in keys) return keys;
+  let policy: WitnessPolicy | undefined;
+  if (options.policy !== undefined) {
+    try {
+      policy = await parseWitnessPolicy(sha256, options.policy);
+    } catch (error) {
+      if (error instanceof PolicyError) return fail('policy_malformed', `${error.message[0]!.toUpperCase()}${error.message.slice(1)}.`);
+      throw error;
+    }
+  }
 
   // 1. The statement's signature.
   const parts = bundle.jws.split('.');
@@ -243,6 +287,38 @@ export async function verifyBundle(bundleInput: unknown, keysInput: unknown, web
   if (!root) return fail('leaf_not_in_tree', `The proof has the wrong length for leaf ${bundle.leafIndex} of ${bundle.treeSize}.`);
   if (!bytesEqual(root, checkpoint.rootHash)) return fail('leaf_not_in_tree', `Leaf ${bundle.leafIndex} of ${bundle.treeSize}.`);
 
+  // 5. With a policy: the witnesses' cosignatures, their quorum, and the time bound they give.
+  let witnessing: Witnessing | undefined;
+  if (policy) {
+    const logKey = keys.log.find((k) => k.origin === logOrigin)!;
+    if (policy.logs.length > 0) {
+      const raw = new Uint8Array(await subtle.exportKey('raw', logKey.key));
+      if (!policy.logs.some((log) => log.name === logOrigin && bytesEqual(log.publicKey, raw))) return fail('log_not_in_policy', `The checkpoint is signed by ${logOrigin}.`);
+    }
+    const times = new Map<string, number>();
+    const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+    for (const witness of policy.witnesses) {
+      for (const line of checkpoint.signatures.filter((signature) => isByCosigner(signature, witness.key))) {
+        const read = readTimestampedSignature(line.signature);
+        const key = await importEd25519(subtle, witness.key.publicKey);
+        const verified = read !== undefined && read.timestamp > 0 && (await subtle.verify({ name: 'Ed25519' }, key, view(read.signature), view(cosignatureMessage(checkpoint.body, read.timestamp))));
+        if (!verified) return fail('cosignature_invalid', `The cosignature of ${witness.name} (${witness.key.name}).`);
+        if (read.timestamp > now + CLOCK_SKEW_SECONDS) return fail('cosignature_invalid', `${witness.name} dated its cosignature ${new Date(read.timestamp * 1000).toISOString()}, in the future.`);
+        times.set(witness.name, Math.min(times.get(witness.name) ?? Infinity, read.timestamp));
+      }
+    }
+    const cosigned = [...times.entries()].map(([name, at]) => ({ name, at: new Date(at * 1000).toISOString() }));
+    if (!quorumMet(policy, new Set(times.keys()))) {
+      return fail('quorum_not_met', `Cosigned by ${cosigned.length} of the policy’s ${policy.witnesses.length} witnesses${cosigned.length ? ` (${cosigned.map((c) => c.name).join(', ')})` : ''}.`);
+    }
+    const bound = quorumTime(policy, times);
+    const completedAt = Date.parse(String((statement as { completedAt?: unknown }).completedAt));
+    if (bound !== undefined && !(completedAt <= (bound + CLOCK_SKEW_SECONDS) * 1000)) {
+      return fail('completed_after_logged', `It says ${String((statement as { completedAt?: unknown }).completedAt)}; its witnesses attest the log held it by ${new Date(bound * 1000).toISOString()} (allowing ${CLOCK_SKEW_SECONDS} s of clock difference).`);
+    }
+    witnessing = { cosigned, witnesses: policy.witnesses.length, loggedBy: bound === undefined ? null : new Date(bound * 1000).toISOString() };
+  }
+
   return {
     valid: true,
     statement: statement as unknown as CompletionStatement,
@@ -252,6 +328,7 @@ export async function verifyBundle(bundleInput: unknown, keysInput: unknown, web
     treeSize: bundle.treeSize,
     statementKid: header.kid,
     logOrigin,
+    ...(witnessing ? { witnessing } : {}),
   };
 }
 
@@ -296,7 +373,13 @@ export type Verdict = (Extract<VerifyResult, { valid: true }> & { files: FileVer
 
 /** What a verified proof is: the first words of every verdict on it. */
 function proofSummary(result: Extract<VerifyResult, { valid: true }>): string {
-  return `proof ${result.proofId} of work order ${result.recordId}, leaf ${result.leafIndex} of ${result.treeSize} in ${result.logOrigin}`;
+  return `proof ${result.proofId} of work order ${result.recordId}, leaf ${result.leafIndex} of ${result.treeSize} in ${result.logOrigin}${result.witnessing ? `; ${describeWitnessing(result.witnessing)}` : ''}`;
+}
+
+/** The bound witnesses give: "logged no later than T, attested by k of n witnesses". */
+export function describeWitnessing(witnessing: Witnessing): string {
+  const attested = `attested by ${witnessing.cosigned.length} of ${witnessing.witnesses} witnesses`;
+  return witnessing.loggedBy ? `logged no later than ${witnessing.loggedBy}, ${attested}` : `the policy's quorum is none: no witness bounds when it was logged (${attested})`;
 }
 
 /** One line per checked file, as the CLI prints it and the page lists it. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
 const read = (file: string) => readFileSync(file, 'utf8');
-const DEPLOY_FILES = ['Dockerfile', 'deploy/compose.yaml', 'deploy/systemd/wo-api.service', 'deploy/systemd/wo-worker.service', 'deploy/systemd/wo.env.example'];
+const DEPLOY_FILES = ['Dockerfile', 'deploy/compose.yaml', 'deploy/systemd/wo-api.service', 'deploy/systemd/wo-worker.service', 'deploy/systemd/wo-witness.service', 'deploy/systemd/wo.env.example'];
 
 describe('the deployment examples (no container engine runs here, so what can be checked is checked here)', () => {
   it('the Dockerfile installs and builds with the commands of the README and package.json, and runs what `npm start` runs', () => {
@@ -30,6 +30,7 @@ describe('the deployment examples (no container engine runs here, so what can be
   it('the systemd units run the documented commands, and the README links the guide', () => {
     assert.match(read('deploy/systemd/wo-api.service'), /^ExecStart=\/usr\/bin\/node dist\/main\.js serve --no-worker$/m);
     assert.match(read('deploy/systemd/wo-worker.service'), /^ExecStart=\/usr\/bin\/node dist\/main\.js worker$/m);
+    assert.match(read('deploy/systemd/wo-witness.service'), /^ExecStart=\/usr\/bin\/node dist\/main\.js witness$/m);
     assert.match(read('README.md'), /\(docs\/deployment\.md\)/);
   });
 });
