@@ -8,6 +8,7 @@ import { JobPageBudgets } from './job-budgets.js';
 import { JOB_PREFIX, jobPageRoutes } from './job-routes.js';
 import { directoryRoutes } from './routes.js';
 import { peopleComponents } from './schemas.js';
+import { peopleExamples } from './examples.js';
 import { DirectoryService } from './service.js';
 
 declare module '../feature.js' {
@@ -34,6 +35,7 @@ export const peopleFeature = defineFeature({
   scopes: PEOPLE_SCOPES,
   events: PEOPLE_EVENTS,
   schemas: peopleComponents,
+  examples: peopleExamples,
   build({ database, clock, config, logger, services }) {
     const { db } = database;
     const directory = new DirectoryService(db, clock, services.organizations);

@@ -37,7 +37,11 @@ export const recordExamples = [
     escalate: { summary: 'Raise the priority and bring the due date forward', value: { priority: 'URGENT', dueAt: '2026-03-10T12:00:00.000Z' } },
   }),
   examplesOf(AssignBody, {
-    contractor: { summary: 'Give it to a contractor', value: { assignee: 'Sam Okafor (Harbour Plumbing Ltd)' } },
+    contractor: {
+      summary: 'Give it to a contractor',
+      description: 'The vendor of `assignees` is the `id` answered by createVendor; `assignee` keeps who was sent, as free text.',
+      value: { assignee: 'Sam Okafor (Harbour Plumbing Ltd)', assignees: [{ type: 'vendor', id: EXAMPLE_IDS.vendor }] },
+    },
   }),
   examplesOf(HoldBody, {
     parts: { summary: 'Waiting for a part', value: { reason: 'Waiting for a replacement cartridge; delivery expected Thursday.' } },
@@ -105,7 +109,7 @@ export const recordExamples = [
         priority: 'URGENT',
         dueAt: '2026-03-10T12:00:00.000Z',
         assignee: 'Sam Okafor (Harbour Plumbing Ltd)',
-        assignees: [],
+        assignees: [{ type: 'vendor', id: 'vnd_01M8TGT5ZK3W6QH2D9RJ7XBN4A', name: 'Harbour Plumbing Ltd' }],
         assetId: null,
         locationId: null,
         externalRef: 'PM-44871',
@@ -162,7 +166,7 @@ export const recordExamples = [
             priority: 'URGENT',
             dueAt: '2026-03-10T12:00:00.000Z',
             assignee: 'Sam Okafor (Harbour Plumbing Ltd)',
-            assignees: [],
+            assignees: [{ type: 'vendor', id: 'vnd_01M8TGT5ZK3W6QH2D9RJ7XBN4A', name: 'Harbour Plumbing Ltd' }],
             assetId: null,
             locationId: null,
             externalRef: 'PM-44871',
@@ -225,7 +229,12 @@ export const recordExamples = [
             fromStatus: 'OPEN',
             toStatus: 'ASSIGNED',
             actor: { type: 'api_key', id: 'key_01M8TGT5YRN1BC2XTH77V66T9N' },
-            data: { assignee: 'Sam Okafor (Harbour Plumbing Ltd)', previousAssignee: null },
+            data: {
+              assignee: 'Sam Okafor (Harbour Plumbing Ltd)',
+              previousAssignee: null,
+              assignees: [{ type: 'vendor', id: 'vnd_01M8TGT5ZK3W6QH2D9RJ7XBN4A', name: 'Harbour Plumbing Ltd' }],
+              previousAssignees: [],
+            },
             occurredAt: '2026-03-09T10:02:51.023Z',
           },
           {

@@ -126,6 +126,12 @@ describe('the request examples of the OpenAPI document', () => {
     await scenario.send('previewSchedule', {});
     await scenario.send('createSchedule', {}, { annualService: EXAMPLE_IDS.schedule });
     await scenario.send('updateSchedule', { id: EXAMPLE_IDS.schedule });
+    await scenario.send('createVendor', {}, { harbourPlumbing: EXAMPLE_IDS.vendor });
+    await scenario.send('updateVendor', { id: EXAMPLE_IDS.vendor });
+    await scenario.send('createPerson', {}, { samOkafor: EXAMPLE_IDS.person });
+    await scenario.send('updatePerson', { id: EXAMPLE_IDS.person });
+    await scenario.send('createTeam', {}, { plumbingCrew: EXAMPLE_IDS.team });
+    await scenario.send('updateTeam', { id: EXAMPLE_IDS.team });
     await scenario.send('createRecord', {}, { kitchenTap: EXAMPLE_IDS.record, noHotWater: EXAMPLE_IDS.secondRecord });
     const record = { id: EXAMPLE_IDS.record };
     await scenario.send('updateRecord', record);
@@ -133,6 +139,7 @@ describe('the request examples of the OpenAPI document', () => {
     await scenario.upload(record.id, EXAMPLE_IDS.attachment);
     // Through the lifecycle: every action with a body sends its example.
     await scenario.send('assignRecord', record);
+    await scenario.send('createRecordAccessLink', record, { forVendor: EXAMPLE_IDS.accessLink });
     await scenario.sendBare('startRecord', record);
     await scenario.send('holdRecord', record);
     await scenario.sendBare('resumeRecord', record);
