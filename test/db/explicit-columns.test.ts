@@ -63,11 +63,11 @@ if (POSTGRES_URL) {
       const one = database.db.selectFrom('categories').selectAll().where('id', '=', 'c').compile().sql;
       assert.equal(one, 'select "id", "org_id", "name", "description", "created_at", "updated_at", "version" from "categories" where "id" = $1');
       const qualified = database.db.selectFrom('organizations').selectAll('organizations').compile().sql;
-      assert.equal(qualified, 'select "id", "name", "created_at" from "organizations"');
+      assert.equal(qualified, 'select "id", "name", "currency", "created_at" from "organizations"');
       const joined = database.db.selectFrom('records').innerJoin('categories', 'categories.id', 'records.category_id').selectAll().compile().sql;
       assert.match(joined, /^select \* from "records" inner join/);
       const returning = database.db.deleteFrom('organizations').where('id', '=', 'o').returningAll().compile().sql;
-      assert.equal(returning, 'delete from "organizations" where "id" = $1 returning "id", "name", "created_at"');
+      assert.equal(returning, 'delete from "organizations" where "id" = $1 returning "id", "name", "currency", "created_at"');
     });
 
     it('prepares a read of a whole row once per connection, and it keeps working after a migration adds a column', async () => {
@@ -75,10 +75,10 @@ if (POSTGRES_URL) {
       await sql`INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'Acme', '2026-01-01T00:00:00.000Z')`.execute(database.db);
       await read();
       await read();
-      const prepared = (await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'select "id", "name", "created_at" from "organizations"%'`.execute(database.db)).rows;
+      const prepared = (await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'select "id", "name", "currency", "created_at" from "organizations"%'`.execute(database.db)).rows;
       assert.equal(prepared.length, 1);
       await sql`ALTER TABLE organizations ADD COLUMN note text`.execute(database.db);
-      assert.deepEqual(await read(), [{ id: 'org_1', name: 'Acme', created_at: '2026-01-01T00:00:00.000Z' }]);
+      assert.deepEqual(await read(), [{ id: 'org_1', name: 'Acme', currency: 'USD', created_at: '2026-01-01T00:00:00.000Z' }]);
     });
   });
 }
