@@ -2,7 +2,7 @@ import os from 'node:os';
 import { pino } from 'pino';
 import type { Config } from '../config.js';
 import { parseVerifierKey } from '../proofs/checkpoint.js';
-import { Witness } from '../witness/add-checkpoint.js';
+import { Witness } from '../witness/witness.js';
 import { WitnessKey, WitnessKeyError } from '../witness/witness-key.js';
 import { witnessServer } from '../witness/witness-server.js';
 import { WitnessStore } from '../witness/witness-store.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { parseSignedCheckpoint } from './checkpoint.js';
+import { formatVerifierKey, noteKeyId, parseSignedCheckpoint, parseVerifierKey } from './checkpoint.js';
 import { cosignatureMessage, cosignerKeyId, formatCosignatureLine, formatCosignerVkey, isByCosigner, parseCosignerVkey, readTimestampedSignature } from './cosignature.js';
 import { fromBase64, toHex } from './encoding.js';
 import { parseWitnessPolicy, PolicyError, quorumMet, quorumTime } from './witness-policy.js';
@@ -70,6 +70,25 @@ describe('C2SP tlog-cosignature v1 (Ed25519)', () => {
     assert.ok(verify(null, cosignatureMessage(body, read.timestamp), publicKey, read.signature));
     assert.ok(!verify(null, cosignatureMessage(body.replace('3', '4'), read.timestamp), publicKey, read.signature));
     assert.ok(!verify(null, cosignatureMessage(body, read.timestamp + 1), publicKey, read.signature));
+  });
+});
+
+describe('C2SP signed-note, against golang.org/x/mod/sumdb/note', () => {
+  it('reads Go’s example vkey and verifies its example note: the key id is the one Go computes', async () => {
+    const vkey = 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW';
+    const key = parseVerifierKey(vkey);
+    assert.ok(key);
+    assert.equal(toHex(await noteKeyId(async (d) => sha256(d), key.name, key.publicKey)), 'c74f20a3');
+    assert.equal(formatVerifierKey(key.name, key.keyId, key.publicKey), vkey);
+    const text = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n";
+    const note = `${text}\n— PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`;
+    const split = note.lastIndexOf('\n\n');
+    assert.equal(note.slice(0, split + 1), text);
+    const line = fromBase64('x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=')!;
+    assert.equal(toHex(line.slice(0, 4)), 'c74f20a3');
+    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(key.publicKey).toString('base64url') }, format: 'jwk' });
+    assert.ok(verify(null, Buffer.from(text), publicKey, line.slice(4)));
+    assert.ok(!verify(null, Buffer.from(text.replace('cryptography', 'cryptographY')), publicKey, line.slice(4)));
   });
 });
 

@@ -3,7 +3,7 @@ import { backgroundLoop, intervalLoop } from '../background-loop.js';
 import { ConfigError, type Config } from '../config.js';
 import { sha256Sync } from './keys.js';
 import { parseWitnessPolicySync, PolicyError } from './witness-policy.js';
-import { CheckpointWitnessing, type SubmittingPolicy } from './witnessing.js';
+import { CheckpointWitnessing, type SubmittingPolicy } from './checkpoint-witnessing.js';
 import { defineFeature } from '../feature.js';
 import type { JobDefinition } from '../jobs/job-registry.js';
 import { PROOF_EVENTS } from './events.js';

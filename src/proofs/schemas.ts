@@ -16,7 +16,9 @@ export const ProofBundleSchema = Type.Object(
     leafIndex: Type.Integer({ minimum: 0 }),
     treeSize: Type.Integer({ minimum: 1, description: 'Size of the tree of the checkpoint below.' }),
     inclusionProof: Type.Array(Base64Hash, { description: 'RFC 9162 audit path of the leaf, bottom-up.' }),
-    checkpoint: Type.String({ description: 'C2SP tlog-checkpoint in a C2SP signed note, signed by the log key.' }),
+    checkpoint: Type.String({
+      description: 'C2SP tlog-checkpoint in a C2SP signed note, signed by the log key; with a witness policy, followed by the witnesses’ C2SP tlog-cosignature lines (verify them with `wo proof verify --policy`).',
+    }),
     keys: Type.Object({
       statementKid: Type.String({ description: 'RFC 7638 thumbprint of the statement key (also the JWS `kid`).' }),
       logKeyName: Type.String({ description: 'Signed-note key name of the log key (the log origin).' }),
@@ -90,7 +92,7 @@ export const ConsistencyProofSchema = Type.Object(
 
 export const SignedCheckpointSchema = Type.String({
   $id: 'SignedCheckpoint',
-  description: 'A C2SP tlog-checkpoint (origin, tree size, base64 root hash) in a C2SP signed note, signed by the log key.',
+  description: 'A C2SP tlog-checkpoint (origin, tree size, base64 root hash) in a C2SP signed note, signed by the log key, and with a witness policy cosigned by its witnesses (C2SP tlog-cosignature lines after the log’s).',
 });
 
 export const VerifierKeySchema = Type.String({

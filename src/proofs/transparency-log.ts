@@ -76,7 +76,7 @@ export class TransparencyLog {
     private readonly clock: Clock,
     private readonly proofUrl: (proofId: string) => string,
     /**
-     * With a witness policy, a sealed checkpoint waits for its witnesses (witnessing.ts publishes it,
+     * With a witness policy, a sealed checkpoint waits for its witnesses (checkpoint-witnessing.ts publishes it,
      * and only then are its statements delivered); without one it is published as it is sealed.
      */
     readonly witnessed = false,

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
-import type { Witness } from './add-checkpoint.js';
+import type { Witness } from './witness.js';
 
 /** The Go witness's limit: a checkpoint with a few dozen signatures and 63 proof lines fits many times over. */
 const MAX_BODY_BYTES = 16 * 1024;

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import { systemClock } from '../../src/clock.js';
 import { parseWitnessPolicySync } from '../../src/proofs/witness-policy.js';
-import { CheckpointWitnessing, type SubmittingPolicy } from '../../src/proofs/witnessing.js';
+import { CheckpointWitnessing, type SubmittingPolicy } from '../../src/proofs/checkpoint-witnessing.js';
 import { buildApp } from '../../src/app.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { verifyBundle, type ProofBundle } from '../../src/proofs/verify.js';
