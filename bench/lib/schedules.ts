@@ -322,7 +322,7 @@ export async function measureServiceReadings(baseUrl: string, tenant: Tenant, se
       return async () => {
         const body = JSON.stringify({ readings: readingsBatch(serial, startMs) });
         serial += READINGS_PER_BATCH;
-        const response = await fetch(`${baseUrl}/api/v1/meters/${meter.body.id}/readings`, { method: 'POST', headers: process.env.IDENTITY ? { ...tenant.headers, 'accept-encoding': 'identity' } : tenant.headers, body });
+        const response = await fetch(`${baseUrl}/api/v1/meters/${meter.body.id}/readings`, { method: 'POST', headers: tenant.headers, body });
         const answer = (await response.json()) as { accepted?: number };
         if (response.status !== 200 || answer.accepted !== READINGS_PER_BATCH) throw new Error(`a batch of readings answered ${response.status}: ${JSON.stringify(answer).slice(0, 500)}`);
       };
