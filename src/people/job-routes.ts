@@ -10,7 +10,8 @@ import { pageSecurityHeaders } from '../admin/security.js';
 import type { RecordService } from '../records/service.js';
 import { toWorkOrder } from '../records/repository.js';
 import type { CommentService } from '../comments/service.js';
-import type { AttachmentService } from '../attachments/service.js';
+import type { AttachmentService, ReceivedUpload, Upload } from '../attachments/service.js';
+import { acceptMultipart, formParts, isMultipart, type MultipartLimits } from '../http/multipart.js';
 import type { AccessLinkService, OpenedLink } from './access-links.js';
 import type { JobPageBudgets } from './job-budgets.js';
 import { FINAL_STATUSES, jobPage, unavailablePage, type JobView } from './job-page.js';
@@ -21,6 +22,8 @@ export const JOB_PREFIX = '/job';
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
 const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif'];
 const MAX_PHOTOS_SHOWN = 100;
+/** The photo form sent without the page's script: a few photos per submit, nothing else of size. */
+const PHOTO_FORM = { maxFiles: 10, maxFields: 5, maxFieldBytes: 1024 } as const;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -74,6 +77,7 @@ function textField(body: unknown, name: string, what: string): string {
 export function jobPageRoutes(deps: JobPageDeps): FastifyPluginAsync {
   const { links, budgets, records, comments, attachments, config } = deps;
   const uploads = new WeakMap<FastifyRequest, Readable>();
+  const photoForm: MultipartLimits = { ...PHOTO_FORM, maxFileBytes: config.attachments.maxBytes };
 
   const view = async (opened: OpenedLink, token: string, message?: JobView['message']): Promise<string> => {
     const record = toWorkOrder(opened.record);
@@ -119,6 +123,7 @@ export function jobPageRoutes(deps: JobPageDeps): FastifyPluginAsync {
     });
     await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT_BYTES });
     await app.register(helmet, pageSecurityHeaders(config));
+    await acceptMultipart(app, photoForm);
     // Photos arrive as the raw body, streamed to the attachment path as they come (never buffered).
     app.addContentTypeParser(PHOTO_TYPES, (request, payload, next) => {
       uploads.set(request, payload as Readable);
@@ -141,7 +146,8 @@ export function jobPageRoutes(deps: JobPageDeps): FastifyPluginAsync {
           : appError && status < 500
             ? appError.detail
             : 'Something went wrong on our side. Try again in a moment.';
-      if (request.method === 'POST' && request.url.split('?')[0]!.endsWith('/photos')) return reply.code(status).send({ message: text });
+      // The page's script sends photos one by one and shows the answer's message; a form gets the page.
+      if (request.method === 'POST' && request.url.split('?')[0]!.endsWith('/photos') && !isMultipart(request)) return reply.code(status).send({ message: text });
       const opened = request.jobLink;
       const token = (request.params as { token?: string } | undefined)?.token;
       // Another id than the link's own, in any URL form, is the same 404 page as a link that does not work.
@@ -176,23 +182,52 @@ export function jobPageRoutes(deps: JobPageDeps): FastifyPluginAsync {
 
     app.post<{ Params: { token: string }; Querystring: { filename?: string } }>('/:token/photos', { preHandler: openLink, bodyLimit: config.attachments.maxBytes }, async (request, reply) => {
       const { principal, record } = request.jobLink!;
+      const store = async (upload: Upload) => {
+        const received = await attachments.receive(principal, record.id, upload);
+        try {
+          return await attachments.store(principal, received);
+        } catch (error) {
+          await attachments.discard(received);
+          throw error;
+        }
+      };
+      // Without the page's script, the browser sends the form itself: every chosen photo in one body.
+      if (isMultipart(request)) {
+        // All or nothing: every photo is received (checked, not yet visible) before any is stored.
+        const received: ReceivedUpload[] = [];
+        try {
+          for await (const part of formParts(request, photoForm)) {
+            if (part.kind !== 'file') continue;
+            if (part.filename === '') {
+              for await (const _ of part.bytes); // the empty part a browser sends when no file was chosen
+              continue;
+            }
+            received.push(await attachments.receive(principal, record.id, { filename: part.filename.slice(0, 255), contentType: part.mediaType, contentLength: undefined, body: part.bytes }));
+          }
+          if (received.length === 0) throw errors.validation([{ field: 'body.photo', message: 'no photo was chosen' }], 'Choose one or more photos first.');
+        } catch (error) {
+          await Promise.all(received.map((upload) => attachments.discard(upload)));
+          throw error;
+        }
+        for (const [n, upload] of received.entries()) {
+          await attachments.store(principal, upload).catch(async (error: unknown) => {
+            await Promise.all(received.slice(n).map((rest) => attachments.discard(rest)));
+            throw error;
+          });
+        }
+        return done(request, reply);
+      }
       const filename = typeof request.query.filename === 'string' && request.query.filename.trim() ? request.query.filename.trim().slice(0, 255) : 'photo.jpg';
       const stream = uploads.get(request);
       const length = request.headers['content-length'];
-      const received = await attachments.receive(principal, record.id, {
+      const attachment = await store({
         filename,
         contentType: request.headers['content-type'],
         contentLength: length === undefined ? undefined : Number(length),
         body: stream ? bytesOf(stream) : undefined,
       });
-      try {
-        const stored = await attachments.store(principal, received);
-        await links.noteUse(request.jobLink!.link);
-        return reply.code(201).send({ id: stored.id, filename: stored.filename });
-      } catch (error) {
-        await attachments.discard(received);
-        throw error;
-      }
+      await links.noteUse(request.jobLink!.link);
+      return reply.code(201).send({ id: attachment.id, filename: attachment.filename });
     });
 
     app.post<{ Params: { token: string } }>('/:token/complete', { preHandler: openLink }, async (request, reply) => {

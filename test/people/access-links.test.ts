@@ -150,6 +150,38 @@ describe('access links and the job page', () => {
     assert.equal((await page('/photos?filename=a.jpg', { method: 'POST', payload: sampleFiles.jpeg(), headers: { 'content-type': 'image/jpeg' } })).statusCode, 409);
   });
 
+  itOnEachDatabase('takes photos without the page’s script, as the browser sends the form itself: all of them, or none', async (t) => {
+    const tenant = await t.newTenant();
+    const { leak, path, page } = await jobFor(t, tenant);
+    const multipart = async (files: { name: string; type: string; bytes: Buffer }[]) => {
+      const body = new FormData();
+      for (const file of files) body.append('photo', new Blob([file.bytes], { type: file.type }), file.name);
+      const encoded = new Request('http://job.invalid/', { method: 'POST', body });
+      return page('/photos', { method: 'POST', payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } });
+    };
+    const stored = async () => (await tenant.request({ method: 'GET', url: `/api/v1/records/${leak.id}/attachments` })).json().attachments.map((file: { filename: string }) => file.filename);
+
+    seeOther(await multipart([{ name: 'valve.jpg', type: 'image/jpeg', bytes: sampleFiles.jpeg() }, { name: 'trap.png', type: 'image/png', bytes: sampleFiles.png() }]), path);
+    assert.deepEqual((await stored()).sort(), ['trap.png', 'valve.jpg']);
+    assert.match((await page()).body, /alt="Photo trap\.png"/);
+
+    // A file that is not what it says, beside a good one: the page says why, and neither is kept.
+    const refused = await multipart([{ name: 'ok.jpg', type: 'image/jpeg', bytes: sampleFiles.jpeg() }, { name: 'fake.jpg', type: 'image/jpeg', bytes: Buffer.from('not a picture at all') }]);
+    assert.equal(refused.statusCode, 415, refused.body);
+    assert.match(refused.headers['content-type'] as string, /^text\/html/);
+    assert.match(refused.body, /class="message error"/);
+    // Eleven at once is over the form's limit of ten.
+    const eleven = await multipart(Array.from({ length: 11 }, (_, n) => ({ name: `p${n}.jpg`, type: 'image/jpeg', bytes: sampleFiles.jpeg() })));
+    assert.equal(eleven.statusCode, 413, eleven.body);
+    assert.match(eleven.body, /At most 10 files/);
+    // No file chosen, and a body cut off in the middle.
+    assert.equal((await multipart([{ name: '', type: 'application/octet-stream', bytes: Buffer.alloc(0) }])).statusCode, 400);
+    const cut = await page('/photos', { method: 'POST', payload: '--xyz\r\ncontent-disposition: form-data; name="photo"; filename="a.jpg"\r\ncontent-type: image/jpeg\r\n\r\nabc', headers: { 'content-type': 'multipart/form-data; boundary=xyz' } });
+    assert.equal(cut.statusCode, 400, cut.body);
+    assert.match(cut.body, /not valid multipart\/form-data/);
+    assert.deepEqual((await stored()).sort(), ['trap.png', 'valve.jpg'], 'nothing refused was kept');
+  });
+
   itOnEachDatabase('spends a budget per link and per client address, answering 429 with Retry-After', async (t) => {
     const tenant = await t.newTenant();
     const { page } = await jobFor(t, tenant);

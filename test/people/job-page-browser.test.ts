@@ -118,4 +118,34 @@ describe('the job page in a browser', () => {
     assert.equal(statement.evidence[0]!.size, photo.length);
     assert.match(describeCompletion(statement), new RegExp(`by link:${link.id} for "Acme Plumbing" .* named "Acme Plumbing" \\(vendor ${acme.id}\\) as assignee\\.`));
   });
+  it('uploads photos with JavaScript switched off, through the form the browser sends itself', async () => {
+    const tenant = await t.newTenant();
+    const api = async (method: string, url: string, payload?: unknown) => {
+      const response = await tenant.request({ method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as never }) });
+      assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
+      return response.json();
+    };
+    const category = await api('POST', '/api/v1/categories', { name: 'Electrical' });
+    const sparks = await api('POST', '/api/v1/vendors', { name: 'Sparks Ltd' });
+    const job = await api('POST', '/api/v1/records', { categoryId: category.id, address: '3 Mill Lane', requesterName: 'Bo', description: 'Flickering lights on the landing', assignees: [{ type: 'vendor', id: sparks.id }] });
+    const link = await api('POST', `/api/v1/records/${job.id}/access-links`, { vendorId: sparks.id, expiresIn: 'P1D' });
+    const dir = mkdtempSync(path.join(tmpdir(), 'wo-photo-'));
+    const files = ['before.png', 'after.png'].map((name, n) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, pngImage(64, 48, (x, y) => [x * 4, y * 5, n * 200]));
+      return file;
+    });
+
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${base}${new URL(link.url).pathname}`);
+    await page.getByLabel('Add photos').setInputFiles(files);
+    await page.getByRole('button', { name: 'Upload photos' }).click();
+    await page.getByRole('img', { name: 'Photo before.png' }).waitFor();
+    await page.getByRole('img', { name: 'Photo after.png' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, new URL(link.url).pathname, 'back on the job page after the upload');
+    await context.close();
+    const attached = await api('GET', `/api/v1/records/${job.id}/attachments`);
+    assert.deepEqual(attached.attachments.map((file: { filename: string; mediaType: string }) => [file.filename, file.mediaType]).sort(), [['after.png', 'image/png'], ['before.png', 'image/png']]);
+  });
 });
