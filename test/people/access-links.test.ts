@@ -155,7 +155,7 @@ describe('access links and the job page', () => {
     const { leak, path, page } = await jobFor(t, tenant);
     const multipart = async (files: { name: string; type: string; bytes: Buffer }[]) => {
       const body = new FormData();
-      for (const file of files) body.append('photo', new Blob([file.bytes], { type: file.type }), file.name);
+      for (const file of files) body.append('photo', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name);
       const encoded = new Request('http://job.invalid/', { method: 'POST', body });
       return page('/photos', { method: 'POST', payload: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')! } });
     };
