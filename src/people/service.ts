@@ -13,6 +13,7 @@ import { isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
 import type { OrganizationService } from '../orgs/organizations.js';
 import { parseMoney, type Money } from '../money/money.js';
 import type { PeopleTable, TeamsTable, VendorsTable } from './tables.js';
+import { PERSON, VENDOR, type ContactEntries, type ContactKind, type ContactRows, type ContactTable } from './contact-kinds.js';
 import {
   deleteEntry,
   existingPeople,
@@ -45,14 +46,14 @@ import type {
 type Changes = Record<string, { from: unknown; to: unknown }>;
 
 /** Each field of `after` that differs from `before`, with both values (the `*.updated` events' `changes`). */
-function changesBetween<T extends object>(before: T, after: T, fields: readonly (keyof T & string)[]): Changes {
+function changesBetween<T extends object>(before: T, after: T, fields: readonly string[]): Changes {
   const changes: Changes = {};
-  for (const field of fields) if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = { from: before[field], to: after[field] };
+  const was = before as Record<string, unknown>;
+  const is = after as Record<string, unknown>;
+  for (const field of fields) if (JSON.stringify(was[field]) !== JSON.stringify(is[field])) changes[field] = { from: was[field], to: is[field] };
   return changes;
 }
 
-const PERSON_FIELDS = ['name', 'email', 'phone', 'externalRef', 'trades', 'hourlyRate', 'active'] as const;
-const VENDOR_FIELDS = ['name', 'email', 'phone', 'trades', 'externalRef', 'active'] as const;
 const TEAM_FIELDS = ['name', 'memberIds', 'active'] as const;
 
 function searchText(...parts: (string | null | undefined)[]): string {
@@ -78,42 +79,22 @@ export class DirectoryService {
     private readonly organizations: OrganizationService,
   ) {}
 
-  // --- people ----------------------------------------------------------------------------------
+  // --- people and vendors ---------------------------------------------------------------------
 
   async createPerson(orgId: string, input: CreatePersonInput, within?: InTransaction<Person>): Promise<Person> {
-    return this.db.transaction().execute(async (tx) => {
-      const now = isoNow(this.clock);
-      const rate = await this.hourlyRate(tx, orgId, input.hourlyRate ?? null);
-      const trades = cleanTrades(input.trades);
-      const row: PeopleTable = {
-        id: newId('person'),
-        org_id: orgId,
-        name: input.name.trim(),
-        search_text: searchText(input.name, input.email, input.phone, input.externalRef),
-        email: input.email ?? null,
-        phone: input.phone ?? null,
-        external_ref: input.externalRef ?? null,
-        trades: JSON.stringify(trades),
-        hourly_rate_minor: rate === null ? null : rate.minor.toString(),
-        hourly_rate_currency: rate?.currency ?? null,
-        active: input.active === false ? 0 : 1,
-        created_at: now,
-        updated_at: now,
-        version: 1,
-      };
-      await insertEntry(tx, 'people', row);
-      await replaceTradeTags(tx, orgId, row.id, trades);
-      const person = toPerson(row);
-      await this.emit(tx, orgId, 'person.created', { personId: row.id, person }, now);
-      await within?.(tx, person);
-      return person;
-    });
+    return this.createContact(PERSON, orgId, input, (tx) => this.rateColumns(tx, orgId, input.hourlyRate ?? null), within);
+  }
+
+  async createVendor(orgId: string, input: CreateVendorInput, within?: InTransaction<Vendor>): Promise<Vendor> {
+    return this.createContact(VENDOR, orgId, input, async () => ({}), within);
   }
 
   async getPerson(orgId: string, id: string): Promise<Person> {
-    const row = await findEntry(this.db, 'people', orgId, id);
-    if (!row) throw errors.notFound(`Person "${id}"`);
-    return toPerson(row);
+    return toPerson(await this.findContact(PERSON, orgId, id));
+  }
+
+  async getVendor(orgId: string, id: string): Promise<Vendor> {
+    return toVendor(await this.findContact(VENDOR, orgId, id));
   }
 
   async listPeople(orgId: string, filter: DirectoryFilter, page: Page): Promise<{ people: Person[]; total: number }> {
@@ -121,55 +102,37 @@ export class DirectoryService {
     return { people: rows.map(toPerson), total };
   }
 
+  async listVendors(orgId: string, filter: DirectoryFilter, page: Page): Promise<{ vendors: Vendor[]; total: number }> {
+    const { rows, total } = await listEntries(this.db, 'vendors', orgId, withCanonicalUpdatedAfter(filter), page);
+    return { vendors: rows.map(toVendor), total };
+  }
+
   async updatePerson(orgId: string, id: string, input: UpdatePersonInput, acceptedVersions?: number[]): Promise<Person> {
-    return writeOptimistically(this.db, {
-      noun: 'Person',
-      id,
-      acceptedVersions,
-      read: (tx) => findEntry(tx, 'people', orgId, id),
-      decide: async (tx, current) => {
-        const next: PeopleTable = { ...current, ...this.contactChanges(current, input) };
-        if (input.hourlyRate !== undefined) {
-          const rate = await this.hourlyRate(tx, orgId, input.hourlyRate);
-          next.hourly_rate_minor = rate === null ? null : rate.minor.toString();
-          next.hourly_rate_currency = rate?.currency ?? null;
-        }
-        const changes = changesBetween(toPerson(current), toPerson(next), PERSON_FIELDS);
-        if (Object.keys(changes).length === 0) return { next: current };
-        const now = this.stamp(current, next);
-        return {
-          next,
-          afterWrite: async () => {
-            if (changes.trades) await replaceTradeTags(tx, orgId, id, JSON.parse(next.trades) as string[]);
-            await this.emit(tx, orgId, 'person.updated', { personId: id, changes, person: toPerson(next) }, now);
-          },
-        };
-      },
-      write: (tx, current, next) => writeRow(tx, 'people', current, next),
-      present: toPerson,
-    });
+    return this.updateContact(PERSON, orgId, id, input, acceptedVersions, async (tx) => (input.hourlyRate === undefined ? {} : this.rateColumns(tx, orgId, input.hourlyRate)));
+  }
+
+  async updateVendor(orgId: string, id: string, input: UpdateVendorInput, acceptedVersions?: number[]): Promise<Vendor> {
+    return this.updateContact(VENDOR, orgId, id, input, acceptedVersions, async () => ({}));
   }
 
   /** Deletes a person; 409 in_use while open work orders name them. They leave every team they were in (each emits team.updated). */
   async deletePerson(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
-      const current = await this.lockForDelete(tx, 'people', orgId, id, 'Person', acceptedVersions);
-      const now = isoNow(this.clock);
+    await this.deleteContact(PERSON, orgId, id, acceptedVersions, async (tx, now) => {
       for (const teamId of await teamsOfPerson(tx, id)) await this.removeMember(tx, orgId, teamId, id, now);
-      await replaceTradeTags(tx, orgId, id, []);
-      await deleteEntry(tx, 'people', orgId, id);
-      await this.emit(tx, orgId, 'person.deleted', { personId: id, person: toPerson(current as PeopleTable) }, now);
     });
   }
 
-  // --- vendors ---------------------------------------------------------------------------------
+  /** Deletes a vendor; 409 in_use while open work orders name it. Its access links stop working (the page finds no vendor). */
+  async deleteVendor(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
+    await this.deleteContact(VENDOR, orgId, id, acceptedVersions, async () => {});
+  }
 
-  async createVendor(orgId: string, input: CreateVendorInput, within?: InTransaction<Vendor>): Promise<Vendor> {
+  private async createContact<T extends ContactTable>(kind: ContactKind<T>, orgId: string, input: CreatePersonInput | CreateVendorInput, extra: (tx: Tx) => Promise<Partial<ContactRows[T]>>, within?: InTransaction<ContactEntries[T]>): Promise<ContactEntries[T]> {
     return this.db.transaction().execute(async (tx) => {
       const now = isoNow(this.clock);
       const trades = cleanTrades(input.trades);
-      const row: VendorsTable = {
-        id: newId('vendor'),
+      const row = {
+        id: newId(kind.idKind),
         org_id: orgId,
         name: input.name.trim(),
         search_text: searchText(input.name, input.email, input.phone, input.externalRef),
@@ -177,63 +140,59 @@ export class DirectoryService {
         phone: input.phone ?? null,
         external_ref: input.externalRef ?? null,
         trades: JSON.stringify(trades),
+        ...(await extra(tx)),
         active: input.active === false ? 0 : 1,
         created_at: now,
         updated_at: now,
         version: 1,
-      };
-      await insertEntry(tx, 'vendors', row);
+      } as ContactRows[T];
+      await insertEntry(tx, kind.table, row as never);
       await replaceTradeTags(tx, orgId, row.id, trades);
-      const vendor = toVendor(row);
-      await this.emit(tx, orgId, 'vendor.created', { vendorId: row.id, vendor }, now);
-      await within?.(tx, vendor);
-      return vendor;
+      const entry = kind.present(row);
+      await this.emit(tx, orgId, kind.events.created, { [kind.idKey]: row.id, [kind.payloadKey]: entry }, now);
+      await within?.(tx, entry);
+      return entry;
     });
   }
 
-  async getVendor(orgId: string, id: string): Promise<Vendor> {
-    const row = await findEntry(this.db, 'vendors', orgId, id);
-    if (!row) throw errors.notFound(`Vendor "${id}"`);
-    return toVendor(row);
+  private async findContact<T extends ContactTable>(kind: ContactKind<T>, orgId: string, id: string): Promise<ContactRows[T]> {
+    const row = await findEntry(this.db, kind.table, orgId, id);
+    if (!row) throw errors.notFound(`${kind.noun} "${id}"`);
+    return row as ContactRows[T];
   }
 
-  async listVendors(orgId: string, filter: DirectoryFilter, page: Page): Promise<{ vendors: Vendor[]; total: number }> {
-    const { rows, total } = await listEntries(this.db, 'vendors', orgId, withCanonicalUpdatedAfter(filter), page);
-    return { vendors: rows.map(toVendor), total };
-  }
-
-  async updateVendor(orgId: string, id: string, input: UpdateVendorInput, acceptedVersions?: number[]): Promise<Vendor> {
+  private async updateContact<T extends ContactTable>(kind: ContactKind<T>, orgId: string, id: string, input: UpdatePersonInput | UpdateVendorInput, acceptedVersions: number[] | undefined, extra: (tx: Tx) => Promise<Partial<ContactRows[T]>>): Promise<ContactEntries[T]> {
     return writeOptimistically(this.db, {
-      noun: 'Vendor',
+      noun: kind.noun,
       id,
       acceptedVersions,
-      read: (tx) => findEntry(tx, 'vendors', orgId, id),
+      read: async (tx) => (await findEntry(tx, kind.table, orgId, id)) as ContactRows[T] | undefined,
       decide: async (tx, current) => {
-        const next: VendorsTable = { ...current, ...this.contactChanges(current, input) };
-        const changes = changesBetween(toVendor(current), toVendor(next), VENDOR_FIELDS);
+        const next: ContactRows[T] = { ...current, ...this.contactChanges(current, input), ...(await extra(tx)) };
+        const changes = changesBetween(kind.present(current), kind.present(next), kind.fields);
         if (Object.keys(changes).length === 0) return { next: current };
         const now = this.stamp(current, next);
         return {
           next,
           afterWrite: async () => {
             if (changes.trades) await replaceTradeTags(tx, orgId, id, JSON.parse(next.trades) as string[]);
-            await this.emit(tx, orgId, 'vendor.updated', { vendorId: id, changes, vendor: toVendor(next) }, now);
+            await this.emit(tx, orgId, kind.events.updated, { [kind.idKey]: id, changes, [kind.payloadKey]: kind.present(next) }, now);
           },
         };
       },
-      write: (tx, current, next) => writeRow(tx, 'vendors', current, next),
-      present: toVendor,
+      write: (tx, current, next) => writeRow(tx, kind.table, current, next),
+      present: kind.present,
     });
   }
 
-  /** Deletes a vendor; 409 in_use while open work orders name it. Its access links stop working (the page finds no vendor). */
-  async deleteVendor(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
+  private async deleteContact<T extends ContactTable>(kind: ContactKind<T>, orgId: string, id: string, acceptedVersions: number[] | undefined, before: (tx: Tx, now: string) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      const current = await this.lockForDelete(tx, 'vendors', orgId, id, 'Vendor', acceptedVersions);
+      const current = (await this.lockForDelete(tx, kind.table, orgId, id, kind.noun, acceptedVersions)) as ContactRows[T];
       const now = isoNow(this.clock);
+      await before(tx, now);
       await replaceTradeTags(tx, orgId, id, []);
-      await deleteEntry(tx, 'vendors', orgId, id);
-      await this.emit(tx, orgId, 'vendor.deleted', { vendorId: id, vendor: toVendor(current as VendorsTable) }, now);
+      await deleteEntry(tx, kind.table, orgId, id);
+      await this.emit(tx, orgId, kind.events.deleted, { [kind.idKey]: id, [kind.payloadKey]: kind.present(current) }, now);
     });
   }
 
@@ -367,9 +326,10 @@ export class DirectoryService {
     return now;
   }
 
-  private async hourlyRate(tx: Executor, orgId: string, rate: Money | null) {
-    if (rate === null) return null;
-    return parseMoney(rate, { field: 'body.hourlyRate', currency: await this.organizations.currencyOf(orgId, tx) });
+  /** A person's hourly rate as its columns, checked against the organization's currency. */
+  private async rateColumns(tx: Executor, orgId: string, rate: Money | null): Promise<Partial<PeopleTable>> {
+    const parsed = rate === null ? null : parseMoney(rate, { field: 'body.hourlyRate', currency: await this.organizations.currencyOf(orgId, tx) });
+    return { hourly_rate_minor: parsed === null ? null : parsed.minor.toString(), hourly_rate_currency: parsed?.currency ?? null };
   }
 
   private async emit(tx: Executor, orgId: string, type: EventType, payload: Record<string, unknown>, now: string): Promise<void> {
