@@ -302,10 +302,12 @@ export function assigneeTotalQuery(db: Executor, p: { orgId: string; assigneeId:
  */
 export function assigneePageRecords(db: Executor, p: AssigneeWindow, order: WalkOrder): MatchingRecords {
   const direction = order === 'newest-first' ? 'desc' : 'asc';
+  // Every row of a work order carries its created_at, so grouping by (created_at, id) is grouping by
+  // id; grouped in the page's order, the group is already sorted (one temporary B-tree on SQLite, not two).
   const ids = namedRows(db, p.orgId, p.assigneeId)
-    .select(['record_assignees.record_id', (eb) => eb.fn.max('record_assignees.created_at').as('named_at')])
-    .groupBy('record_assignees.record_id')
-    .orderBy('named_at', direction)
+    .select(['record_assignees.record_id', 'record_assignees.created_at as named_at'])
+    .groupBy(['record_assignees.created_at', 'record_assignees.record_id'])
+    .orderBy('record_assignees.created_at', direction)
     .orderBy('record_assignees.record_id', direction)
     .limit(p.limit)
     .offset(p.offset);
