@@ -8,6 +8,7 @@ import { runProofsPart } from './parts/proofs.js';
 import { runSchedulesPart } from './parts/schedules.js';
 import { runSoakPart } from './parts/soak.js';
 import { runWebhooksPart } from './parts/webhooks.js';
+import { runWitnessPart } from './parts/witness.js';
 import { dropOnInterrupt, postgresServerUrl } from './postgres/bench-database.js';
 import type { PostgresPartOptions } from './postgres/part-run.js';
 import { runPostgresCreatePart } from './postgres/parts/create.js';
@@ -29,6 +30,7 @@ const PARTS: Record<string, () => Promise<PartResult>> = {
   lifecycle: runLifecyclePart,
   webhooks: runWebhooksPart,
   proofs: runProofsPart,
+  witness: runWitnessPart,
   schedules: runSchedulesPart,
   soak: runSoakPart,
 };
