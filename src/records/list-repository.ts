@@ -299,16 +299,22 @@ export function assigneeTotalQuery(db: Executor, p: { orgId: string; assigneeId:
  * A page of a list by `assigneeId` alone: its work orders' ids and sort keys from the index (each
  * work order once, the window applied there), then those rows by id (CROSS JOIN: in that order on SQLite).
  * The caller sorts again and applies no offset of its own.
+ *
+ * The ids are a UNION of two ranges of the (assignee_id, org_id, created_at, record_id) index: the id's
+ * own, and its teams'. Each range comes out of the index already in the page's order, so SQLite merges
+ * them (MERGE (UNION)), dropping a work order named both directly and through a team, and stops at the
+ * page's end; one IN over both, grouped by id, sorted every match first (bench: 380 → 320 µs a page at 100k).
  */
 export function assigneePageRecords(db: Executor, p: AssigneeWindow, order: WalkOrder): MatchingRecords {
   const direction = order === 'newest-first' ? 'desc' : 'asc';
-  // Every row of a work order carries its created_at, so grouping by (created_at, id) is grouping by
-  // id; grouped in the page's order, the group is already sorted (one temporary B-tree on SQLite, not two).
-  const ids = namedRows(db, p.orgId, p.assigneeId)
-    .select(['record_assignees.record_id', 'record_assignees.created_at as named_at'])
-    .groupBy(['record_assignees.created_at', 'record_assignees.record_id'])
-    .orderBy('record_assignees.created_at', direction)
-    .orderBy('record_assignees.record_id', direction)
+  const range = () => db.selectFrom('record_assignees').select(['record_assignees.created_at as named_at', 'record_assignees.record_id']).where('record_assignees.org_id', '=', p.orgId);
+  const teams = db.selectFrom('team_members').select('team_members.team_id').where('team_members.person_id', '=', p.assigneeId);
+  const ids = range()
+    .where('record_assignees.assignee_id', '=', p.assigneeId)
+    .union(range().where('record_assignees.assignee_id', 'in', teams))
+    // A compound's ORDER BY names its result columns, unqualified.
+    .orderBy(sql.ref('named_at'), direction)
+    .orderBy(sql.ref('record_id'), direction)
     .limit(p.limit)
     .offset(p.offset);
   return db.selectFrom(ids.as('page')).crossJoin('records').whereRef('records.id', '=', 'page.record_id') as unknown as MatchingRecords;

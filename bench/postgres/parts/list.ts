@@ -1,7 +1,7 @@
 import { Baseline, runLoad } from '../../lib/load.js';
 import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
 import { callApi } from '../../lib/tenant.js';
-import { assigneeFilterTarget, listSizes, MEASURED_PERSON } from '../../parts/list.js';
+import { listSizes, measureAssigneeAgainstStatus, MEASURED_PERSON } from '../../parts/list.js';
 import { benchPersonId, seededForPerson } from '../../lib/seed-records.js';
 import { measureOnPostgres } from '../measure.js';
 import { onFreshDatabase, postgresPartResult, processesLabel, targetProcesses, type PostgresPartOptions } from '../part-run.js';
@@ -82,16 +82,26 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
           if (named.body.total !== expected) throw new Error(`the service reports ${named.body.total} work orders of ${person}, expected ${expected}`);
           const assigneeUrl = `/api/v1/records?limit=50&assigneeId=${person}`;
           await runLoad({ url: api.urls!, connections: CONNECTIONS, durationS: 1, path: assigneeUrl, headers: tenant.readHeaders });
-          const byAssignee = await measureOnPostgres(observer, baseline, {
-            name: `list ${sizeLabel(size)} assigneeId (${expected} of them) offset 0, ${processesLabel(apiProcesses)}`,
-            connections: CONNECTIONS,
-            apiProcesses,
-            bracket: false,
-            load: () => runLoad({ url: api.urls!, server: api, connections: CONNECTIONS, path: assigneeUrl, headers: tenant.readHeaders }),
-          });
-          measurements.push(byAssignee);
-          const byStatus = measurements.find((m) => m.name === `list ${sizeLabel(size)} status=OPEN offset 0 (0%), ${processesLabel(apiProcesses)}`);
-          if (size === 100_000 && apiProcesses === checkedOn && byStatus) targets.push(assigneeFilterTarget(`list 100k, 1,000 people, ${processesLabel(checkedOn)}`, byAssignee, byStatus));
+          const measureAt = (url: string, name: string) => () =>
+            measureOnPostgres(observer, baseline, {
+              name,
+              connections: CONNECTIONS,
+              apiProcesses,
+              bracket: false,
+              load: () => runLoad({ url: api.urls!, server: api, connections: CONNECTIONS, path: url, headers: tenant.readHeaders }),
+            });
+          const assigneeName = `list ${sizeLabel(size)} assigneeId (${expected} of them) offset 0, ${processesLabel(apiProcesses)}`;
+          if (size === 100_000 && apiProcesses === checkedOn) {
+            // Against the status filter's first page, alternately (measureAssigneeAgainstStatus).
+            const compared = await measureAssigneeAgainstStatus(`list 100k, 1,000 people, ${processesLabel(checkedOn)}`, {
+              assignee: (round) => measureAt(assigneeUrl, `${assigneeName}, round ${round}`)(),
+              status: (round) => measureAt('/api/v1/records?limit=50&status=OPEN&offset=0', `list ${sizeLabel(size)} status=OPEN offset 0, ${processesLabel(apiProcesses)}, round ${round}`)(),
+            });
+            measurements.push(...compared.measurements);
+            targets.push(compared.target);
+          } else {
+            measurements.push(await measureAt(assigneeUrl, assigneeName)());
+          }
           memory.push(...deployment.memory(`${sizeLabel(size)} work orders, ${processesLabel(apiProcesses)}`));
         } finally {
           await deployment.stop();
