@@ -21,6 +21,7 @@ import {
 } from './list-repository.js';
 import { postgresRecordCounts, postgresTotal } from './record-counts-postgres.js';
 import { JSON_COLUMNS, WORK_ORDER_FIELDS } from './repository.js';
+import { TABLE_COLUMNS } from '../db/table-columns.js';
 
 /**
  * PostgreSQL must not visit the heap for skipped entries, so it walks the index for ids only and
@@ -95,6 +96,9 @@ async function pageWithTotalOnPostgres(db: Executor, orgId: string, filter: Reco
   return { recordsJson: pageRows.map((row) => row.json).join(','), total: Number(pageRows[0]!.total) };
 }
 
+/** A work order's columns, qualified (they are read beside a page's own columns). */
+const RECORD_COLUMNS = TABLE_COLUMNS.records.map((column) => `records.${column}` as const);
+
 type PageWithTotalParams = { orgId: string; status?: string; limit: number; offset: number };
 
 /**
@@ -102,7 +106,11 @@ type PageWithTotalParams = { orgId: string; status?: string; limit: number; offs
  * aggregate over no rows still answers one), read straight off the index: it skips no entry.
  */
 function firstPageWithTotal(db: Executor, matching: MatchingRecords, total: RawBuilder<string>, limit: number | RawBuilder<number>) {
-  const page = matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
+  // The columns by name, not `*`: `matching` may be a join (assigneeId's page of ids and the rows),
+  // whose `*` ExplicitColumnsPlugin leaves alone, and a statement with a `*` runs unnamed
+  // (withNamedStatements), so PostgreSQL planned assigneeId's first page afresh on every request: about
+  // 1.3 ms, more than running it (bench/analysis.md, session 34).
+  const page = matching.select(RECORD_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
   return db
     .selectFrom(page.as('records'))
     .crossJoinLateral(db.selectNoFrom(workOrderFieldsOnPostgres).as('work_order'))
