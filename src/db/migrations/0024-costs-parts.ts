@@ -95,7 +95,6 @@ export const costsAndParts: VersionedMigration = {
         amount_minor bigint NOT NULL,
         currency text NOT NULL,
         reverses_id text,
-        reversed_by text,
         posted integer NOT NULL,
         posted_at text,
         erp_document_id text,
@@ -121,6 +120,8 @@ export const costsAndParts: VersionedMigration = {
     await sql`CREATE INDEX IF NOT EXISTS cost_lines_record ON cost_lines (record_id, kind, id)`.execute(db);
     // GET /cost-lines?posted=false&updatedAfter=: the ERP's page, oldest change first, and its total
     await sql`CREATE INDEX IF NOT EXISTS cost_lines_org_posted ON cost_lines (org_id, posted, updated_at, id)`.execute(db);
+    // A line is reversed at most once: the second reversal of a line, even a concurrent one, is refused here
+    await sql`CREATE UNIQUE INDEX IF NOT EXISTS cost_lines_reverses ON cost_lines (reverses_id)`.execute(db);
     // GET /cost-lines and ?updatedAfter= without `posted`
     await sql`CREATE INDEX IF NOT EXISTS cost_lines_org_updated ON cost_lines (org_id, updated_at, id)`.execute(db);
   },
