@@ -115,7 +115,7 @@ export const ERROR_DOCS: { readonly [C in ErrorCode]: ErrorDoc } = {
       detail: 'Only 1.5 of part "prt_…" are on hand at location "loc_…"; 2 were requested.',
       instance: `${record}/parts`,
       partId: EXAMPLE_IDS.part,
-      locationId: EXAMPLE_IDS.storeroom,
+      locationId: EXAMPLE_IDS.building,
       onHand: '1.5',
       requested: '2',
     },

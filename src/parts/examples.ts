@@ -5,18 +5,18 @@ export const partExamples = [
   examplesOf(CreatePartBody, {
     cartridge: {
       summary: 'A tap cartridge kept in the storerooms',
-      description: 'The organization’s currency is EUR (`wo orgs create … --currency EUR`).',
-      value: { sku: 'CART-35-CER', name: 'Cartridge 35 mm, ceramic', unit: 'pcs', unitCost: { amount: '15.90', currency: 'EUR' }, reorderPoint: '5' },
+      description: 'In your organization’s currency (USD unless it was set otherwise: `wo orgs create … --currency EUR`).',
+      value: { sku: 'CART-35-CER', name: 'Cartridge 35 mm, ceramic', unit: 'pcs', unitCost: { amount: '15.90', currency: 'USD' }, reorderPoint: '5' },
     },
   }),
   examplesOf(UpdatePartBody, {
-    newPrice: { summary: 'A new price from the wholesaler', description: 'Parts already issued to work orders keep the price they were issued at.', value: { unitCost: { amount: '16.40', currency: 'EUR' } } },
+    newPrice: { summary: 'A new price from the wholesaler', description: 'Parts already issued to work orders keep the price they were issued at.', value: { unitCost: { amount: '16.40', currency: 'USD' } } },
   }),
   examplesOf(CreateMovementBody, {
     receive: {
       summary: 'Twenty cartridges received into the main storeroom',
       description: '`locationId` is the `id` answered by createLocation.',
-      value: { type: 'receive', locationId: EXAMPLE_IDS.storeroom, quantity: '20', unitCost: { amount: '15.90', currency: 'EUR' }, note: 'Delivery note 7781' },
+      value: { type: 'receive', locationId: EXAMPLE_IDS.building, quantity: '20', unitCost: { amount: '15.90', currency: 'USD' }, note: 'Delivery note 7781' },
     },
   }),
   // Answers.
@@ -28,7 +28,7 @@ export const partExamples = [
         sku: 'CART-35-CER',
         name: 'Cartridge 35 mm, ceramic',
         unit: 'pcs',
-        unitCost: { amount: '15.90', currency: 'EUR' },
+        unitCost: { amount: '15.90', currency: 'USD' },
         reorderPoint: '5',
         active: true,
         createdAt: '2027-03-01T08:00:00.000Z',
@@ -44,10 +44,10 @@ export const partExamples = [
         id: EXAMPLE_IDS.movement,
         partId: EXAMPLE_IDS.part,
         type: 'receive',
-        locationId: EXAMPLE_IDS.storeroom,
+        locationId: EXAMPLE_IDS.building,
         toLocationId: null,
         quantity: '20',
-        unitCost: { amount: '15.90', currency: 'EUR' },
+        unitCost: { amount: '15.90', currency: 'USD' },
         recordId: null,
         costLineId: null,
         note: 'Delivery note 7781',
