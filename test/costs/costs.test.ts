@@ -1,6 +1,6 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { itOnEachDatabase, type TestApp } from '../helpers/test-app.js';
+import { createWorkOrder, itOnEachDatabase, type TestApp } from '../helpers/test-app.js';
 import { get, post, stockedWorkOrder, tenantIn } from './helpers.js';
 
 async function eventsOf(t: TestApp, orgId: string, types: string[]): Promise<{ type: string; payload: Record<string, any> }[]> {
@@ -147,6 +147,28 @@ describe('time, parts and costs', () => {
     const since = await get(tenant, `/api/v1/cost-lines?updatedAfter=${encodeURIComponent(posted.updatedAt)}`);
     assert.ok(since.costLines.every((l: { updatedAt: string }) => l.updatedAt >= posted.updatedAt));
     assert.equal((await post(tenant, `/api/v1/cost-lines/cst_nope/post`, { erpDocumentId: 'X' }, 404)).code, 'not_found');
+  });
+
+  itOnEachDatabase('keeps costs out of the completion proof, and takes invoices after completion and after closing', async (t) => {
+    const tenant = await tenantIn(t, 'EUR');
+    const recordId = await createWorkOrder(tenant);
+    await post(tenant, `/api/v1/records/${recordId}/labor`, { minutes: 80, rate: { amount: '33.33', currency: 'EUR' } });
+    await post(tenant, `/api/v1/records/${recordId}/assign`, { assignee: 'Sam Okafor' }, 200);
+    await post(tenant, `/api/v1/records/${recordId}/start`, {}, 200);
+    await post(tenant, `/api/v1/records/${recordId}/complete`, { resolutionNotes: 'Replaced the cartridge' }, 200);
+    await t.context.proofs.log.sealPending();
+    const bundle = await get(tenant, `/api/v1/records/${recordId}/proof`);
+    const statement = JSON.parse(Buffer.from(String(bundle.jws).split('.')[1]!, 'base64url').toString('utf8'));
+    assert.deepEqual([Object.hasOwn(statement.record, 'costs'), Object.hasOwn(statement.record, 'laborMinutes'), JSON.stringify(statement).includes('44.44')], [false, false, false]);
+
+    // The contractor's invoice comes a week later, and the call-out fee after the job was closed.
+    await post(tenant, `/api/v1/records/${recordId}/costs`, { description: 'Invoice 118', amount: { amount: '120.00', currency: 'EUR' } });
+    await post(tenant, `/api/v1/records/${recordId}/close`, {}, 200);
+    await post(tenant, `/api/v1/records/${recordId}/costs`, { description: 'Call-out fee', amount: { amount: '35.00', currency: 'EUR' } });
+    const record = await get(tenant, `/api/v1/records/${recordId}`);
+    assert.deepEqual([record.status, record.costs.total.amount], ['CLOSED', '199.44']);
+    const after = await get(tenant, `/api/v1/records/${recordId}/proof`);
+    assert.deepEqual([after.proofId, after.jws], [bundle.proofId, bundle.jws], 'the proof of the completion is not touched by costs added since');
   });
 
   itOnEachDatabase('answers 404 for another organization’s work order and 403 without the scopes', async (t) => {
