@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import type { TestApp, Tenant } from '../helpers/test-app.js';
 import { createWorkOrder } from '../helpers/test-app.js';
 import { ALL_SCOPES } from '../../src/features.js';
+import type { Scope } from '../../src/keys/scopes.js';
 
-/** A tenant of an organization whose amounts are in `currency`. */
-export async function tenantIn(t: TestApp, currency: string): Promise<Tenant> {
+/** A tenant of an organization whose amounts are in `currency`, with a key holding `scopes` (all by default). */
+export async function tenantIn(t: TestApp, currency: string, scopes: readonly Scope[] = ALL_SCOPES): Promise<Tenant> {
   const org = await t.context.organizations.create(`Org ${currency} ${Math.random().toString(36).slice(2, 8)}`, { currency });
-  const { apiKey, key } = await t.context.apiKeys.create({ orgId: org.id, name: 'test', scopes: ALL_SCOPES, createdBy: 'test' });
+  const { apiKey, key } = await t.context.apiKeys.create({ orgId: org.id, name: 'test', scopes: [...scopes], createdBy: 'test' });
   return { orgId: org.id, keyId: apiKey.id, key, request: (opts) => t.app.inject({ ...opts, headers: { authorization: `Bearer ${key}`, ...opts.headers } }) };
 }
 
