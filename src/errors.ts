@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   resource_in_use: { status: 409, title: 'Resource in use' },
   in_use: { status: 409, title: 'Named by open work orders' },
   already_exists: { status: 409, title: 'Already exists' },
+  insufficient_stock: { status: 409, title: 'Not enough stock on hand' },
+  cost_line_posted: { status: 409, title: 'Cost line already posted' },
   idempotency_key_in_use: { status: 409, title: 'Idempotent request still in progress' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
@@ -72,6 +74,8 @@ export const errors = {
   conflict: (detail: string) => new AppError('conflict', detail),
   meterDecreased: (detail: string, errs: FieldError[]) => new AppError('meter_decreased', detail, { errors: errs }),
   alreadyExists: (detail: string) => new AppError('already_exists', detail),
+  insufficientStock: (detail: string, extra: { partId: string; locationId: string; onHand: string; requested: string }) => new AppError('insufficient_stock', detail, extra),
+  costLinePosted: (detail: string, extra: { costLineId: string; erpDocumentId: string }) => new AppError('cost_line_posted', detail, extra),
   inUse: (detail: string) => new AppError('resource_in_use', detail),
   /** A person, team or vendor that open work orders name (DESIGN's `in_use`, apart from other references). */
   namedByOpenWorkOrders: (detail: string) => new AppError('in_use', detail),

@@ -12,6 +12,8 @@ import { assetsFeature } from './assets/feature.js';
 import { metersFeature } from './meters/feature.js';
 import { schedulesFeature } from './schedules/feature.js';
 import { peopleFeature } from './people/feature.js';
+import { partsFeature } from './parts/feature.js';
+import { costsFeature } from './costs/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -32,6 +34,8 @@ export const FEATURES: readonly Feature[] = [
   metersFeature,
   schedulesFeature,
   peopleFeature,
+  partsFeature,
+  costsFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,

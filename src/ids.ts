@@ -29,6 +29,12 @@ export const ID_PREFIXES = {
   team: 'tem',
   vendor: 'vnd',
   accessLink: 'lnk',
+  part: 'prt',
+  stockMovement: 'stm',
+  labor: 'lab',
+  // A part used on a work order (a line of its costs); `prt` names the part itself.
+  partLine: 'pln',
+  otherCost: 'cst',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

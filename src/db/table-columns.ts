@@ -20,7 +20,7 @@ export const TABLE_COLUMNS = registry({
   organizations: ['id', 'name', 'currency', 'created_at'],
   api_keys: ['id', 'org_id', 'name', 'prefix', 'key_hash', 'scopes', 'created_at', 'expires_at', 'revoked_at', 'last_used_at', 'created_by'],
   categories: ['id', 'org_id', 'name', 'description', 'created_at', 'updated_at', 'version'],
-  records: ['id', 'org_id', 'category_id', 'status', 'address', 'requester_name', 'description', 'priority', 'due_at', 'assignee', 'asset_id', 'location_id', 'external_ref', 'metadata', 'resolution_notes', 'completed_at', 'closed_at', 'cancelled_at', 'created_at', 'updated_at', 'version', 'source', 'overdue_for', 'assignees'],
+  records: ['id', 'org_id', 'category_id', 'status', 'address', 'requester_name', 'description', 'priority', 'due_at', 'assignee', 'asset_id', 'location_id', 'external_ref', 'metadata', 'resolution_notes', 'completed_at', 'closed_at', 'cancelled_at', 'created_at', 'updated_at', 'version', 'source', 'overdue_for', 'assignees', 'costs', 'labor_minutes'],
   record_events: ['id', 'org_id', 'record_id', 'action', 'from_status', 'to_status', 'actor_key_id', 'actor_name', 'data', 'created_at'],
   record_counters: ['org_id', 'status', 'count', 'moves'],
   record_count_deltas: ['org_id', 'status', 'count_delta', 'moves_delta'],

@@ -88,5 +88,36 @@ export const eventExamples = [
         offset: 0,
       },
     },
+    costEvents: {
+      summary: 'A part used on a work order: its cost line, and the storeroom going below the reorder point',
+      description: '`GET /events?type=record.cost_added,part.below_reorder_point`. Both come from the same request, so they share its moment.',
+      value: {
+        events: [
+          {
+            id: 'evt_01M8TGT68W6Y8A0C2E4G6J8L0N',
+            type: 'part.below_reorder_point',
+            sequence: 41,
+            occurredAt: '2027-03-02T10:20:00.000Z',
+            payload: { partId: 'prt_01M8TGT68C3V5N7Q9S1T3W5Y7A', locationId: 'loc_01M8TGT640KMXG87T6SA620NN0', onHand: '4', reorderPoint: '5', sequence: 41 },
+          },
+          {
+            id: 'evt_01M8TGT68X5Z7B9D1F3H5K7M9P',
+            type: 'record.cost_added',
+            sequence: 42,
+            occurredAt: '2027-03-02T10:20:00.000Z',
+            payload: {
+              recordId: 'rec_01M8TGT66B5T35ATMCVERCFDDH',
+              costLineId: 'pln_01M8TGT68M0A2C4E6G8J0L2N4Q',
+              kind: 'part',
+              amount: { amount: '31.80', currency: 'USD' },
+              sequence: 42,
+            },
+          },
+        ],
+        total: 2,
+        limit: 50,
+        offset: 0,
+      },
+    },
   }),
 ];

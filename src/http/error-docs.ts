@@ -108,6 +108,28 @@ export const ERROR_DOCS: { readonly [C in ErrorCode]: ErrorDoc } = {
     action: 'Use another name, or find the existing resource and use it.',
     example: { detail: 'A category named "Plumbing" already exists.', instance: '/api/v1/categories' },
   },
+  insufficient_stock: {
+    when: 'Issuing a part to a work order (`POST /records/{id}/parts`), or an `issue`, `transfer` or negative `adjust` movement (`POST /parts/{id}/movements`), would take the location’s on-hand below zero. Nothing is stored. `partId`, `locationId`, `onHand` and `requested` say what was short.',
+    action: 'Issue from another location (`GET /parts/{id}/stock`), receive stock first, or issue less.',
+    example: {
+      detail: 'Only 1.5 of part "prt_…" are on hand at location "loc_…"; 2 were requested.',
+      instance: `${record}/parts`,
+      partId: EXAMPLE_IDS.part,
+      locationId: EXAMPLE_IDS.building,
+      onHand: '1.5',
+      requested: '2',
+    },
+  },
+  cost_line_posted: {
+    when: 'The cost line was posted to an ERP (`POST /cost-lines/{id}/post`) and is frozen: it cannot be deleted or changed, and posting it again with another `erpDocumentId` is refused. `costLineId` and `erpDocumentId` (the document it was posted with) say which.',
+    action: 'Correct a posted line with a reversing line (`POST /cost-lines/{id}/reverse`), which the ERP sees as a new, unposted line; then add the right one.',
+    example: {
+      detail: 'Cost line "pln_…" was posted as ERP document "INV-2027-0042" and is frozen; reverse it instead.',
+      instance: `/api/v1/cost-lines/${EXAMPLE_IDS.partLine}/post`,
+      costLineId: EXAMPLE_IDS.partLine,
+      erpDocumentId: 'INV-2027-0042',
+    },
+  },
   idempotency_key_in_use: {
     when: 'A request with this `Idempotency-Key` is still running; `Retry-After: 1`.',
     action: 'Wait `Retry-After` seconds and send the same request again: it then gets the first request’s answer.',

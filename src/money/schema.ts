@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { Money } from './money.js';
 
 /**
  * The one schema of Money in the API (the `Money` component). The amount's digits are checked
@@ -17,3 +18,6 @@ export const MoneySchema = Type.Object(
   },
   { $id: 'Money', additionalProperties: false, description: 'An amount of money, exact: never a float.' },
 );
+
+/** A reference to the Money component, typed as what it holds. */
+export const MoneyRef = (description?: string) => Type.Unsafe<Money>(Type.Ref('Money', description ? { description } : {}));

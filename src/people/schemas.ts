@@ -2,11 +2,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { IdOf, Nullable, optionalExcept, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
-import { MoneySchema } from '../money/schema.js';
-import type { Money } from '../money/money.js';
+import { MoneyRef, MoneySchema } from '../money/schema.js';
 
-/** A reference to the Money component, typed as what it holds. */
-const MoneyRef = (description?: string) => Type.Unsafe<Money>(Type.Ref('Money', description ? { description } : {}));
 
 export const MAX_TRADES = 20;
 export const MAX_TEAM_MEMBERS = 200;

@@ -29,6 +29,8 @@ function completedRecord(id: string): WorkOrder {
     dueAt: null,
     assignee: 'Bob Plumber',
     assignees: [],
+    costs: null,
+    laborMinutes: 0,
     assetId: null,
     locationId: null,
     externalRef: null,

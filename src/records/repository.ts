@@ -2,10 +2,11 @@ import { sql, type QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
-import type { Assignee, RecordHistoryEntry, RecordSource, RecordStatus, WorkOrder } from './schemas.js';
+import type { Assignee, RecordHistoryEntry, RecordSource, RecordStatus, WorkOrder, WorkOrderCosts } from './schemas.js';
 import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 import { actorOf } from '../principal.js';
+import { takesRowLocks } from '../db/row-locks.js';
 
 /**
  * Each field of a work order's JSON, in the response schema's order, and the column it comes from.
@@ -23,6 +24,8 @@ export const WORK_ORDER_FIELDS = [
   ['dueAt', 'due_at'],
   ['assignee', 'assignee'],
   ['assignees', 'assignees'],
+  ['costs', 'costs'],
+  ['laborMinutes', 'labor_minutes'],
   ['assetId', 'asset_id'],
   ['locationId', 'location_id'],
   ['externalRef', 'external_ref'],
@@ -40,7 +43,7 @@ const everyFieldListed: Exclude<keyof WorkOrder, (typeof WORK_ORDER_FIELDS)[numb
 void everyFieldListed;
 
 /** Columns holding JSON text, which the lists' SQL hands on as JSON rather than as a string. */
-export const JSON_COLUMNS: ReadonlySet<keyof RecordsTable> = new Set(['metadata', 'source', 'assignees']);
+export const JSON_COLUMNS: ReadonlySet<keyof RecordsTable> = new Set(['metadata', 'source', 'assignees', 'costs']);
 
 export function toWorkOrder(row: RecordsTable): WorkOrder {
   return {
@@ -55,6 +58,8 @@ export function toWorkOrder(row: RecordsTable): WorkOrder {
     dueAt: row.due_at,
     assignee: row.assignee,
     assignees: JSON.parse(row.assignees) as Assignee[],
+    costs: row.costs === null ? null : (JSON.parse(row.costs) as WorkOrderCosts),
+    laborMinutes: Number(row.labor_minutes),
     assetId: row.asset_id,
     locationId: row.location_id,
     externalRef: row.external_ref,
@@ -165,6 +170,24 @@ export async function updateRecordIfVersion(db: Executor, current: RecordsTable,
   if (columns.length === 0) return true;
   const result = await updateQueryFor(columns)(db, params);
   return Number(result.numAffectedRows) === 1;
+}
+
+/**
+ * The organization's work order, locked until the caller's transaction ends on PostgreSQL (SQLite's
+ * writer is alone): a work order's cost lines and their totals are written one transaction at a time.
+ */
+export async function findRecordForUpdate(db: Executor, orgId: string, id: string): Promise<RecordsTable | undefined> {
+  return db.selectFrom('records').selectAll().where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).$if(takesRowLocks(db), (q) => q.forUpdate()).executeTakeFirst();
+}
+
+/**
+ * Writes a work order's cost totals as a new version of it (its `updatedAt` moves, so an incremental
+ * sync sees them), on the row the caller locked with findRecordForUpdate.
+ */
+export async function writeRecordCosts(db: Executor, current: RecordsTable, totals: { costs: string; laborMinutes: number }, now: string): Promise<RecordsTable> {
+  const next: RecordsTable = { ...current, costs: totals.costs, labor_minutes: totals.laborMinutes, updated_at: now, version: current.version + 1 };
+  if (!(await updateRecordIfVersion(db, current, next))) throw new Error(`work order ${current.id} changed while locked`);
+  return next;
 }
 
 const insertHistoryQuery = preparedQuery((db, row: RecordEventsTable) => db.insertInto('record_events').values(row));

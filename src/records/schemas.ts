@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ACTOR_TYPES } from '../principal.js';
 import { IdOf, JsonObject, Metadata, Nullable, optionalExcept, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
+import { MoneyRef } from '../money/schema.js';
 
 export const RECORD_STATUSES = ['OPEN', 'ASSIGNED', 'IN_PROGRESS', 'ON_HOLD', 'COMPLETED', 'CLOSED', 'CANCELLED'] as const;
 export type RecordStatus = (typeof RECORD_STATUSES)[number];
@@ -87,6 +88,17 @@ export const RecordSourceSchema = Type.Object(
 );
 export type RecordSource = Static<typeof RecordSourceSchema>;
 
+export const WorkOrderCostsSchema = Type.Object(
+  {
+    labor: MoneyRef('Sum of its labor lines.'),
+    parts: MoneyRef('Sum of its part lines, each at the unit cost of the moment it was issued.'),
+    other: MoneyRef('Sum of its other costs (invoices, rentals).'),
+    total: MoneyRef('labor + parts + other: the sum of every line, never rounded again.'),
+  },
+  { $id: 'WorkOrderCosts', description: 'What a work order cost so far, exactly: sums of its cost lines (reversing lines included), in the organization’s currency. See docs/costs.md.' },
+);
+export type WorkOrderCosts = Static<typeof WorkOrderCostsSchema>;
+
 export const RecordSchema = Type.Object(
   {
     id: IdOf('rec', 'Work-order identifier (`rec_…`).'),
@@ -100,6 +112,8 @@ export const RecordSchema = Type.Object(
     dueAt: Nullable(Type.String()),
     assignee: Nullable(Type.String()),
     assignees: Type.Array(AssigneeSchema, { description: 'The people, teams and vendors it is assigned to (empty: none), with their names as when assigned.' }),
+    costs: Nullable(Type.Unsafe<WorkOrderCosts>(Type.Ref('WorkOrderCosts', { description: 'Its totals of labor, parts and other costs; null until its first cost line.' }))),
+    laborMinutes: Type.Integer({ description: 'Minutes of labor logged on it (sum of its labor lines; 0 when none).' }),
     assetId: Nullable(Type.String()),
     locationId: Nullable(Type.String()),
     externalRef: Nullable(Type.String()),
@@ -229,6 +243,7 @@ export const RecordHistoryList = listEnvelope('history', Type.Ref('HistoryEntry'
 
 /** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
 export const recordComponents = [
+  WorkOrderCostsSchema,
   RecordSchema,
   RecordEventSchema,
   CreateRecordBody,

@@ -194,6 +194,8 @@ export class RecordService {
       source: 'source' in input && input.source ? JSON.stringify(input.source) : null,
       overdue_for: null,
       assignees: JSON.stringify(assignees),
+      costs: null,
+      labor_minutes: 0,
     };
     // The work order, its count, its history entry and its events are written as one step (RowAppends).
     const appends = new RowAppends().add('records', row);

@@ -28,6 +28,10 @@ export interface RecordsTable {
   overdue_for: string | null;
   /** Who it is assigned to (JSON of Assignee[], with the names as they were when assigned); '[]' for none. */
   assignees: string;
+  /** What it cost so far (JSON of WorkOrderCosts: Money totals of its cost lines); null before its first line (migration 0024). */
+  costs: string | null;
+  /** Minutes of labor logged on it, the sum of its labor lines. */
+  labor_minutes: number;
 }
 
 export interface RecordEventsTable {

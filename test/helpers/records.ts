@@ -34,6 +34,8 @@ export function workOrderRow(fields: { id: string; orgId: string; categoryId: st
     source: null,
     overdue_for: null,
     assignees: '[]',
+    costs: null,
+    labor_minutes: 0,
   };
 }
 

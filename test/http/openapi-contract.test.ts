@@ -104,6 +104,23 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/vendors/{id}': 'getVendor',
   'PATCH /api/v1/vendors/{id}': 'updateVendor',
   'DELETE /api/v1/vendors/{id}': 'deleteVendor',
+  'POST /api/v1/parts': 'createPart',
+  'GET /api/v1/parts': 'listParts',
+  'GET /api/v1/parts/{id}': 'getPart',
+  'PATCH /api/v1/parts/{id}': 'updatePart',
+  'GET /api/v1/parts/{id}/stock': 'listPartStock',
+  'POST /api/v1/parts/{id}/movements': 'createStockMovement',
+  'GET /api/v1/parts/{id}/movements': 'listStockMovements',
+  'POST /api/v1/records/{id}/labor': 'createRecordLabor',
+  'GET /api/v1/records/{id}/labor': 'listRecordLabor',
+  'POST /api/v1/records/{id}/parts': 'createRecordPart',
+  'GET /api/v1/records/{id}/parts': 'listRecordParts',
+  'DELETE /api/v1/records/{id}/parts/{lineId}': 'deleteRecordPart',
+  'POST /api/v1/records/{id}/costs': 'createRecordCost',
+  'GET /api/v1/records/{id}/costs': 'listRecordCosts',
+  'GET /api/v1/cost-lines': 'listCostLines',
+  'POST /api/v1/cost-lines/{id}/post': 'postCostLine',
+  'POST /api/v1/cost-lines/{id}/reverse': 'reverseCostLine',
   'POST /api/v1/records/{id}/access-links': 'createRecordAccessLink',
   'GET /api/v1/records/{id}/access-links': 'listRecordAccessLinks',
   'DELETE /api/v1/records/{id}/access-links/{linkId}': 'revokeRecordAccessLink',
@@ -348,6 +365,37 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/${collection}/${item.id}` })).statusCode, 204, collection);
     }
 
+    // Parts in stock, and what a work order cost, as lines an ERP posts (amounts in the tenant's USD).
+    const store = json(await post('/api/v1/locations', { name: 'Storeroom' }));
+    const part = json(await post('/api/v1/parts', { sku: 'CART-35', name: 'Cartridge 35 mm', unit: 'pcs', unitCost: { amount: '15.90', currency: 'USD' }, reorderPoint: '2' }));
+    assert.equal((await post('/api/v1/parts', { sku: 'CART-35', name: 'Again', unit: 'pcs', unitCost: { amount: '1', currency: 'USD' } })).statusCode, 409);
+    assert.equal((await post('/api/v1/parts', { sku: 'EUR-1', name: 'Euro', unit: 'pcs', unitCost: { amount: '1', currency: 'EUR' } })).statusCode, 422);
+    await call(tenant, { method: 'GET', url: '/api/v1/parts?active=true' });
+    await call(tenant, { method: 'GET', url: `/api/v1/parts/${part.id}` });
+    await call(tenant, { method: 'GET', url: '/api/v1/parts/prt_missing' });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/parts/${part.id}`, payload: { name: 'Cartridge 35' }, headers: { 'if-match': '"1"' } });
+    assert.equal((await post(`/api/v1/parts/${part.id}/movements`, { type: 'receive', locationId: store.id, quantity: '5' }, { 'idempotency-key': randomUUID() })).statusCode, 201);
+    assert.equal((await post(`/api/v1/parts/${part.id}/movements`, { type: 'issue', locationId: store.id, quantity: '6' })).statusCode, 409);
+    await call(tenant, { method: 'GET', url: `/api/v1/parts/${part.id}/stock` });
+    await call(tenant, { method: 'GET', url: `/api/v1/parts/${part.id}/movements` });
+    const job = json(await post('/api/v1/records', recordBody(category.id)));
+    assert.equal((await post(`/api/v1/records/${job.id}/labor`, { minutes: 80, rate: { amount: '33.33', currency: 'USD' } })).statusCode, 201);
+    assert.equal((await post(`/api/v1/records/${job.id}/labor`, { minutes: 80 })).statusCode, 422);
+    const used = json(await post(`/api/v1/records/${job.id}/parts`, { partId: part.id, locationId: store.id, quantity: '2' }, { 'idempotency-key': randomUUID() }));
+    const returned = json(await post(`/api/v1/records/${job.id}/parts`, { partId: part.id, locationId: store.id, quantity: '1' }));
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/records/${job.id}/parts/${returned.id}` })).statusCode, 204);
+    const invoice = json(await post(`/api/v1/records/${job.id}/costs`, { description: 'Invoice 118', amount: { amount: '120.00', currency: 'USD' } }));
+    assert.equal((await post(`/api/v1/records/${job.id}/costs`, { description: 'Float', amount: { amount: 12.5, currency: 'USD' } })).statusCode, 400);
+    for (const lines of ['labor', 'parts', 'costs']) await call(tenant, { method: 'GET', url: `/api/v1/records/${job.id}/${lines}` });
+    await call(tenant, { method: 'GET', url: `/api/v1/cost-lines?posted=false&recordId=${job.id}` });
+    for (const line of [invoice, used]) assert.equal((await post(`/api/v1/cost-lines/${line.id}/post`, { erpDocumentId: 'INV-118' })).statusCode, 200);
+    assert.equal((await post(`/api/v1/cost-lines/${invoice.id}/post`, { erpDocumentId: 'INV-119' })).statusCode, 409);
+    assert.equal((await post('/api/v1/cost-lines/cst_missing/post', { erpDocumentId: 'INV-120' })).statusCode, 404);
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/records/${job.id}/parts/${used.id}` })).statusCode, 409);
+    assert.equal((await bareAction(`/api/v1/cost-lines/${used.id}/reverse`)).statusCode, 201);
+    assert.equal((await bareAction(`/api/v1/cost-lines/${used.id}/reverse`)).statusCode, 409);
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${job.id}` });
+
     // Webhooks (the receiver on loopback).
     const webhook = json(await post('/api/v1/webhooks', { name: 'ERP', url: hook.url, events: ['record.created', 'record.proof_delivered'] }));
     await call(tenant, { method: 'GET', url: '/api/v1/webhooks' });
@@ -417,7 +465,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${room.id}` });
 
     // The event feed.
-    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 3, 10_000, 'the three work orders in the feed');
+    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 4, 10_000, 'the four work orders in the feed');
     await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.exploded' });
     await call(reader, { method: 'GET', url: '/api/v1/events' });
 
@@ -544,6 +592,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       people: await create('/api/v1/people', { name: 'Stale technician' }),
       teams: await create('/api/v1/teams', { name: 'Stale team' }),
       vendors: await create('/api/v1/vendors', { name: 'Stale vendor' }),
+      parts: await create('/api/v1/parts', { sku: 'STALE-1', name: 'Stale part', unit: 'pcs', unitCost: { amount: '1.00', currency: 'USD' } }),
     };
     const bodies: Record<string, unknown> = {
       'PATCH categories': { description: 'x' },
@@ -556,6 +605,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH people': { name: 'x' },
       'PATCH teams': { name: 'x' },
       'PATCH vendors': { name: 'x' },
+      'PATCH parts': { name: 'x' },
       assign: { assignee: 'Technician 4' },
       hold: { reason: 'Parts' },
       complete: { resolutionNotes: 'Done' },

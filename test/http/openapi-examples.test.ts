@@ -136,6 +136,13 @@ describe('the request examples of the OpenAPI document', () => {
     const record = { id: EXAMPLE_IDS.record };
     await scenario.send('updateRecord', record);
     await scenario.send('createRecordComment', record);
+    await scenario.send('createPart', {}, { cartridge: EXAMPLE_IDS.part });
+    await scenario.send('updatePart', { id: EXAMPLE_IDS.part });
+    await scenario.send('createStockMovement', { id: EXAMPLE_IDS.part });
+    await scenario.send('createRecordLabor', record);
+    await scenario.send('createRecordPart', record, { cartridge: EXAMPLE_IDS.partLine });
+    await scenario.send('createRecordCost', record);
+    await scenario.send('postCostLine', { id: EXAMPLE_IDS.partLine });
     await scenario.upload(record.id, EXAMPLE_IDS.attachment);
     // Through the lifecycle: every action with a body sends its example.
     await scenario.send('assignRecord', record);
