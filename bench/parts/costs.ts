@@ -14,6 +14,7 @@ import { callApi, type Tenant } from '../lib/tenant.js';
 import { createCostsTenant, setUpCosts, type CostsFixture } from '../lib/costs-setup.js';
 import { seedCostLines, type CostLineSeedOptions } from '../lib/seed-cost-lines.js';
 import { seedRecords } from '../lib/seed-records.js';
+import { describeQueryTimes, sqliteCostLineQueryTimes } from '../lib/cost-line-queries.js';
 import { createRequests } from './create.js';
 
 export const CONNECTIONS = 10;
@@ -34,6 +35,8 @@ export interface CostsRun {
   fixture: CostsFixture;
   /** Figures of one load, with PostgreSQL's CPU when it runs there. */
   measure: (name: string, load: () => Promise<LoadFigures>) => Promise<Measurement>;
+  /** A note on where a cost-line page's time goes in this database (bench/lib/cost-line-queries.ts). */
+  queryTimes: () => Promise<string>;
 }
 
 /** The seeding options both databases use, with the newest seeded work order an hour old. */
@@ -174,6 +177,7 @@ export async function measureCosts(run: CostsRun, label: string): Promise<Pick<P
     { name: `GET /cost-lines?posted=false, limit ${PAGE}, offsets 0 → ${SEEDED_LINES - PAGE} in turn${suffix}`, requests: walk(tenant, SEEDED_LINES, (o) => `/api/v1/cost-lines?posted=false&limit=${PAGE}&offset=${o}`) },
     { name: `GET /records, limit ${PAGE}, offsets 0 → ${SEEDED_RECORDS - PAGE} in turn${suffix}`, requests: walk(tenant, SEEDED_RECORDS, (o) => `/api/v1/records?limit=${PAGE}&offset=${o}`) },
   );
+  notes.push(await run.queryTimes());
   const issues = await comparePaths(
     run,
     { name: `POST /records/{id}/parts (issue 1 unit)${suffix}`, requests: () => issueRequests(tenant, fixture) },
@@ -216,7 +220,16 @@ export async function runCostsPart(): Promise<PartResult> {
     service = await startService({ dataDir });
     try {
       const api = { baseUrl: service.baseUrl, cpuSeconds: () => service.cpuSeconds() };
-      const result = await measureCosts({ api, tenant, fixture, measure: async (name, load) => loadMeasurement(name, await load(), base) }, '');
+      const result = await measureCosts(
+        {
+          api,
+          tenant,
+          fixture,
+          measure: async (name, load) => loadMeasurement(name, await load(), base),
+          queryTimes: async () => describeQueryTimes(await sqliteCostLineQueryTimes(sqlitePath, tenant.orgId, SEEDED_LINES), 'SQLite, better-sqlite3 in the harness'),
+        },
+        '',
+      );
       return {
         part: 'costs',
         date: new Date().toISOString(),

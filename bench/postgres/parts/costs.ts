@@ -1,7 +1,8 @@
 import { Baseline } from '../../lib/load.js';
 import { createCostsTenant, setUpCosts, type CostsFixture } from '../../lib/costs-setup.js';
 import type { PartResult } from '../../lib/results.js';
-import { CONNECTIONS, measureCosts, SEEDED_RECORDS, seedPlan } from '../../parts/costs.js';
+import { CONNECTIONS, measureCosts, SEEDED_LINES, SEEDED_RECORDS, seedPlan } from '../../parts/costs.js';
+import { describeQueryTimes, postgresCostLineQueryTimes } from '../../lib/cost-line-queries.js';
 import { measureOnPostgres } from '../measure.js';
 import { onFreshDatabase, postgresPartResult, processesLabel, targetProcesses, type PostgresPartOptions } from '../part-run.js';
 import { seedCostLinesOnPostgres } from '../seed-cost-lines.js';
@@ -39,6 +40,7 @@ export async function runPostgresCostsPart(options: PostgresPartOptions): Promis
           tenant,
           fixture,
           measure: (name, load) => measureOnPostgres(observer, baseline, { name, connections: CONNECTIONS, apiProcesses, load }),
+          queryTimes: async () => describeQueryTimes(await postgresCostLineQueryTimes(database.url, tenant.orgId, SEEDED_LINES), 'PostgreSQL, EXPLAIN ANALYZE execution time'),
         },
         label,
       );
