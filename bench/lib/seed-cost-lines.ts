@@ -44,8 +44,9 @@ export interface SeedPlan {
 const BATCH = 20_000;
 
 /**
- * The lines to write, from the template's three (oldest first: labor, part, other) and the ledger
- * row of its part line. Line i is 1 ms after line i − 1, all after the newest seeded work order.
+ * The lines to write, from the template's three (one of each kind, in id order: cst_, lab_, pln_)
+ * and the ledger row of its part line; line i copies template i mod 3. Line i is 1 ms after line
+ * i − 1, all after the newest seeded work order.
  */
 export function planCostLines(templates: Row[], templateMovement: Row, options: CostLineSeedOptions): SeedPlan {
   if (templates.length !== 3) throw new Error(`the template work order holds ${templates.length} lines, expected 3 (labor, part, other)`);
