@@ -1,6 +1,7 @@
 // `npm run bench` runs every part; `npm run bench -- <part> [<part>…]` runs some; `--database postgres`
 // runs them on PostgreSQL; `npm run bench -- --report` rewrites docs/benchmarks.md from the saved results.
 // See docs/benchmarks.md.
+import { runCostsPart } from './parts/costs.js';
 import { runCreatePart } from './parts/create.js';
 import { runLifecyclePart } from './parts/lifecycle.js';
 import { runListPart } from './parts/list.js';
@@ -11,6 +12,7 @@ import { runWebhooksPart } from './parts/webhooks.js';
 import { runWitnessPart } from './parts/witness.js';
 import { dropOnInterrupt, postgresServerUrl } from './postgres/bench-database.js';
 import type { PostgresPartOptions } from './postgres/part-run.js';
+import { runPostgresCostsPart } from './postgres/parts/costs.js';
 import { runPostgresCreatePart } from './postgres/parts/create.js';
 import { runPostgresLifecyclePart } from './postgres/parts/lifecycle.js';
 import { runPostgresListPart } from './postgres/parts/list.js';
@@ -33,6 +35,7 @@ const PARTS: Record<string, () => Promise<PartResult>> = {
   witness: runWitnessPart,
   schedules: runSchedulesPart,
   soak: runSoakPart,
+  costs: runCostsPart,
 };
 
 // The soak measures the embedded database's memory only.
@@ -43,6 +46,7 @@ const PARTS_ON_POSTGRES: Record<string, (options: PostgresPartOptions) => Promis
   webhooks: runPostgresWebhooksPart,
   proofs: runPostgresProofsPart,
   schedules: runPostgresSchedulesPart,
+  costs: runPostgresCostsPart,
 };
 
 function runPart(part: string, options: BenchOptions): Promise<PartResult> {

@@ -27,9 +27,14 @@ function base32(value: number, length: number): string {
   return out;
 }
 
-/** A `rec_` id shaped like a ULID of `timeMs`, unique through `serial` (no randomness needed here). */
+/** The part of an id after its prefix, shaped like a ULID of `timeMs`, unique through `serial` (no randomness needed here). */
+export function seededUlid(timeMs: number, serial: number): string {
+  return `${base32(timeMs, 10)}${base32(serial, 16)}`;
+}
+
+/** A `rec_` id shaped like a ULID of `timeMs`, unique through `serial`. */
 function seededRecordId(timeMs: number, serial: number): string {
-  return `rec_${base32(timeMs, 10)}${base32(serial, 16)}`;
+  return `rec_${seededUlid(timeMs, serial)}`;
 }
 
 /**
