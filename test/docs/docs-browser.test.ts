@@ -5,6 +5,9 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { freePort } from '../helpers/free-port.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+// Swagger UI renders the whole document (about 170 operations) before a deep link opens: 7–14 s on this
+// 2-core machine under a test run's load, and more under heavier load; these are deadlines, not waits.
+const DEADLINE_MS = 40_000;
 
 // A host name that is not loopback, resolved to the test server: browsers treat plain http there as
 // insecure (unlike 127.0.0.1), which is how a new user on a LAN or a staging host opens /docs.
@@ -47,7 +50,7 @@ describe('the /docs API reference in a browser', () => {
       const response = await page.goto(`http://${host}:${port}/docs/`);
       assert.equal(response?.status(), 200);
       assert.doesNotMatch(response!.headers()['content-security-policy']!, /upgrade-insecure-requests/);
-      await page.waitForFunction((count) => document.querySelectorAll('.opblock').length >= count, operations, { timeout: 15_000 }).catch(async (error: unknown) => {
+      await page.waitForFunction((count) => document.querySelectorAll('.opblock').length >= count, operations, { timeout: DEADLINE_MS }).catch(async (error: unknown) => {
         throw new Error(`${String(error)}; rendered ${await page.evaluate(() => document.querySelectorAll('.opblock').length)} of ${operations}; failed: ${failed.join(', ')}`);
       });
       assert.deepEqual(violations, []);
@@ -72,7 +75,7 @@ describe('the /docs API reference in a browser', () => {
     await page.goto(new URL(target, `http://127.0.0.1:${port}/api/v1/records/x/events`).href);
     // Swagger UI's deep link (on by default) opens the operation; a deprecated one is styled apart (no `is-open`, its path struck through).
     const opened = page.locator('.opblock.opblock-deprecated', { has: page.locator('.opblock-summary-control[aria-expanded="true"]') });
-    await opened.locator('.opblock-body').waitFor({ timeout: 15_000 });
+    await opened.locator('.opblock-body').waitFor({ timeout: DEADLINE_MS });
     assert.match(await opened.locator('.opblock-summary-path__deprecated').innerText(), /\/api\/v1\/records\/\{id\}\/events/);
     await page.close();
   });
@@ -89,7 +92,7 @@ describe('the /docs API reference in a browser', () => {
     await operation.locator('.try-out__btn').click();
     await operation.locator('.execute').click();
     const status = operation.locator('.live-responses-table .response .response-col_status');
-    await status.first().waitFor({ timeout: 15_000 });
+    await status.first().waitFor({ timeout: DEADLINE_MS });
     assert.equal((await status.first().innerText()).trim(), '201');
     const categories = (await tenant.request({ method: 'GET', url: '/api/v1/categories' })).json() as { categories: { name: string }[] };
     assert.deepEqual(categories.categories.map((category) => category.name), ['Plumbing']);
