@@ -25,6 +25,7 @@ import {
   latestCheckpoint,
   pendingStatements,
   readSubtrees,
+  saveTimestampToken,
   type SealedStatement,
 } from './repository.js';
 import type { StatementSigner } from './statement-signer.js';
@@ -134,7 +135,7 @@ export class TransparencyLog {
       await insertNodes(tx, tree.nodes.map((node): TlogNodesTable => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })));
       // The primary key on tree_size refuses a second, different checkpoint of the same size.
       const publication = this.witnessed ? null : ('log-signed' as const);
-      await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(tree.root), note, created_at: now, published_at: publication && now, publication, cosignatures: '' });
+      await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(tree.root), note, created_at: now, published_at: publication && now, publication, cosignatures: '', timestamp_token: null });
       await this.sealing.markSealed(
         tx,
         batch.map((statement, i): SealedStatement => ({ id: statement.row.id, was: statement.was, jws: statement.jws, digest: statement.digest, leafIndex: oldSize + i })),
@@ -241,9 +242,14 @@ export class TransparencyLog {
    * The checkpoint a statement sealed under the checkpoint of `sealedIn` is proven against: the first
    * witnessed one that includes it, else (fail-open, or no policy) the first published one.
    */
-  async bundleCheckpoint(sealedIn: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string } | undefined> {
+  async bundleCheckpoint(sealedIn: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string; timestampToken: string | null } | undefined> {
     const row = (this.witnessed ? await firstPublishedCheckpointFrom(db, sealedIn, true) : undefined) ?? (await firstPublishedCheckpointFrom(db, sealedIn, false));
-    return row && { treeSize: Number(row.tree_size), note: cosignedNote(row) };
+    return row && { treeSize: Number(row.tree_size), note: cosignedNote(row), timestampToken: row.timestamp_token ?? null };
+  }
+
+  /** Keeps a TSA's token (DER, base64) on the checkpoint of `treeSize`. */
+  async addTimestampToken(treeSize: number, token: string): Promise<void> {
+    await saveTimestampToken(this.database.db, treeSize, token);
   }
 
   /** A tile's bytes, read from the stored hashes. */
