@@ -218,6 +218,19 @@ export async function saveTimestampToken(db: Executor, treeSize: number, token: 
   await db.updateTable('tlog_checkpoints').set({ timestamp_token: token }).where('tree_size', '=', treeSize).where('timestamp_token', 'is', null).execute();
 }
 
+/** Published checkpoints from `treeSize` on that have no TSA token yet, oldest first. */
+export async function publishedWithoutTimestamp(db: Executor, treeSize: number, limit: number): Promise<TlogCheckpointsTable[]> {
+  return db
+    .selectFrom('tlog_checkpoints')
+    .selectAll()
+    .where('tree_size', '>=', treeSize)
+    .where('publication', 'is not', null)
+    .where('timestamp_token', 'is', null)
+    .orderBy('tree_size', 'asc')
+    .limit(limit)
+    .execute();
+}
+
 export async function findTimestampAuthorityState(db: Executor, url: string): Promise<TlogTimestampAuthoritiesTable | undefined> {
   return db.selectFrom('tlog_timestamp_authorities').selectAll().where('url', '=', url).executeTakeFirst();
 }

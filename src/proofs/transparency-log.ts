@@ -26,6 +26,7 @@ import {
   pendingStatements,
   readSubtrees,
   saveTimestampToken,
+  publishedWithoutTimestamp,
   type SealedStatement,
 } from './repository.js';
 import type { StatementSigner } from './statement-signer.js';
@@ -85,6 +86,8 @@ export class TransparencyLog {
 
   /** Called after each seal that appended leaves (the witnessing loop wakes on it). */
   onSealed: (treeSize: number) => void = () => {};
+  /** Called after this process published a checkpoint, at its seal or later (the timestamping loop wakes on it). */
+  onPublished: (treeSize: number) => void = () => {};
 
   get origin(): string {
     return this.keys.log.name;
@@ -151,6 +154,7 @@ export class TransparencyLog {
     if (result) this.sealing.sealed(result.proofIds);
     if (result?.delivered) this.keepForDelivery(result.delivered);
     if (result) this.onSealed(result.treeSize);
+    if (result?.delivered) this.onPublished(result.treeSize);
     return result && { treeSize: result.treeSize, sealed: result.sealed };
   }
 
@@ -209,6 +213,7 @@ export class TransparencyLog {
     });
     // Delivered here or by another process: no longer kept.
     for (const leaf of this.awaitingDelivery.keys()) if (leaf < deliveredUpTo) this.awaitingDelivery.delete(leaf);
+    if (published) this.onPublished(treeSize);
     return published;
   }
 
@@ -245,6 +250,11 @@ export class TransparencyLog {
   async bundleCheckpoint(sealedIn: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string; timestampToken: string | null } | undefined> {
     const row = (this.witnessed ? await firstPublishedCheckpointFrom(db, sealedIn, true) : undefined) ?? (await firstPublishedCheckpointFrom(db, sealedIn, false));
     return row && { treeSize: Number(row.tree_size), note: cosignedNote(row), timestampToken: row.timestamp_token ?? null };
+  }
+
+  /** Published checkpoints of at least `fromSize` leaves without a TSA's token yet, oldest first. */
+  async untimestamped(fromSize: number, limit: number, db: Executor = this.database.db): Promise<TlogCheckpointsTable[]> {
+    return publishedWithoutTimestamp(db, fromSize, limit);
   }
 
   /** Keeps a TSA's token (DER, base64) on the checkpoint of `treeSize`. */
