@@ -91,9 +91,11 @@ export const proofsFeature = defineFeature({
   examples: proofExamples,
   build({ database, clock, config, logger, workerMetrics, services }) {
     const { proofKeys } = services;
+    // Read first: a refusal must come before anything that would hold the process open is started.
+    const configured = readWitnessPolicy(config);
+    const tsa = readTimestampAuthority(config);
     const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
     const sealing = byDialect(database, { sqlite: (sqlite) => new SqliteSigningAhead(sqlite.db, statementSigner), postgres: () => postgresSigningInSeal(statementSigner) });
-    const configured = readWitnessPolicy(config);
     const policy = configured?.policy;
     const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, sealing, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`, policy !== undefined);
     const proofs = new ProofService(database.db, clock, proofKeys, transparencyLog);
@@ -141,7 +143,6 @@ export const proofsFeature = defineFeature({
       };
       jobs.push({ placement: 'one-worker-at-a-time', periodMs: config.proofs.batchIntervalMs, does: 'submits each new checkpoint to the witnesses of WO_WITNESS_POLICY and publishes it at their quorum', loop });
     }
-    const tsa = readTimestampAuthority(config);
     let timestamping: CheckpointTimestamping | undefined;
     if (tsa) {
       const stamping = new CheckpointTimestamping(database.db, transparencyLog, tsa.authority, { timeoutMs: TSA_TIMEOUT_MS, idleMs: config.proofs.batchIntervalMs }, clock, logger, workerMetrics.registry);

@@ -44,7 +44,8 @@ export interface TimestampCheck {
 }
 
 const view = (bytes: Uint8Array) => bytes as Uint8Array<ArrayBuffer>;
-const buffer = (bytes: Uint8Array): ArrayBuffer => bytes.slice().buffer;
+// A copy: a Node Buffer's slice() shares its pool, whose .buffer holds other bytes too.
+const buffer = (bytes: Uint8Array): ArrayBuffer => new Uint8Array(bytes).buffer;
 
 function engineOf(webCrypto: Crypto): CryptoEngine {
   return new CryptoEngine({ name: 'webcrypto', crypto: webCrypto });
