@@ -154,7 +154,8 @@ export class TransparencyLog {
     if (result) this.sealing.sealed(result.proofIds);
     if (result?.delivered) this.keepForDelivery(result.delivered);
     if (result) this.onSealed(result.treeSize);
-    if (result?.delivered) this.onPublished(result.treeSize);
+    // Without witnesses a checkpoint is published as it is sealed.
+    if (result && !this.witnessed) this.onPublished(result.treeSize);
     return result && { treeSize: result.treeSize, sealed: result.sealed };
   }
 
