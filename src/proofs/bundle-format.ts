@@ -77,7 +77,7 @@ export const VERIFY_REASONS = {
   quorum_not_met: 'The checkpoint is not cosigned by a quorum of the policy’s witnesses.',
   completed_after_logged: 'The statement says the work order was completed after the time its witnesses attest the log held it.',
   tsa_roots_malformed: 'The trusted TSA roots are not PEM X.509 certificates.',
-  timestamp_missing: 'TSA roots were given to check the checkpoint’s RFC 3161 timestamp, and the bundle carries none.',
+  timestamp_missing: 'TSA roots were given to check the checkpoint’s RFC 3161 timestamp, and the bundle carries none (one fetched before its checkpoint was timestamped has none: fetch it again).',
   timestamp_malformed: 'The checkpoint’s timestamp token is not an RFC 3161 TimeStampToken (base64 DER) carrying its signer’s certificate.',
   timestamp_imprint_mismatch: 'The timestamp token does not timestamp this checkpoint: its message imprint is not the SHA-256 of the checkpoint body.',
   timestamp_not_tsa: 'The timestamp token is signed by a certificate that may not sign timestamps (its only extended key usage must be id-kp-timeStamping, critical).',
