@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { verdictOf, verdictWords, verifyBundle, type Jwks, type ProofBundle } from '../../src/proofs/verify.js';
+import { verifyProof } from '@work-order-api/client';
 import { spawnWo } from '../helpers/child-processes.js';
 import { recordBody, seedCategory, startTestApp, waitFor, type TestApp } from '../helpers/test-app.js';
 import { startTestTsa, type TestTsa } from '../helpers/timestamp-authority.js';
@@ -23,7 +24,7 @@ interface TimestampVector {
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /** The same vectors, made from a sealed proof with a token of the local TSA, through the three verifiers. */
-describe('verdicts on timestamped proofs: the verifier, `wo proof verify --tsa-roots` and the /verify page agree', () => {
+describe('verdicts on timestamped proofs: the verifier, the SDK, `wo proof verify --tsa-roots` and the /verify page agree', () => {
   let tsa: TestTsa;
   let t: TestApp;
   let dir: string;
@@ -81,10 +82,12 @@ describe('verdicts on timestamped proofs: the verifier, `wo proof verify --tsa-r
 
   const rootsOption = (roots: TimestampVector['roots']) => (roots === 'none' ? {} : { tsaRoots: rootsText[roots] });
 
-  it('verifyBundle gives each vector its verdict', async () => {
+  it('verifyBundle and the SDK’s verifyProof give each vector its verdict', async () => {
     for (const vector of vectors) {
       const { headline, detail } = verdictWords(verdictOf(await verifyBundle(vector.bundle, jwks, rootsOption(vector.roots)), []));
       assert.match(`${headline}: ${detail}`, vector.expected, vector.name);
+      const sdk = await verifyProof(vector.bundle, jwks, rootsOption(vector.roots));
+      assert.match(`${sdk.valid ? 'valid' : `invalid: ${sdk.reason}`}: ${sdk.detail}`, vector.expected, `${vector.name} (SDK)`);
     }
     const malformed = await verifyBundle(vectors[0]!.bundle, jwks, { tsaRoots: 'no certificate here' });
     assert.equal(!malformed.valid && malformed.reason, 'tsa_roots_malformed');

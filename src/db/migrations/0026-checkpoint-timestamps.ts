@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { VersionedMigration } from '../migrate.js';
 
 /**
- * RFC 3161 timestamps of checkpoints (docs/proofs.md, "Timestamps"). With WO_TSA_URL, each new
+ * RFC 3161 timestamps of checkpoints (docs/proofs.md, "RFC 3161 timestamps"). With WO_TSA_URL, each new
  * checkpoint body is timestamped by the TSA and its token (DER, base64) is kept on the checkpoint's
  * row, carried in the bundles proven against it. `tlog_timestamp_authorities` keeps how the requests
  * to the TSA go, so every process's /readyz shows the same health (as `tlog_witnesses` does).
