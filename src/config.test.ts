@@ -81,6 +81,19 @@ describe('configuration', () => {
     for (const [env, message] of cases) assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message));
   });
 
+  it('reads WO_TSA_URL only with WO_TSA_ROOTS, and refuses either alone or a URL that is not http(s)', () => {
+    assert.equal(loadConfig({}).proofs.timestampAuthority, undefined);
+    const config = loadConfig({ WO_TSA_URL: 'https://tsa.example.com/tsr', WO_TSA_ROOTS: 'roots.pem' });
+    assert.deepEqual(config.proofs.timestampAuthority, { url: 'https://tsa.example.com/tsr', rootsFile: path.resolve('roots.pem') });
+    const refusals: [Record<string, string>, RegExp][] = [
+      [{ WO_TSA_URL: 'https://tsa.example.com/tsr' }, /WO_TSA_URL is set without WO_TSA_ROOTS/],
+      [{ WO_TSA_ROOTS: 'roots.pem' }, /WO_TSA_ROOTS is set without WO_TSA_URL/],
+      [{ WO_TSA_URL: 'ftp://tsa.example.com', WO_TSA_ROOTS: 'roots.pem' }, /WO_TSA_URL must be an absolute http\(s\) URL/],
+      [{ WO_TSA_URL: 'tsa.example.com', WO_TSA_ROOTS: 'roots.pem' }, /WO_TSA_URL must be an absolute http\(s\) URL/],
+    ];
+    for (const [env, message] of refusals) assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message));
+  });
+
   it('serves the worker’s health on 8081 and drains for 5 s by default; 0 turns either off', () => {
     const defaults = loadConfig({});
     assert.equal(defaults.workerPort, 8081);

@@ -77,6 +77,8 @@ export interface Config {
     readonly witnessFailOpen: boolean;
     /** `WO_WITNESS_TIMEOUT_MS`: how long one witness has to answer one submission. */
     readonly witnessTimeoutMs: number;
+    /** `WO_TSA_URL` and `WO_TSA_ROOTS`: the RFC 3161 TSA that timestamps each published checkpoint, and a PEM file of the roots its certificate must chain to; unset, checkpoints carry no timestamp. */
+    readonly timestampAuthority: { readonly url: string; readonly rootsFile: string } | undefined;
   };
   /** `wo witness`: a witness process, run by whoever wants to bound what the log can rewrite. */
   readonly witness: {
@@ -152,6 +154,27 @@ function readSecretKey(env: Env): string | undefined {
   const bytes = /^[0-9a-fA-F]{64}$/.test(raw) ? 32 : /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64').length : 0;
   if (bytes !== 32) throw new ConfigError('WO_SECRET_KEY must be 32 bytes, written as 64 hex digits or base64');
   return raw;
+}
+
+/**
+ * WO_TSA_URL with WO_TSA_ROOTS, or neither. @NOTE: a URL without roots is refused rather than run
+ * unchecked: a token whose signer chains to nothing we trust bounds nothing, so the service would
+ * store tokens anyone could have made.
+ */
+function readTimestampAuthority(env: Env): Config['proofs']['timestampAuthority'] {
+  const url = env.WO_TSA_URL?.trim();
+  const roots = env.WO_TSA_ROOTS?.trim();
+  if (!url && !roots) return undefined;
+  if (!url) throw new ConfigError('WO_TSA_ROOTS is set without WO_TSA_URL: set both (the TSA to ask, and a PEM file of the roots its certificate must chain to), or neither');
+  if (!roots) throw new ConfigError('WO_TSA_URL is set without WO_TSA_ROOTS: give a PEM file of the roots the TSA\'s certificate must chain to');
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) throw new ConfigError(`WO_TSA_URL must be an absolute http(s) URL of an RFC 3161 TSA, got "${url}"`);
+  return Object.freeze({ url: parsed.toString(), rootsFile: path.resolve(roots) });
 }
 
 /** `*`, or a comma list of origins (`https://app.example.com`: scheme, host and port only). */
@@ -231,10 +254,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
-  // @NOTE: refused rather than ignored: an operator who set them expects timestamped checkpoints.
-  if (env.WO_TSA_URL?.trim() || env.WO_TSA_ROOTS?.trim()) {
-    throw new ConfigError('WO_TSA_URL and WO_TSA_ROOTS are not supported by this release: RFC 3161 timestamps of checkpoints are not implemented (docs/proofs.md); unset them');
-  }
 
   const trustProxyRaw = env.WO_TRUST_PROXY?.trim().toLowerCase() ?? '';
   const trustProxy = /^\d{1,2}$/.test(trustProxyRaw) ? Number(trustProxyRaw) : readBoolean(env, 'WO_TRUST_PROXY', false);
@@ -274,6 +293,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       witnessPolicyFile: env.WO_WITNESS_POLICY?.trim() ? path.resolve(env.WO_WITNESS_POLICY.trim()) : undefined,
       witnessFailOpen: readBoolean(env, 'WO_WITNESS_FAIL_OPEN', false),
       witnessTimeoutMs: readInteger(env, 'WO_WITNESS_TIMEOUT_MS', 5_000, 100, 120_000),
+      timestampAuthority: readTimestampAuthority(env),
     },
     witness: {
       port: readInteger(env, 'WO_WITNESS_PORT', 8082, 0, 65535),

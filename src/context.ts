@@ -191,11 +191,21 @@ export async function createContext(config: Config, options: ContextOptions = {}
   // Each feature is built on the services of those before it, and adds its own.
   const services = { ...platform } as FeatureServices & PlatformServices;
   const builtFeatures: BuiltFeature[] = [];
-  for (const feature of features) {
-    const built = feature.build({ config, database, clock, logger, apiMetrics, workerMetrics, registry, services });
-    Object.assign(services, built.services);
-    for (const job of built.jobs ?? []) jobs.register(job);
-    builtFeatures.push(built);
+  try {
+    for (const feature of features) {
+      const built = feature.build({ config, database, clock, logger, apiMetrics, workerMetrics, registry, services });
+      Object.assign(services, built.services);
+      for (const job of built.jobs ?? []) jobs.register(job);
+      builtFeatures.push(built);
+    }
+  } catch (error) {
+    // A feature refusing its configuration (a policy or TSA roots it cannot read) must let the process
+    // exit: what was opened so far would hold it open.
+    for (const built of [...builtFeatures].reverse()) await built.close?.();
+    await feedSignal.close();
+    await authenticatedKeys?.close();
+    await database.close();
+    throw error;
   }
   const rateLimiter = RateLimiter.fromConfig(config, logger, apiMetrics.registry);
 

@@ -110,4 +110,12 @@ export type ProofFailureReason =
   | 'log_not_in_policy'
   | 'cosignature_invalid'
   | 'quorum_not_met'
-  | 'completed_after_logged';
+  | 'completed_after_logged'
+  | 'tsa_roots_malformed'
+  | 'timestamp_missing'
+  | 'timestamp_malformed'
+  | 'timestamp_imprint_mismatch'
+  | 'timestamp_not_tsa'
+  | 'timestamp_signature_invalid'
+  | 'timestamp_untrusted_root'
+  | 'completed_after_timestamped';

@@ -9,8 +9,14 @@ export interface Witnessing {
   loggedBy: string | null;
 }
 
+export interface Timestamp {
+  at: string;
+  tsa: string;
+  rootChecked: boolean;
+}
+
 export type VerifyResult =
-  | { valid: true; statement: CompletionStatement; proofId: string; recordId: string; leafIndex: number; treeSize: number; statementKid: string; logOrigin: string; witnessing?: Witnessing }
+  | { valid: true; statement: CompletionStatement; proofId: string; recordId: string; leafIndex: number; treeSize: number; statementKid: string; logOrigin: string; witnessing?: Witnessing; timestamp?: Timestamp }
   | { valid: false; reason: ProofFailureReason; detail: string };
 
 export interface FileDigest {
@@ -22,8 +28,9 @@ export type Verdict =
   | (Extract<VerifyResult, { valid: true }> & { files: Array<FileDigest & { evidence: EvidenceDigest | null }> })
   | { valid: false; reason: ProofFailureReason | 'not_evidence'; detail: string; files: Array<FileDigest & { evidence: EvidenceDigest | null }> };
 
-export function verifyBundle(bundle: unknown, keys: unknown, options?: { policy?: string; nowSeconds?: number }): Promise<VerifyResult>;
+export function verifyBundle(bundle: unknown, keys: unknown, options?: { policy?: string; nowSeconds?: number; tsaRoots?: string }): Promise<VerifyResult>;
 export function verdictWords(verdict: Verdict): { headline: string; detail: string };
 export function describeWitnessing(witnessing: Witnessing): string;
+export function describeTimestamp(timestamp: Timestamp): string;
 export function verdictOf(result: VerifyResult, files: readonly FileDigest[]): Verdict;
 export function sha256Hex(bytes: Uint8Array): Promise<string>;

@@ -23,7 +23,9 @@ export type VerifyProofResult =
       logOrigin: string;
       /** With `policy`: the witnesses whose cosignatures verify and the bound they give. */
       witnessing?: Witnessing;
-      /** `proof … in <log>`, and with a policy `; logged no later than T, attested by k of n witnesses`: the words of `wo proof verify`. */
+      /** When the bundle carries an RFC 3161 token over its checkpoint: the TSA's time and name, and whether its root was checked (`tsaRoots`). */
+      timestamp?: Timestamp;
+      /** `proof … in <log>`, with a policy `; logged no later than T, attested by k of n witnesses`, with TSA roots `; timestamped no later than T by <TSA> (RFC 3161)`: the words of `wo proof verify`. */
       detail: string;
       files: FileVerdict[];
     }
@@ -39,6 +41,16 @@ export interface Witnessing {
   loggedBy: string | null;
 }
 
+/** What an RFC 3161 time-stamping authority attests about the checkpoint a proof is tied to. */
+export interface Timestamp {
+  /** The TSA's time: the checkpoint existed no later than this (ISO 8601). */
+  at: string;
+  /** The TSA's name (its certificate's common name). */
+  tsa: string;
+  /** Whether its certificate chains to one of `tsaRoots`; without roots the time bounds nothing. */
+  rootChecked: boolean;
+}
+
 /** A file to check: its bytes, or its bytes with a name for the report. */
 export type EvidenceFile = Uint8Array | ArrayBuffer | { name: string; bytes: Uint8Array | ArrayBuffer };
 
@@ -51,6 +63,12 @@ export interface VerifyProofOptions {
    * than the time they attest (plus 300 s of clock difference). Without it, witnesses are not checked.
    */
   policy?: string;
+  /**
+   * PEM text of the RFC 3161 TSA roots you trust: then the checkpoint must carry a timestamp token
+   * whose signer chains to one, and the statement's `completedAt` must not be later than its time
+   * (plus 300 s). Without it, a token the bundle carries is still checked, but not its root.
+   */
+  tsaRoots?: string;
 }
 
 /**
@@ -61,7 +79,7 @@ export interface VerifyProofOptions {
  * Never throws for bad input: the result says why.
  */
 export async function verifyProof(bundle: unknown, jwks: unknown, options: VerifyProofOptions = {}): Promise<VerifyProofResult> {
-  const result = await verifyBundle(bundle, jwks, options.policy === undefined ? {} : { policy: options.policy });
+  const result = await verifyBundle(bundle, jwks, { ...(options.policy === undefined ? {} : { policy: options.policy }), ...(options.tsaRoots === undefined ? {} : { tsaRoots: options.tsaRoots }) });
   const digests: Array<Omit<FileVerdict, 'evidence'>> = [];
   for (const file of result.valid ? (options.files ?? []) : []) {
     const named = file instanceof Uint8Array || file instanceof ArrayBuffer ? { name: undefined, bytes: file } : file;

@@ -21,6 +21,14 @@ function readJsonFile(file: string, what: string): unknown {
   }
 }
 
+function readTextFile(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
 /** A file's SHA-256 and size, read as a stream (an evidence file may be large). */
 async function digestOfFile(file: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
@@ -38,11 +46,11 @@ async function digestOfFile(file: string): Promise<{ sha256: string; size: numbe
 
 export const proofVerifyCommand: CliCommand = {
   path: ['proof', 'verify'],
-  usage: 'proof verify <bundle.json|-> [--keys jwks.json] [--policy policy.txt] [--file photo.jpg]... [--json]',
+  usage: 'proof verify <bundle.json|-> [--keys jwks.json] [--policy policy.txt] [--tsa-roots roots.pem] [--file photo.jpg]... [--json]',
   summary:
-    'Verify a proof bundle offline; with --policy (C2SP tlog-policy), also its witnesses\' quorum and the bound they give; with --file, that each file is evidence the proof names. Exit 0 when all holds, 1 with the reason. Without --keys, trusts the keys in WO_KEYS_DIR.',
+    'Verify a proof bundle offline; with --policy (C2SP tlog-policy), also its witnesses\' quorum and the bound they give; with --tsa-roots (PEM), the RFC 3161 timestamp of its checkpoint (a token the bundle carries is checked either way); with --file, that each file is evidence the proof names. Exit 0 when all holds, 1 with the reason. Without --keys, trusts the keys in WO_KEYS_DIR.',
   async run(args, config, io) {
-    const { values, positionals } = parseOptions(args, { keys: { type: 'string' }, policy: { type: 'string' }, file: { type: 'string', multiple: true }, json: { type: 'boolean' } });
+    const { values, positionals } = parseOptions(args, { keys: { type: 'string' }, policy: { type: 'string' }, 'tsa-roots': { type: 'string' }, file: { type: 'string', multiple: true }, json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('give exactly one bundle file (or - for standard input)');
     const file = positionals[0]!;
     let bundle: unknown;
@@ -65,15 +73,9 @@ export const proofVerifyCommand: CliCommand = {
       throw error;
     }
     const digests = await Promise.all((values.file ?? []).map(async (path) => ({ name: path, ...(await digestOfFile(path)) })));
-    let policy: string | undefined;
-    if (values.policy) {
-      try {
-        policy = readFileSync(values.policy, 'utf8');
-      } catch (error) {
-        throw new UsageError(`cannot read the policy ${values.policy}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      }
-    }
-    const result = await verifyBundle(bundle, keys, policy === undefined ? {} : { policy });
+    const policy = values.policy ? readTextFile(values.policy, 'policy') : undefined;
+    const tsaRoots = values['tsa-roots'] ? readTextFile(values['tsa-roots'], 'TSA roots') : undefined;
+    const result = await verifyBundle(bundle, keys, { ...(policy === undefined ? {} : { policy }), ...(tsaRoots === undefined ? {} : { tsaRoots }) });
     // The same verdict, in the same words, as the SDK's verifyProof() and the /verify page.
     const verdict = verdictOf(result, digests);
     if (values.json) {
@@ -88,6 +90,7 @@ export const proofVerifyCommand: CliCommand = {
                 leafIndex: verdict.leafIndex,
                 treeSize: verdict.treeSize,
                 ...(verdict.witnessing ? { witnessing: verdict.witnessing } : {}),
+                ...(verdict.timestamp ? { timestamp: verdict.timestamp } : {}),
                 ...(digests.length > 0 ? { files } : {}),
               }
             : { valid: false, reason: verdict.reason, detail: verdict.detail, ...(files.length > 0 ? { files } : {}) },

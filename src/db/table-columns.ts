@@ -40,7 +40,7 @@ export const TABLE_COLUMNS = registry({
   proof_statements: ['id', 'org_id', 'record_id', 'jws', 'statement_digest', 'statement_json', 'supersedes', 'status', 'leaf_index', 'tree_size', 'created_at', 'sealed_at'],
   tlog_leaves: ['leaf_index', 'proof_id', 'leaf_hash'],
   tlog_nodes: ['level', 'node_index', 'hash'],
-  tlog_checkpoints: ['tree_size', 'root_hash', 'note', 'created_at', 'published_at', 'publication', 'cosignatures'],
+  tlog_checkpoints: ['tree_size', 'root_hash', 'note', 'created_at', 'published_at', 'publication', 'cosignatures', 'timestamp_token'],
   record_comments: ['id', 'org_id', 'record_id', 'body', 'author_key_id', 'author_name', 'created_at'],
   attachments: ['id', 'org_id', 'record_id', 'filename', 'media_type', 'state', 'size', 'sha256', 'chunk_bytes', 'evidence_at', 'created_at'],
   attachment_chunks: ['attachment_id', 'n', 'bytes'],

@@ -22,6 +22,17 @@ const WitnessHealthSchema = Type.Object({
   lastSuccessAt: Type.Union([Type.String(), Type.Null()]),
   lastError: Type.Union([Type.String(), Type.Null()]),
 });
+const TimestampAuthorityHealthSchema = Type.Object(
+  {
+    url: Type.String({ description: 'WO_TSA_URL.' }),
+    up: Type.Boolean({ description: 'Its last request gave a token that verifies.' }),
+    timestampedSize: Type.Union([Type.Integer(), Type.Null()], { description: 'The size of the latest checkpoint it timestamped.' }),
+    failures: Type.Integer({ description: 'Rounds of requests that failed in a row.' }),
+    lastSuccessAt: Type.Union([Type.String(), Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'With WO_TSA_URL: the TSA’s health. A TSA that is down never makes the process unready: checkpoints are still sealed and published, without a token.' },
+);
 const ReadinessSchema = Type.Object(
   {
     status: Type.Literal('ready'),
@@ -29,6 +40,7 @@ const ReadinessSchema = Type.Object(
     witnesses: Type.Optional(
       Type.Array(WitnessHealthSchema, { description: 'With WO_WITNESS_POLICY: each witness’s health. A witness that is down never makes the process unready: completions are still sealed.' }),
     ),
+    timestampAuthority: Type.Optional(TimestampAuthorityHealthSchema),
   },
   { $id: 'Readiness', description: 'The process can serve requests.' },
 );
@@ -59,6 +71,8 @@ export interface HealthDeps {
   readonly metrics: Registry;
   /** With a witness policy: the witnesses' health, shown (never checked) by /readyz. */
   readonly witnessing?: { health(): Promise<Array<Static<typeof WitnessHealthSchema>>> } | undefined;
+  /** With a TSA: its health, shown (never checked) by /readyz. */
+  readonly timestamping?: { health(): Promise<Static<typeof TimestampAuthorityHealthSchema>> } | undefined;
 }
 
 export function healthRoutes(context: HealthDeps): FastifyPluginAsyncTypebox {
@@ -110,7 +124,8 @@ export function healthRoutes(context: HealthDeps): FastifyPluginAsyncTypebox {
         if (!current) throw errors.unavailable('The database schema is not migrated to this version: run `wo migrate` (`npx wo migrate` in the service\'s directory).', NOT_MIGRATED_RETRY_AFTER_SECONDS);
         // Shown, not checked: a witness that is down delays proofs, it does not make this process unready.
         const witnesses = context.witnessing ? await withinReadinessTimeout(context.witnessing.health()).catch(() => undefined) : undefined;
-        return { status: 'ready' as const, database: context.database.dialect, ...(witnesses ? { witnesses } : {}) };
+        const timestampAuthority = context.timestamping ? await withinReadinessTimeout(context.timestamping.health()).catch(() => undefined) : undefined;
+        return { status: 'ready' as const, database: context.database.dialect, ...(witnesses ? { witnesses } : {}), ...(timestampAuthority ? { timestampAuthority } : {}) };
       },
     );
 

@@ -50,6 +50,8 @@ export interface ProofBundle {
   inclusionProof: string[];
   /** The C2SP signed note of the checkpoint at `treeSize`. */
   checkpoint: string;
+  /** With a TSA: its RFC 3161 TimeStampToken (DER, base64) over the checkpoint body. */
+  timestampToken?: string;
   keys: { statementKid: string; logKeyName: string; logKeyId: string };
 }
 
@@ -74,6 +76,14 @@ export const VERIFY_REASONS = {
   cosignature_invalid: 'A cosignature by a witness of the policy does not verify, or is dated in the future: the checkpoint or the cosignature was altered.',
   quorum_not_met: 'The checkpoint is not cosigned by a quorum of the policy’s witnesses.',
   completed_after_logged: 'The statement says the work order was completed after the time its witnesses attest the log held it.',
+  tsa_roots_malformed: 'The trusted TSA roots are not PEM X.509 certificates.',
+  timestamp_missing: 'TSA roots were given to check the checkpoint’s RFC 3161 timestamp, and the bundle carries none (one fetched before its checkpoint was timestamped has none: fetch it again).',
+  timestamp_malformed: 'The checkpoint’s timestamp token is not an RFC 3161 TimeStampToken (base64 DER) carrying its signer’s certificate.',
+  timestamp_imprint_mismatch: 'The timestamp token does not timestamp this checkpoint: its message imprint is not the SHA-256 of the checkpoint body.',
+  timestamp_not_tsa: 'The timestamp token is signed by a certificate that may not sign timestamps (its only extended key usage must be id-kp-timeStamping, critical).',
+  timestamp_signature_invalid: 'The timestamp token’s signature does not verify: the token was altered.',
+  timestamp_untrusted_root: 'The timestamp token’s signer does not chain to a trusted TSA root.',
+  completed_after_timestamped: 'The statement says the work order was completed after the time the TSA attests the checkpoint existed.',
 } as const;
 
 export type VerifyReason = keyof typeof VERIFY_REASONS;
@@ -90,6 +100,8 @@ export type VerifyResult =
       logOrigin: string;
       /** With a witness policy: who cosigned the checkpoint and the time bound they give. */
       witnessing?: Witnessing;
+      /** When the bundle carries an RFC 3161 token over its checkpoint: what it attests. */
+      timestamp?: Timestamp;
     }
   | { valid: false; reason: VerifyReason; detail: string };
 
@@ -102,10 +114,21 @@ export interface Witnessing {
   loggedBy: string | null;
 }
 
+export interface Timestamp {
+  /** The TSA's genTime (ISO 8601): the checkpoint, and so the statement, existed no later than this. */
+  at: string;
+  /** The TSA's name: its signing certificate's common name. */
+  tsa: string;
+  /** Whether its signer chains to a trusted root given (`tsaRoots`); without roots the time bounds nothing. */
+  rootChecked: boolean;
+}
+
 export interface VerifyOptions {
   /** A C2SP tlog-policy file's text: the checkpoint must be cosigned by its quorum. */
   policy?: string;
   /** The verifier's clock (seconds since the epoch), for cosignatures dated in the future. */
   nowSeconds?: number;
+  /** PEM text of the RFC 3161 TSA roots to trust: then the checkpoint must carry a token whose signer chains to one. */
+  tsaRoots?: string;
   webCrypto?: Crypto;
 }

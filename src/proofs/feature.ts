@@ -4,6 +4,8 @@ import { ConfigError, type Config } from '../config.js';
 import { sha256Sync } from './keys.js';
 import { parseWitnessPolicySync, PolicyError } from './witness-policy.js';
 import { CheckpointWitnessing, type SubmittingPolicy } from './checkpoint-witnessing.js';
+import { CheckpointTimestamping, type TimestampAuthority } from './checkpoint-timestamping.js';
+import { parseCertificates } from './timestamp-token.js';
 import { defineFeature } from '../feature.js';
 import type { JobDefinition } from '../jobs/job-registry.js';
 import { PROOF_EVENTS } from './events.js';
@@ -26,6 +28,8 @@ declare module '../feature.js' {
     transparencyLog: TransparencyLog;
     /** With WO_WITNESS_POLICY: submits checkpoints to the witnesses (the `checkpoint-witnessing` job). */
     witnessing: CheckpointWitnessing | undefined;
+    /** With WO_TSA_URL: has published checkpoints timestamped (the `checkpoint-timestamping` job). */
+    timestamping: CheckpointTimestamping | undefined;
   }
 }
 declare module '../keys/scopes.js' {
@@ -59,6 +63,24 @@ function readWitnessPolicy(config: Config): { policy: SubmittingPolicy; text: st
   }
 }
 
+/** How long the TSA has to answer one request: public TSAs answer in well under a second. */
+const TSA_TIMEOUT_MS = 10_000;
+
+/** WO_TSA_URL and the roots of WO_TSA_ROOTS, read and checked at start: roots the service cannot read stop it (exit 2). */
+function readTimestampAuthority(config: Config): { authority: TimestampAuthority; rootsPem: string } | undefined {
+  const configured = config.proofs.timestampAuthority;
+  if (!configured) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(configured.rootsFile, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`WO_TSA_ROOTS: cannot read ${configured.rootsFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const roots = parseCertificates(pem);
+  if (typeof roots === 'string') throw new ConfigError(`WO_TSA_ROOTS (${configured.rootsFile}): ${roots}`);
+  return { authority: { url: configured.url, roots }, rootsPem: pem };
+}
+
 /** Completion proofs: statements signed as work orders complete, sealed into the transparency log. */
 export const proofsFeature = defineFeature({
   name: 'proofs',
@@ -69,9 +91,11 @@ export const proofsFeature = defineFeature({
   examples: proofExamples,
   build({ database, clock, config, logger, workerMetrics, services }) {
     const { proofKeys } = services;
+    // Read first: a refusal must come before anything that would hold the process open is started.
+    const configured = readWitnessPolicy(config);
+    const tsa = readTimestampAuthority(config);
     const statementSigner = new StatementSigner(() => proofKeys.statementSigningKey, { logger });
     const sealing = byDialect(database, { sqlite: (sqlite) => new SqliteSigningAhead(sqlite.db, statementSigner), postgres: () => postgresSigningInSeal(statementSigner) });
-    const configured = readWitnessPolicy(config);
     const policy = configured?.policy;
     const transparencyLog = new TransparencyLog(database, proofKeys, statementSigner, sealing, clock, (proofId) => `${config.publicUrl}/api/v1/proofs/${proofId}`, policy !== undefined);
     const proofs = new ProofService(database.db, clock, proofKeys, transparencyLog);
@@ -119,6 +143,24 @@ export const proofsFeature = defineFeature({
       };
       jobs.push({ placement: 'one-worker-at-a-time', periodMs: config.proofs.batchIntervalMs, does: 'submits each new checkpoint to the witnesses of WO_WITNESS_POLICY and publishes it at their quorum', loop });
     }
+    let timestamping: CheckpointTimestamping | undefined;
+    if (tsa) {
+      const stamping = new CheckpointTimestamping(database.db, transparencyLog, tsa.authority, { timeoutMs: TSA_TIMEOUT_MS, idleMs: config.proofs.batchIntervalMs }, clock, logger, workerMetrics.registry);
+      timestamping = stamping;
+      const loop = backgroundLoop({
+        name: 'checkpoint-timestamping',
+        step: () => stamping.step(),
+        retryMs: config.proofs.batchIntervalMs,
+        onStart: () => workerMetrics.expose(),
+        logger,
+        errorMessage: 'timestamping a checkpoint failed',
+      });
+      transparencyLog.onPublished = (treeSize) => {
+        stamping.published(treeSize);
+        loop.wake();
+      };
+      jobs.push({ placement: 'one-worker-at-a-time', periodMs: config.proofs.batchIntervalMs, does: 'has each published checkpoint timestamped by the RFC 3161 TSA of WO_TSA_URL', loop });
+    }
     // On SQLite, statements are signed between seals as they come (see TransparencyLog.signAhead); on
     // PostgreSQL only the sequencer holding the lock signs, inside its seal.
     jobs.push(
@@ -135,12 +177,12 @@ export const proofsFeature = defineFeature({
       }),
     );
     return {
-      services: { proofs, transparencyLog, witnessing },
+      services: { proofs, transparencyLog, witnessing, timestamping },
       api: async (api) => {
         await api.register(proofRoutes(proofs));
         await api.register(transparencyRoutes(proofs));
       },
-      pages: [{ plugin: verifyPageRoutes(proofs, configured?.text) }],
+      pages: [{ plugin: verifyPageRoutes(proofs, configured?.text, tsa?.rootsPem) }],
       jobs,
       close: () => statementSigner.stop(),
     };

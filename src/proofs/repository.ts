@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import { insertRows } from '../db/insert-rows.js';
-import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable, TlogWitnessesTable } from './tables.js';
+import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable, TlogTimestampAuthoritiesTable, TlogWitnessesTable } from './tables.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 
 // The statuses the sequencer's scans filter on, written into the SQL: each has a partial index, which
@@ -210,6 +210,37 @@ export async function saveWitnessState(db: Executor, row: TlogWitnessesTable): P
     .insertInto('tlog_witnesses')
     .values(row)
     .onConflict((oc) => oc.column('vkey').doUpdateSet({ name: row.name, cosigned_size: row.cosigned_size, last_attempt_at: row.last_attempt_at, last_success_at: row.last_success_at, failures: row.failures, last_error: row.last_error }))
+    .execute();
+}
+
+/** Keeps a TSA's token on the checkpoint of `treeSize`, unless it has one already. */
+export async function saveTimestampToken(db: Executor, treeSize: number, token: string): Promise<void> {
+  await db.updateTable('tlog_checkpoints').set({ timestamp_token: token }).where('tree_size', '=', treeSize).where('timestamp_token', 'is', null).execute();
+}
+
+/** Published checkpoints from `treeSize` on that have no TSA token yet, oldest first. */
+export async function publishedWithoutTimestamp(db: Executor, treeSize: number, limit: number): Promise<TlogCheckpointsTable[]> {
+  return db
+    .selectFrom('tlog_checkpoints')
+    .selectAll()
+    .where('tree_size', '>=', treeSize)
+    .where('publication', 'is not', null)
+    .where('timestamp_token', 'is', null)
+    .orderBy('tree_size', 'asc')
+    .limit(limit)
+    .execute();
+}
+
+export async function findTimestampAuthorityState(db: Executor, url: string): Promise<TlogTimestampAuthoritiesTable | undefined> {
+  return db.selectFrom('tlog_timestamp_authorities').selectAll().where('url', '=', url).executeTakeFirst();
+}
+
+export async function saveTimestampAuthorityState(db: Executor, row: TlogTimestampAuthoritiesTable): Promise<void> {
+  const { timestamped_size, last_attempt_at, last_success_at, failures, last_error } = row;
+  await db
+    .insertInto('tlog_timestamp_authorities')
+    .values(row)
+    .onConflict((oc) => oc.column('url').doUpdateSet({ timestamped_size, last_attempt_at, last_success_at, failures, last_error }))
     .execute();
 }
 

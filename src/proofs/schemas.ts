@@ -19,6 +19,12 @@ export const ProofBundleSchema = Type.Object(
     checkpoint: Type.String({
       description: 'C2SP tlog-checkpoint in a C2SP signed note, signed by the log key; with a witness policy, followed by the witnesses’ C2SP tlog-cosignature lines (verify them with `wo proof verify --policy`).',
     }),
+    timestampToken: Type.Optional(
+      Type.String({
+        description:
+          'With a TSA configured (WO_TSA_URL): an RFC 3161 TimeStampToken (DER, standard base64) over the checkpoint body (the note up to its blank line, each line ending in a newline), its signer chaining to the TSA roots the service was given. Absent while the TSA has not timestamped the checkpoint (fetch the bundle again later) or without a TSA. `wo proof verify --tsa-roots` checks it and states “timestamped no later than T”.',
+      }),
+    ),
     keys: Type.Object({
       statementKid: Type.String({ description: 'RFC 7638 thumbprint of the statement key (also the JWS `kid`).' }),
       logKeyName: Type.String({ description: 'Signed-note key name of the log key (the log origin).' }),

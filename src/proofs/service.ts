@@ -109,7 +109,7 @@ export class ProofService {
     // Sealed, but its checkpoint (and every later one) still waits for its witnesses: not delivered yet.
     const published = await this.log.bundleCheckpoint(Number(statement.tree_size));
     if (!published) return { status: 'pending', proofId: statement.id, recordId: statement.record_id, createdAt: statement.created_at };
-    const { treeSize, note: checkpoint } = published;
+    const { treeSize, note: checkpoint, timestampToken } = published;
     const inclusionProof = await this.log.inclusionProof(leafIndex, treeSize);
     const header = JSON.parse(Buffer.from(statement.jws.split('.')[0]!, 'base64url').toString('utf8')) as { kid: string };
     return {
@@ -125,6 +125,7 @@ export class ProofService {
         treeSize,
         inclusionProof,
         checkpoint,
+        ...(timestampToken ? { timestampToken } : {}),
         keys: { statementKid: header.kid, logKeyName: this.keys.log.name, logKeyId: toHex(this.keys.log.keyId) },
       },
     };

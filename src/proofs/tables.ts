@@ -51,6 +51,8 @@ export interface TlogCheckpointsTable {
   publication: 'log-signed' | 'witnessed' | 'unwitnessed' | null;
   /** The witnesses' cosignature lines, each ending in a newline; served after the log's. */
   cosignatures: string;
+  /** With WO_TSA_URL: the TSA's RFC 3161 TimeStampToken over the checkpoint body (DER, base64); null until it has one. */
+  timestamp_token: string | null;
 }
 
 /** Per witness of the policy: what it last cosigned and how its submissions go. */
@@ -66,6 +68,17 @@ export interface TlogWitnessesTable {
   last_error: string | null;
 }
 
+/** The TSA of WO_TSA_URL: what it last timestamped and how the requests to it go. */
+export interface TlogTimestampAuthoritiesTable {
+  url: string;
+  timestamped_size: number | null;
+  last_attempt_at: string | null;
+  last_success_at: string | null;
+  /** Requests that failed in a row. */
+  failures: number;
+  last_error: string | null;
+}
+
 declare module '../db/tables.js' {
   interface Tables {
     proof_statements: ProofStatementsTable;
@@ -73,5 +86,6 @@ declare module '../db/tables.js' {
     tlog_nodes: TlogNodesTable;
     tlog_checkpoints: TlogCheckpointsTable;
     tlog_witnesses: TlogWitnessesTable;
+    tlog_timestamp_authorities: TlogTimestampAuthoritiesTable;
   }
 }

@@ -25,6 +25,8 @@ import {
   latestCheckpoint,
   pendingStatements,
   readSubtrees,
+  saveTimestampToken,
+  publishedWithoutTimestamp,
   type SealedStatement,
 } from './repository.js';
 import type { StatementSigner } from './statement-signer.js';
@@ -84,6 +86,8 @@ export class TransparencyLog {
 
   /** Called after each seal that appended leaves (the witnessing loop wakes on it). */
   onSealed: (treeSize: number) => void = () => {};
+  /** Called after this process published a checkpoint, at its seal or later (the timestamping loop wakes on it). */
+  onPublished: (treeSize: number) => void = () => {};
 
   get origin(): string {
     return this.keys.log.name;
@@ -134,7 +138,7 @@ export class TransparencyLog {
       await insertNodes(tx, tree.nodes.map((node): TlogNodesTable => ({ level: node.level, node_index: node.index, hash: toHex(node.hash) })));
       // The primary key on tree_size refuses a second, different checkpoint of the same size.
       const publication = this.witnessed ? null : ('log-signed' as const);
-      await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(tree.root), note, created_at: now, published_at: publication && now, publication, cosignatures: '' });
+      await insertCheckpoint(tx, { tree_size: newSize, root_hash: toHex(tree.root), note, created_at: now, published_at: publication && now, publication, cosignatures: '', timestamp_token: null });
       await this.sealing.markSealed(
         tx,
         batch.map((statement, i): SealedStatement => ({ id: statement.row.id, was: statement.was, jws: statement.jws, digest: statement.digest, leafIndex: oldSize + i })),
@@ -150,6 +154,8 @@ export class TransparencyLog {
     if (result) this.sealing.sealed(result.proofIds);
     if (result?.delivered) this.keepForDelivery(result.delivered);
     if (result) this.onSealed(result.treeSize);
+    // Without witnesses a checkpoint is published as it is sealed.
+    if (result && !this.witnessed) this.onPublished(result.treeSize);
     return result && { treeSize: result.treeSize, sealed: result.sealed };
   }
 
@@ -208,6 +214,7 @@ export class TransparencyLog {
     });
     // Delivered here or by another process: no longer kept.
     for (const leaf of this.awaitingDelivery.keys()) if (leaf < deliveredUpTo) this.awaitingDelivery.delete(leaf);
+    if (published) this.onPublished(treeSize);
     return published;
   }
 
@@ -241,9 +248,19 @@ export class TransparencyLog {
    * The checkpoint a statement sealed under the checkpoint of `sealedIn` is proven against: the first
    * witnessed one that includes it, else (fail-open, or no policy) the first published one.
    */
-  async bundleCheckpoint(sealedIn: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string } | undefined> {
+  async bundleCheckpoint(sealedIn: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string; timestampToken: string | null } | undefined> {
     const row = (this.witnessed ? await firstPublishedCheckpointFrom(db, sealedIn, true) : undefined) ?? (await firstPublishedCheckpointFrom(db, sealedIn, false));
-    return row && { treeSize: Number(row.tree_size), note: cosignedNote(row) };
+    return row && { treeSize: Number(row.tree_size), note: cosignedNote(row), timestampToken: row.timestamp_token ?? null };
+  }
+
+  /** Published checkpoints of at least `fromSize` leaves without a TSA's token yet, oldest first. */
+  async untimestamped(fromSize: number, limit: number, db: Executor = this.database.db): Promise<TlogCheckpointsTable[]> {
+    return publishedWithoutTimestamp(db, fromSize, limit);
+  }
+
+  /** Keeps a TSA's token (DER, base64) on the checkpoint of `treeSize`. */
+  async addTimestampToken(treeSize: number, token: string): Promise<void> {
+    await saveTimestampToken(this.database.db, treeSize, token);
   }
 
   /** A tile's bytes, read from the stored hashes. */

@@ -72,7 +72,16 @@ async function digestOf(file: File): Promise<FileDigest> {
   return { name: file.name, sha256: await sha256Hex(bytes), size: bytes.length };
 }
 
-async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElement, policyInput: HTMLTextAreaElement, evidenceInput: HTMLInputElement): Promise<void> {
+interface Inputs {
+  bundle: HTMLTextAreaElement;
+  keys: HTMLTextAreaElement;
+  policy: HTMLTextAreaElement;
+  tsaRoots: HTMLTextAreaElement;
+  evidence: HTMLInputElement;
+}
+
+async function run(inputs: Inputs): Promise<void> {
+  const { bundle: bundleInput, keys: keysInput, policy: policyInput, tsaRoots: tsaRootsInput, evidence: evidenceInput } = inputs;
   let bundle: unknown;
   let keys: unknown;
   try {
@@ -85,7 +94,9 @@ async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElem
   }
   // An empty policy field checks no witnesses, as `wo proof verify` without --policy.
   const policy = policyInput.value.trim() === '' ? undefined : policyInput.value;
-  const result = await verifyBundle(bundle, keys, policy === undefined ? {} : { policy });
+  // An empty roots field checks a token's root against nothing, as `wo proof verify` without --tsa-roots.
+  const tsaRoots = tsaRootsInput.value.trim() === '' ? undefined : tsaRootsInput.value;
+  const result = await verifyBundle(bundle, keys, { ...(policy === undefined ? {} : { policy }), ...(tsaRoots === undefined ? {} : { tsaRoots }) });
   const digests = result.valid ? await Promise.all(Array.from(evidenceInput.files ?? []).map(digestOf)) : [];
   // The one verdict the CLI and the SDK give too: a valid proof with a file that is not its evidence is invalid (not_evidence).
   const verdict = verdictOf(result, digests);
@@ -95,13 +106,16 @@ async function run(bundleInput: HTMLTextAreaElement, keysInput: HTMLTextAreaElem
 }
 
 function start(): void {
-  const bundleInput = wireInput('bundle', 'bundle-file');
-  const keysInput = wireInput('keys', 'keys-file');
-  const policyInput = wireInput('policy', 'policy-file');
-  const evidenceInput = element<HTMLInputElement>('evidence-files');
+  const inputs: Inputs = {
+    bundle: wireInput('bundle', 'bundle-file'),
+    keys: wireInput('keys', 'keys-file'),
+    policy: wireInput('policy', 'policy-file'),
+    tsaRoots: wireInput('tsa-roots', 'tsa-roots-file'),
+    evidence: element<HTMLInputElement>('evidence-files'),
+  };
   element<HTMLButtonElement>('verify').addEventListener('click', () => {
     element<HTMLElement>('result').dataset.state = 'running';
-    void run(bundleInput, keysInput, policyInput, evidenceInput).catch((error: unknown) => show(false, 'invalid: verifier_error', String(error)));
+    void run(inputs).catch((error: unknown) => show(false, 'invalid: verifier_error', String(error)));
   });
   element<HTMLElement>('reasons').textContent = Object.keys(VERDICT_REASONS).join(', ');
 }

@@ -53,7 +53,7 @@ function browserBundle(): () => Promise<string> {
   };
 }
 
-function page(jwks: string, policy: string, docsLink: string): string {
+function page(jwks: string, policy: string, tsaRoots: string, docsLink: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -79,6 +79,10 @@ with WebCrypto: nothing is sent to any server. The key set is the one this servi
 <p>A C2SP tlog-policy file (docs/proofs.md, “Witnesses”): the witnesses you trust and their quorum. With one, the proof is valid only if a quorum of them cosigned its checkpoint, and the result says when the log held the statement by. ${policy ? 'It is filled in with the policy this service submits its checkpoints under; replace it with your own.' : 'This service names no witnesses; paste your own policy.'}</p>
 <textarea id="policy" spellcheck="false" placeholder="witness W1 &lt;vkey&gt;&#10;quorum W1">${escapeHtml(policy)}</textarea>
 <p><label for="policy-file">Or open a policy file</label> <input type="file" id="policy-file" accept="text/plain,.txt"></p>
+<h2><label for="tsa-roots">Trusted timestamp authority roots (optional)</label></h2>
+<p>PEM certificates of the RFC 3161 time-stamping authorities you trust (docs/proofs.md, “RFC 3161 timestamps”). A bundle’s timestamp token is always checked; with roots, its signer must chain to one of them, and the result says when the TSA saw the checkpoint by. ${tsaRoots ? 'It is filled in with the roots this service checks its TSA against; replace them with your own.' : 'This service has no TSA configured; paste the roots you trust.'}</p>
+<textarea id="tsa-roots" spellcheck="false" placeholder="-----BEGIN CERTIFICATE-----">${escapeHtml(tsaRoots)}</textarea>
+<p><label for="tsa-roots-file">Or open a PEM file</label> <input type="file" id="tsa-roots-file" accept=".pem,.crt,text/plain"></p>
 <h2><label for="evidence-files">Evidence files (optional)</label></h2>
 <p>Choose photos or documents to check that the proof names them as evidence: the proof is valid with them only if each one is. They are hashed (SHA-256) in this browser; they are not sent anywhere either.</p>
 <p><input type="file" id="evidence-files" multiple></p>
@@ -105,7 +109,7 @@ function readProofsDoc(): string | undefined {
   }
 }
 
-export function verifyPageRoutes(proofs: ProofService, policy = ''): FastifyPluginAsyncTypebox {
+export function verifyPageRoutes(proofs: ProofService, policy = '', tsaRoots = ''): FastifyPluginAsyncTypebox {
   const script = browserBundle();
   const proofsDoc = readProofsDoc();
   const docsLink = proofsDoc
@@ -127,7 +131,7 @@ export function verifyPageRoutes(proofs: ProofService, policy = ''): FastifyPlug
     );
 
     app.get('/verify', { schema: { hide: true } }, async (_request, reply) =>
-      reply.header('content-security-policy', VERIFY_PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(page(JSON.stringify(proofs.jwks(), null, 2), policy, docsLink)),
+      reply.header('content-security-policy', VERIFY_PAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(page(JSON.stringify(proofs.jwks(), null, 2), policy, tsaRoots, docsLink)),
     );
     app.get('/verify/verifier.js', { schema: { hide: true } }, async (_request, reply) =>
       reply.header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(await script()),

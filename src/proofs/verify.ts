@@ -5,7 +5,9 @@ import { leafHashAsync, rootFromInclusionProof, type Sha256 } from './merkle.js'
 import { cosignatureMessage, isByCosigner, readTimestampedSignature } from './cosignature.js';
 import { parseWitnessPolicy, PolicyError, quorumMet, quorumTime, type WitnessPolicy } from './witness-policy.js';
 import { STATEMENT_TYPE, STATEMENT_VERSION, type CompletionStatement, type EvidenceDigest } from './statement.js';
-import { BUNDLE_VERSION, CLOCK_SKEW_SECONDS, VERIFY_REASONS, type ProofBundle, type VerifyOptions, type VerifyReason, type VerifyResult, type Witnessing } from './bundle-format.js';
+import { BUNDLE_VERSION, CLOCK_SKEW_SECONDS, VERIFY_REASONS, type ProofBundle, type Timestamp, type VerifyOptions, type VerifyReason, type VerifyResult, type Witnessing } from './bundle-format.js';
+import type { Certificate } from 'pkijs';
+import { parseCertificates, verifyTimestampToken, type TimestampProblem } from './timestamp-token.js';
 
 /**
  * THE verification of a proof bundle, shared by `wo proof verify`, the tests and the /verify page.
@@ -17,7 +19,8 @@ import { BUNDLE_VERSION, CLOCK_SKEW_SECONDS, VERIFY_REASONS, type ProofBundle, t
  * note (format, signature by a trusted log key, origin) → tree size → leaf inclusion under the root →
  * with a witness policy (C2SP tlog-policy): each cosignature by a policy witness (key id, the
  * cosignature/v1 message, its timestamp), the quorum, and the statement's `completedAt` against the
- * time the quorum attests the checkpoint existed by.
+ * time the quorum attests the checkpoint existed by → the RFC 3161 token over the checkpoint body when
+ * the bundle carries one (required with TSA roots): imprint, signer's EKU, signature, chain to a root.
  */
 
 export * from './bundle-format.js';
@@ -50,6 +53,7 @@ function readBundle(value: unknown): ProofBundle | Failure {
   if (!Array.isArray(value.inclusionProof) || !value.inclusionProof.every((h) => typeof h === 'string')) {
     return fail('bundle_malformed', '"inclusionProof" must be an array of base64 strings.');
   }
+  if (value.timestampToken !== undefined && typeof value.timestampToken !== 'string') return fail('bundle_malformed', '"timestampToken" must be a base64 string.');
   return value as unknown as ProofBundle;
 }
 
@@ -97,6 +101,12 @@ export async function verifyBundle(bundleInput: unknown, keysInput: unknown, opt
   if ('valid' in bundle) return bundle;
   const keys = await readKeys(subtle, sha256, keysInput);
   if ('valid' in keys) return keys;
+  let tsaRoots: Certificate[] | undefined;
+  if (options.tsaRoots !== undefined) {
+    const parsed = parseCertificates(options.tsaRoots);
+    if (typeof parsed === 'string') return fail('tsa_roots_malformed', `${parsed[0]!.toUpperCase()}${parsed.slice(1)}.`);
+    tsaRoots = parsed;
+  }
   let policy: WitnessPolicy | undefined;
   if (options.policy !== undefined) {
     try {
@@ -217,6 +227,21 @@ export async function verifyBundle(bundleInput: unknown, keysInput: unknown, opt
     witnessing = { cosigned, witnesses: policy.witnesses.length, loggedBy: bound === undefined ? null : new Date(bound * 1000).toISOString() };
   }
 
+  // 6. The TSA's token over the checkpoint body, when there is one (and there must be, with roots).
+  let timestamp: Timestamp | undefined;
+  if (bundle.timestampToken !== undefined || tsaRoots !== undefined) {
+    if (bundle.timestampToken === undefined) return fail('timestamp_missing');
+    const der = fromBase64(bundle.timestampToken);
+    if (!der) return fail('timestamp_malformed', 'It is not base64.');
+    const checked = await verifyTimestampToken(der, checkpoint.body, { ...(tsaRoots ? { roots: tsaRoots } : {}), ...(options.webCrypto ? { webCrypto: options.webCrypto } : {}) });
+    if (!checked.valid) return fail(TIMESTAMP_REASONS[checked.problem], `${checked.detail[0]!.toUpperCase()}${checked.detail.slice(1)}.`);
+    timestamp = { at: checked.at, tsa: checked.tsa, rootChecked: checked.rootChecked };
+    const completedAt = String((statement as { completedAt?: unknown }).completedAt);
+    if (checked.rootChecked && !(Date.parse(completedAt) <= Date.parse(checked.at) + CLOCK_SKEW_SECONDS * 1000)) {
+      return fail('completed_after_timestamped', `It says ${completedAt}; ${checked.tsa} attests the checkpoint existed by ${checked.at} (allowing ${CLOCK_SKEW_SECONDS} s of clock difference).`);
+    }
+  }
+
   return {
     valid: true,
     statement: statement as unknown as CompletionStatement,
@@ -227,8 +252,19 @@ export async function verifyBundle(bundleInput: unknown, keysInput: unknown, opt
     statementKid: header.kid,
     logOrigin,
     ...(witnessing ? { witnessing } : {}),
+    ...(timestamp ? { timestamp } : {}),
   };
 }
+
+/** A token's problem as a verdict's reason (a stored token carries no nonce a verifier could check). */
+const TIMESTAMP_REASONS: Record<TimestampProblem, VerifyReason> = {
+  malformed: 'timestamp_malformed',
+  imprint: 'timestamp_imprint_mismatch',
+  nonce: 'timestamp_malformed',
+  eku: 'timestamp_not_tsa',
+  untrusted_root: 'timestamp_untrusted_root',
+  signature: 'timestamp_signature_invalid',
+};
 
 /**
  * The evidence entry of a statement that a file with this SHA-256 (lowercase hex) and size is, or
@@ -271,7 +307,15 @@ export type Verdict = (Extract<VerifyResult, { valid: true }> & { files: FileVer
 
 /** What a verified proof is: the first words of every verdict on it. */
 function proofSummary(result: Extract<VerifyResult, { valid: true }>): string {
-  return `proof ${result.proofId} of work order ${result.recordId}, leaf ${result.leafIndex} of ${result.treeSize} in ${result.logOrigin}${result.witnessing ? `; ${describeWitnessing(result.witnessing)}` : ''}`;
+  const witnessed = result.witnessing ? `; ${describeWitnessing(result.witnessing)}` : '';
+  const timestamped = result.timestamp ? `; ${describeTimestamp(result.timestamp)}` : '';
+  return `proof ${result.proofId} of work order ${result.recordId}, leaf ${result.leafIndex} of ${result.treeSize} in ${result.logOrigin}${witnessed}${timestamped}`;
+}
+
+/** The bound a TSA gives: "timestamped no later than T by <TSA>", only when its root was checked. */
+export function describeTimestamp(timestamp: Timestamp): string {
+  if (timestamp.rootChecked) return `timestamped no later than ${timestamp.at} by ${timestamp.tsa} (RFC 3161)`;
+  return `an RFC 3161 timestamp of ${timestamp.at} by ${timestamp.tsa}, whose root was not checked (no TSA roots given): it bounds nothing yet`;
 }
 
 /** The bound witnesses give: "logged no later than T, attested by k of n witnesses". */
