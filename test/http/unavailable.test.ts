@@ -56,6 +56,9 @@ async function withProxiedDatabase(
   const config = loadConfig({ WO_DATA_DIR: dataDir, DATABASE_URL: throughProxy.toString(), ...env });
   const context = await withSchemaChangeLock(() => createContext(config, { logger, databaseSchema: schema.schema, createKeys: true }));
   const app = await buildApp(context);
+  // Ready before any timing, as `serve` is before it listens: the first inject would otherwise compile
+  // every route's schemas (3–5 s on a loaded 2-core machine) inside the deadlines these tests measure.
+  await app.ready();
   try {
     await check({ app, context, proxy, lines });
   } finally {
