@@ -5,14 +5,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { ALL_SCOPES } from '../../src/features.js';
-import { POSTGRES_URL, createPostgresDatabase } from '../helpers/databases.js';
+import { POSTGRES_URL } from '../helpers/databases.js';
+import { emptyDeployment, type EmptyDeployment } from '../helpers/child-processes.js';
 import { killHard, startChildService } from '../helpers/child-services.js';
 import { freePort } from '../helpers/free-port.js';
 import { itOnEachDatabase } from '../helpers/test-app.js';
@@ -39,8 +38,7 @@ describe('racing issues of a part', () => {
 
 if (POSTGRES_URL) {
   describe('racing issues of a part across two API processes on PostgreSQL', () => {
-    let dataDir: string;
-    let database: { url: string; drop: () => Promise<void> };
+    let deployment: EmptyDeployment | undefined;
     const children: ChildProcess[] = [];
     const ports: string[] = [];
     let key: string;
@@ -57,21 +55,8 @@ if (POSTGRES_URL) {
     };
 
     before(async () => {
-      dataDir = mkdtempSync(path.join(tmpdir(), 'wo-stock-'));
-      database = await createPostgresDatabase('wo_stock');
-      const env = {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        WO_DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: database.url,
-        WO_SECRET_KEY: randomBytes(32).toString('base64'),
-        WO_KEYS_DIR: path.join(dataDir, 'keys'),
-        WO_PUBLIC_URL: 'http://127.0.0.1',
-        WO_RATE_LIMIT_PER_MINUTE: '0',
-        WO_WORKER_PORT: '0',
-      };
+      deployment = await emptyDeployment('postgres', 'stock');
+      const env = { ...deployment.env, LOG_LEVEL: 'silent', WO_SECRET_KEY: randomBytes(32).toString('base64'), WO_KEYS_DIR: path.join(deployment.dataDir, 'keys'), WO_RATE_LIMIT_PER_MINUTE: '0' };
       const setup = await createContext(loadConfig(env), { logger: pino({ level: 'silent' }) });
       try {
         const org = await setup.organizations.create('Stock Org', { currency: 'EUR' });
@@ -94,8 +79,7 @@ if (POSTGRES_URL) {
     });
     after(async () => {
       await Promise.all(children.map((child) => killHard(child)));
-      await database?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await deployment?.remove();
     });
 
     it('gives exactly 20 successes and 30 insufficient_stock of 50 issues split over both processes, and leaves 0 on hand', async () => {
