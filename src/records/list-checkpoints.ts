@@ -1,14 +1,6 @@
 import type { Executor } from '../db/database.js';
+import { IndexCheckpoints, REBUILD_WAIT_MS, type CheckpointIndex, type ListKey } from '../db/index-checkpoints.js';
 import { preparedQuery } from '../db/prepared.js';
-
-/** Where an entry sits in an organization's (org_id, created_at, id) index: the list's sort key. */
-export interface ListKey {
-  createdAt: string;
-  id: string;
-}
-
-/** Sorts before every work order (timestamps and ids are non-empty), so "after" it means "from the oldest". */
-export const BEFORE_OLDEST: ListKey = { createdAt: '', id: '' };
 
 /** Which list: an organization's whole work-order list, or the part of it in one status. */
 export interface ListScope {
@@ -16,235 +8,36 @@ export interface ListScope {
   status?: string;
 }
 
-/** Checkpoints found for a list, valid in the snapshot they were read in. */
-export interface FoundCheckpoints {
-  keys: readonly ListKey[];
-  /**
-   * Must be called on every path, once it is known whether that snapshot's transaction committed:
-   * only then are they kept for later requests (with `false` as soon as they will not be kept, such
-   * as inside a caller's transaction). On SQLite a read joins the open write group and sees its
-   * uncommitted writes, and a group that fails to commit would otherwise leave checkpoints of a list
-   * that never existed, tagged with a generation that the next move reuses. Requests waiting for
-   * checkpoints this one took from scratch go on then (or after REBUILD_WAIT_MS, should it never come).
-   */
-  done(committed: boolean): void;
-}
-
 /**
- * Another request is taking the list's checkpoints from scratch: wait for it outside the snapshot,
- * then read again. Settles when that request is done with them, or after REBUILD_WAIT_MS.
- */
-export interface RebuildUnderway {
-  rebuildUnderway: Promise<void>;
-}
-
-/**
- * The longest a deep page waits for another request's rebuild before it reads again, walking the plain
- * way if the rebuild is still underway: a few million entries' walk on a busy machine, beyond which
- * the wait would cost more than the walk it saves.
- */
-export const REBUILD_WAIT_MS = 5_000;
-
-/**
- * Positions in large work-order lists (an organization's whole list, or its part in one status),
- * remembered so that a deep page walks at most a few thousand index entries instead of up to half
- * the list (OFFSET has no shortcut: offset 500,000 of 1M walks 500,000 index entries).
+ * Checkpoints of work-order lists, in the (org_id, [status,] created_at, id) indexes (IndexCheckpoints).
+ * Work orders are created "now" and never deleted. A status change does not move a work order in the
+ * whole list, but in a status's list it removes an entry from the middle and inserts one into the
+ * middle of another: each such move bumps that status's generation (record_counters.moves, kept by a
+ * trigger).
  *
- * `keys[j]` is the sort key of the entry at position (j + 1) × spacing counted from the **oldest**
- * end: exactly that many entries sort at or before it. New work orders are created "now", so they
- * sort after every checkpoint and shift no position; only a work order sorting before a checkpoint
- * (a clock that went back) would. Work orders are never deleted. A status change does not move a work
- * order in the whole list, but in a status's list it removes an entry from the middle and inserts one
- * into the middle of another: each such move bumps that status's `generation` (record_counters.moves,
- * kept by a trigger), and checkpoints taken at another generation are not used.
- *
- * Nothing else is taken on trust: every use first counts the entries after the last checkpoint, in
- * the same snapshot as the total and the generation (see checkpointsFor), and a count that disagrees
- * rebuilds the checkpoints.
- *
- * @NOTE: if work orders ever become deletable, a delete and an older insert could cancel out in
- * that count; deletes would then have to bump the generation too.
+ * @NOTE: if work orders ever become deletable, deletes must bump the generation too.
  */
-export class ListCheckpoints {
-  private readonly byList = new Map<string, { keys: ListKey[]; generation: number }>();
-  /** Lists found moved since their checkpoints: the generation seen then (see checkpointsFor). */
-  private readonly movedAt = new Map<string, number>();
-  /**
-   * Lists whose checkpoints a request is taking from scratch right now, each settled once that request
-   * has kept them or given up. Others wait for it rather than walk the plain way meanwhile: each of
-   * those walks covers up to half the list, and together they took the CPU the rebuild needed.
-   */
-  private readonly rebuilding = new Map<string, Promise<void>>();
-  private keysKept = 0;
-  /** How often checkpoints were taken from scratch, walking a whole list (first use, or found stale). */
-  fullWalks = 0;
-  /** How often a caller was told to walk the plain way (see checkpointsFor). */
-  plainWalks = 0;
-  /** How often a caller was told to wait for checkpoints another request was taking. */
-  waits = 0;
-
-  constructor(
-    /** Entries between two checkpoints: a deep page walks fewer than this plus the tail (below). */
-    readonly spacing = 1024,
-    /**
-     * Checkpoints kept over all lists, least recently used list dropped first: 65,536 cover 64M
-     * entries at the default spacing in ~6 MB, whether those are a few organizations' whole lists or
-     * many organizations' lists by status.
-     */
-    private readonly maxKeys = 65_536,
-    /** How long a deep page waits for another request's rebuild (REBUILD_WAIT_MS). */
-    private readonly rebuildWaitMs = REBUILD_WAIT_MS,
-  ) {}
-
-  /**
-   * The checkpoints of `scope`'s list, checked against `total` and extended over work orders added
-   * since, read through `db`, which must read one snapshot (a transaction) that `total` and
-   * `generation` came from. The newest checkpoint is kept at least `spacing` entries behind the
-   * newest entry, so work orders created slightly out of order (clocks of several API processes)
-   * land after it and change nothing.
-   *
-   * Undefined when the caller should walk the plain way: the counters and the index disagree, the list
-   * moved since its checkpoints and has not held still since the last time this was asked, or another
-   * request is taking this list's checkpoints from scratch and the caller cannot wait (`canWait` false:
-   * it reads inside a transaction of its own caller, or has waited once already). A list whose work
-   * orders keep changing status would otherwise pay a walk of the whole list to rebuild checkpoints on
-   * nearly every deep page, twice what OFFSET walks; one that holds still between two deep pages is
-   * worth rebuilding. With `canWait`, a rebuild underway is answered with its promise instead: the
-   * caller ends its snapshot (holding no connection), waits, and reads again. Pages woken by a rebuild
-   * that gave up (or ran inside a caller's transaction, and so kept nothing) cannot wait a second
-   * time: one of them takes the checkpoints, the others walk the plain way.
-   */
-  async checkpointsFor(
-    db: Executor,
-    scope: ListScope,
-    total: number,
-    generation = 0,
-    canWait = false,
-  ): Promise<FoundCheckpoints | RebuildUnderway | undefined> {
-    const id = listId(scope);
-    const cached = this.byList.get(id);
-    let keys: ListKey[] | undefined;
-    if (cached?.generation === generation) {
-      keys = await this.extended(db, scope, total, cached.keys);
-    } else if (cached && this.movedAt.get(id) !== generation) {
-      this.movedAt.set(id, generation);
-      return this.walkPlainly();
-    }
-    if (keys) {
-      const found = keys;
-      return {
-        keys: found,
-        done: (committed) => {
-          if (committed) this.remember(id, found, generation);
-        },
-      };
-    }
-    const underway = this.rebuilding.get(id);
-    if (underway && canWait) {
-      this.waits++;
-      return { rebuildUnderway: settledWithin(underway, this.rebuildWaitMs) };
-    }
-    if (underway) return this.walkPlainly();
-    let settle!: () => void;
-    const rebuild = new Promise<void>((resolve) => (settle = resolve));
-    this.rebuilding.set(id, rebuild);
-    const ended = () => {
-      if (this.rebuilding.get(id) === rebuild) this.rebuilding.delete(id);
-      settle();
-    };
-    this.fullWalks++;
-    try {
-      keys = await this.extended(db, scope, total, []);
-    } catch (error) {
-      ended();
-      throw error;
-    }
-    // Undefined again means the counters and the index disagree: the caller walks the plain way.
-    if (!keys) {
-      ended();
-      return this.walkPlainly();
-    }
-    const found = keys;
-    let settled = false;
-    return {
-      keys: found,
-      done: (committed) => {
-        if (settled) return;
-        settled = true;
-        if (committed) this.remember(id, found, generation);
-        ended();
-      },
-    };
-  }
-
-  private walkPlainly(): undefined {
-    this.plainWalks++;
-    return undefined;
-  }
-
-  private remember(id: string, keys: ListKey[], generation: number): void {
-    const current = this.byList.get(id);
-    // A concurrent request, reading a newer snapshot, has already taken more, or taken them after a
-    // later move (generations only grow once committed): keep those.
-    const kept = current && (current.generation > generation || (current.generation === generation && current.keys.length >= keys.length));
-    this.forget(id);
-    this.byList.set(id, kept ? current : { keys, generation }); // the Map's order is the LRU order
-    this.keysKept += this.byList.get(id)!.keys.length;
-    while (this.keysKept > this.maxKeys && this.byList.size > 1) this.forget(this.byList.keys().next().value!);
-  }
-
-  private forget(id: string): void {
-    this.movedAt.delete(id);
-    const entry = this.byList.get(id);
-    if (!entry) return;
-    this.byList.delete(id);
-    this.keysKept -= entry.keys.length;
-  }
-
-  /** `known` extended towards the newest entry, or undefined when they do not match `total`. */
-  private async extended(db: Executor, scope: ListScope, total: number, known: readonly ListKey[]): Promise<ListKey[] | undefined> {
-    // Checkpoints taken in a newer snapshot (a concurrent request) may lie past this one's newest
-    // entries; those below it are the same entries (new work orders come after them), so keep those.
-    const keys = known.slice(0, Math.max(0, Math.floor(total / this.spacing) - 1));
-    while ((keys.length + 2) * this.spacing <= total) {
-      const after = keys.at(-1) ?? BEFORE_OLDEST;
-      const [next] = (await nextCheckpoint(db, scope, after, this.spacing - 1)).rows;
-      if (!next) return undefined;
-      keys.push({ createdAt: next.created_at, id: next.id });
-    }
-    const last = keys.at(-1) ?? BEFORE_OLDEST;
-    const [tail] = (await countAfter(db, scope, last)).rows;
-    return keys.length * this.spacing + Number(tail?.n ?? 0) === total ? keys : undefined;
-  }
-
-  /** The checkpoints last remembered for a list, as they stand (for tests and diagnostics). */
-  cachedFor(scope: ListScope): readonly ListKey[] | undefined {
-    return this.byList.get(listId(scope))?.keys;
+export class ListCheckpoints extends IndexCheckpoints<ListScope> {
+  constructor(spacing?: number, maxKeys?: number, rebuildWaitMs = REBUILD_WAIT_MS) {
+    super(workOrderIndex, spacing, maxKeys, rebuildWaitMs);
   }
 }
 
-/** `promise`, or after `ms` whatever it does (never rejects: a rebuild's promise only resolves). */
-function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-function listId(scope: ListScope): string {
-  return scope.status === undefined ? scope.orgId : `${scope.orgId}\u0000${scope.status}`;
-}
+const workOrderIndex: CheckpointIndex<ListScope> = {
+  listId: (scope) => (scope.status === undefined ? scope.orgId : `${scope.orgId}\u0000${scope.status}`),
+  async entryAfter(db, scope, after, skip) {
+    const key = { orgId: scope.orgId, afterCreatedAt: after.at, afterId: after.id, skip };
+    const { rows } = scope.status === undefined ? await nextCheckpointQuery(db, key) : await nextStatusCheckpointQuery(db, { ...key, status: scope.status });
+    return rows[0] && ({ at: rows[0].created_at, id: rows[0].id } satisfies ListKey);
+  },
+  async countAfter(db, scope, after) {
+    const key = { orgId: scope.orgId, afterCreatedAt: after.at, afterId: after.id };
+    const { rows } = scope.status === undefined ? await countAfterQuery(db, key) : await countStatusAfterQuery(db, { ...key, status: scope.status });
+    return Number(rows[0]?.n ?? 0);
+  },
+};
 
 type AfterKey = { orgId: string; afterCreatedAt: string; afterId: string };
-
-function nextCheckpoint(db: Executor, scope: ListScope, after: ListKey, skip: number) {
-  const key = { orgId: scope.orgId, afterCreatedAt: after.createdAt, afterId: after.id, skip };
-  return scope.status === undefined ? nextCheckpointQuery(db, key) : nextStatusCheckpointQuery(db, { ...key, status: scope.status });
-}
-
-function countAfter(db: Executor, scope: ListScope, after: ListKey) {
-  const key = { orgId: scope.orgId, afterCreatedAt: after.createdAt, afterId: after.id };
-  return scope.status === undefined ? countAfterQuery(db, key) : countStatusAfterQuery(db, { ...key, status: scope.status });
-}
 
 /**
  * The entries of a list after a sort key: rows of the (org_id, [status,] created_at, id) index. Whether

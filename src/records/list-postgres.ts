@@ -3,21 +3,18 @@ import type { Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { Page } from '../db/page.js';
 import type { ListCheckpoints, ListScope } from './list-checkpoints.js';
+import { DEEP_WALK_CHECKPOINTS, inListOrder, type PageWalk, type WalkOrder } from '../db/list-pages.js';
 import {
-  DEEP_WALK_CHECKPOINTS,
   RecordListReads,
   filtersByStatusOnly,
-  inListOrder,
   assigneePageRecords,
   assigneeTotalQuery,
   filtersByAssigneeOnly,
   narrow,
   organizationRecords,
   type MatchingRecords,
-  type PageWalk,
   type RecordFilter,
   type RowForm,
-  type WalkOrder,
 } from './list-repository.js';
 import { postgresRecordCounts, postgresTotal } from './record-counts-postgres.js';
 import { JSON_COLUMNS, WORK_ORDER_FIELDS } from './repository.js';

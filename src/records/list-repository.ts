@@ -1,12 +1,13 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Compilable, QueryResult, SelectQueryBuilder } from 'kysely';
-import type { Db, Executor } from '../db/database.js';
+import type { Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { RecordsTable } from './tables.js';
 import type { Tables } from '../db/tables.js';
 import type { RecordCounts } from './record-counts.js';
 import type { Page } from '../db/page.js';
-import { BEFORE_OLDEST, type FoundCheckpoints, type ListCheckpoints, type ListScope, type RebuildUnderway } from './list-checkpoints.js';
+import type { ListCheckpoints, ListScope } from './list-checkpoints.js';
+import { inListOrder, inOneSnapshot, pageInOneSnapshot, pageWalk, type CheckpointedList, type PageWalk, type WalkOrder } from '../db/list-pages.js';
 import type { RecordListQuery } from './schemas.js';
 
 /** A list's filter: the query's, with `overdue` read against `now` (set by RecordService). */
@@ -138,59 +139,22 @@ export class RecordListReads implements RecordLists {
     return inListOrder(result.rows, walk);
   }
 
-  /**
-   * A page of a list (the whole list, or one status's) with its total, in one snapshot: a shallow page
-   * the plain way; a deep one from the nearest checkpoint below it (ListCheckpoints), or the plain way
-   * when the checkpoints cannot be used (see checkpointsFor). The total, the status's generation, the
-   * check of the checkpoints and the page come from one snapshot,
-   * so concurrent writes can neither pass a stale checkpoint nor skip or repeat a row; checkpoints taken
-   * are remembered once that snapshot has committed (not at all inside a caller's transaction, whose
-   * fate is not known here). While another request takes the list's checkpoints from scratch, the page
-   * ends its snapshot, waits for them and reads again (once), rather than walk half the list meanwhile.
-   */
-  private async listInOneSnapshot(
-    db: Executor,
-    scope: ListScope,
-    page: Page,
-    form: RowForm,
-    checkpoints: ListCheckpoints,
-  ): Promise<{ rows: unknown[]; total: number }> {
-    let found: FoundCheckpoints | undefined;
-    const read = async (snapshot: Executor, canWait: boolean): Promise<{ rows: unknown[]; total: number } | RebuildUnderway> => {
-      const { total, generation } = await this.listSize(snapshot, scope);
-      const walk = pageWalk(page, total);
-      if (!walk) return { rows: [], total };
-      if (walk.offset < DEEP_WALK_CHECKPOINTS * checkpoints.spacing) return { rows: await this.plainPage(snapshot, scope, walk, form), total };
-      const answer = await checkpoints.checkpointsFor(snapshot, scope, total, generation, canWait);
-      if (answer && 'rebuildUnderway' in answer) return answer;
-      found = answer;
-      if (!found) return { rows: await this.plainPage(snapshot, scope, walk, form), total };
-      const end = total - page.offset; // positions counted from the oldest: the page is [start, end)
-      const start = Math.max(0, end - page.limit);
-      const below = Math.min(Math.floor(start / checkpoints.spacing), found.keys.length);
-      const after = below === 0 ? BEFORE_OLDEST : found.keys[below - 1]!;
-      const window = { orgId: scope.orgId, afterCreatedAt: after.createdAt, afterId: after.id, limit: end - start, offset: start - below * checkpoints.spacing };
-      const result =
-        scope.status === undefined
-          ? await this.organizationPageAfterQueries[form](snapshot, window)
-          : await this.statusPageAfterQueries[form](snapshot, { ...window, status: scope.status });
-      return { rows: result.rows.reverse(), total };
+  /** A page of a list (the whole list, or one status's) with its total, in one snapshot (pageInOneSnapshot). */
+  private listInOneSnapshot(db: Executor, scope: ListScope, page: Page, form: RowForm, checkpoints: ListCheckpoints): Promise<{ rows: unknown[]; total: number }> {
+    const list: CheckpointedList<ListScope, unknown> = {
+      checkpoints,
+      size: (snapshot) => this.listSize(snapshot, scope),
+      plainPage: (snapshot, _scope, walk) => this.plainPage(snapshot, scope, walk, form),
+      pageAfter: async (snapshot, _scope, { after, limit, offset }) => {
+        const window = { orgId: scope.orgId, afterCreatedAt: after.at, afterId: after.id, limit, offset };
+        const result =
+          scope.status === undefined
+            ? await this.organizationPageAfterQueries[form](snapshot, window)
+            : await this.statusPageAfterQueries[form](snapshot, { ...window, status: scope.status });
+        return result.rows;
+      },
     };
-    let committed = false;
-    try {
-      if (db.isTransaction) return readPage(await read(db, false));
-      for (let canWait = true; ; canWait = false) {
-        const answer = await snapshotTransaction(db as Db).execute((snapshot) => read(snapshot, canWait));
-        if ('rebuildUnderway' in answer) {
-          await answer.rebuildUnderway;
-          continue;
-        }
-        committed = true;
-        return answer;
-      }
-    } finally {
-      found?.done(committed);
-    }
+    return pageInOneSnapshot(db, list, scope, page);
   }
 
   /** How many work orders a list holds, and its status's generation (moves; 0 for the whole list). */
@@ -199,26 +163,6 @@ export class RecordListReads implements RecordLists {
     const { total, moves } = await this.counts.statusTotal(db, scope.orgId, scope.status);
     return { total, generation: moves };
   }
-}
-
-/**
- * `read`'s statements in one snapshot: a read-only repeatable-read transaction, or the caller's
- * transaction (one snapshot there on SQLite, and on PostgreSQL if the caller chose repeatable read). A
- * page and its total read apart could otherwise disagree while work orders are created: the total
- * counted before a create, the page read after it.
- */
-async function inOneSnapshot<T>(db: Executor, read: (snapshot: Executor) => Promise<T>): Promise<T> {
-  if (db.isTransaction) return read(db);
-  return snapshotTransaction(db as Db).execute(read);
-}
-
-/**
- * A read-only repeatable-read transaction: one snapshot on PostgreSQL; on SQLite the connection held,
- * in a read group rather than a write group (no write lock taken, no commit waited for unless writes
- * were already open).
- */
-function snapshotTransaction(db: Db) {
-  return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only');
 }
 
 /** Whether at most `status` narrows the list: its total then comes from the maintained counts. */
@@ -318,46 +262,6 @@ export function assigneePageRecords(db: Executor, p: AssigneeWindow, order: Walk
     .limit(p.limit)
     .offset(p.offset);
   return db.selectFrom(ids.as('page')).crossJoin('records').whereRef('records.id', '=', 'page.record_id') as unknown as MatchingRecords;
-}
-
-/**
- * A page is read from a checkpoint once OFFSET would walk this many checkpoint spacings: below it,
- * walking is no dearer than checking the checkpoints (which walks up to two spacings).
- */
-export const DEEP_WALK_CHECKPOINTS = 4;
-
-/** A page read without waiting: only a caller that may wait is ever told to. */
-function readPage(answer: { rows: unknown[]; total: number } | RebuildUnderway): { rows: unknown[]; total: number } {
-  if ('rebuildUnderway' in answer) throw new Error('a read that may not wait was told to wait for a rebuild');
-  return answer;
-}
-
-export type WalkOrder = 'newest-first' | 'oldest-first';
-
-/** Which index entries a page reads: `limit` entries after skipping `offset`, walking from one end of the list. */
-export interface PageWalk {
-  order: WalkOrder;
-  limit: number;
-  offset: number;
-}
-
-/**
- * OFFSET walks the index one entry at a time, so its cost grows with the offset; a page in the older
- * half of the list is nearer the other end, so it is read walking up from the oldest entry instead
- * (same rows, put back newest first by inListOrder). No page then walks more than half the list, and
- * one near the oldest end walks only the entries between it and that end. An offset at or past
- * `total` reads nothing; this is exact because `total` is.
- */
-function pageWalk(page: Page, total: number): PageWalk | undefined {
-  if (page.offset >= total) return undefined;
-  if (page.offset + page.limit / 2 <= total / 2) return { order: 'newest-first', limit: page.limit, offset: page.offset };
-  const end = total - page.offset; // position, counted from the oldest, just past the page's newest row
-  const start = Math.max(0, end - page.limit);
-  return { order: 'oldest-first', limit: end - start, offset: start };
-}
-
-export function inListOrder<T>(rows: T[], walk: PageWalk): T[] {
-  return walk.order === 'newest-first' ? rows : rows.reverse();
 }
 
 type AfterKey = { orgId: string; afterCreatedAt: string; afterId: string; limit: number; offset: number };
