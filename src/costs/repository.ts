@@ -113,19 +113,3 @@ export async function listRecordLines(db: Executor, recordId: string, kind: Cost
   ]);
   return { rows, total: Number(total.n) };
 }
-
-/**
- * One page of an organization's cost lines, oldest change first (updated_at, then id: a line's
- * updatedAt moves only when it is posted), and the exact total. Both read the index of the filter.
- */
-export async function listCostLines(db: Executor, orgId: string, filter: CostLineFilter, page: Page): Promise<{ rows: CostLinesTable[]; total: number }> {
-  let lines = db.selectFrom('cost_lines').where('org_id', '=', orgId);
-  if (filter.posted !== undefined) lines = lines.where('posted', '=', filter.posted ? 1 : 0);
-  if (filter.recordId !== undefined) lines = lines.where('record_id', '=', filter.recordId);
-  if (filter.updatedAfter !== undefined) lines = lines.where('updated_at', '>=', filter.updatedAfter);
-  const [rows, total] = await Promise.all([
-    lines.selectAll().orderBy('updated_at', 'asc').orderBy('id', 'asc').limit(page.limit).offset(page.offset).execute(),
-    lines.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
-}

@@ -17,6 +17,7 @@ import { findStored } from '../attachments/repository.js';
 import { findRecordForUpdate, writeRecordCosts } from '../records/repository.js';
 import type { RecordsTable } from '../records/tables.js';
 import type { CostLinesTable } from './tables.js';
+import { CostLineLists } from './line-lists.js';
 import { costsJson, totalsOf, withLine, type CostTotals } from './totals.js';
 import { MAX_LABOR_MINUTES, type CostKind, type CostLine, type CreateLaborInput, type CreateOtherCostInput, type IssuePartInput, type Labor, type OtherCost, type PartLine } from './schemas.js';
 import {
@@ -24,7 +25,6 @@ import {
   findCostLine,
   findReversalOf,
   insertCostLine,
-  listCostLines,
   listRecordLines,
   markPosted,
   toCostLine,
@@ -90,6 +90,7 @@ export class CostService {
     private readonly clock: Clock,
     private readonly organizations: OrganizationService,
     private readonly parts: PartService,
+    private readonly lineLists = new CostLineLists(),
   ) {}
 
   async addLabor(orgId: string, recordId: string, input: CreateLaborInput, within?: InTransaction<Labor>): Promise<Labor> {
@@ -192,7 +193,7 @@ export class CostService {
   }
 
   async listLines(orgId: string, filter: CostLineFilter, page: Page): Promise<{ costLines: CostLine[]; total: number }> {
-    const { rows, total } = await listCostLines(this.db, orgId, withCanonicalUpdatedAfter(filter), page);
+    const { rows, total } = await this.lineLists.page(this.db, orgId, withCanonicalUpdatedAfter(filter), page);
     return { costLines: rows.map(toCostLine), total };
   }
 

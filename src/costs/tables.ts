@@ -35,8 +35,20 @@ export interface CostLinesTable {
   updated_at: string;
 }
 
+/**
+ * Per organization and `posted`, how many cost lines there are and how often one left the list or
+ * moved in it (kept by triggers: migration 0029). GET /cost-lines reads its totals here.
+ */
+export interface CostLineCountersTable {
+  org_id: string;
+  posted: number;
+  lines: number | string;
+  moves: number | string;
+}
+
 declare module '../db/tables.js' {
   interface Tables {
     cost_lines: CostLinesTable;
+    cost_line_counters: CostLineCountersTable;
   }
 }

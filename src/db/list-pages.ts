@@ -12,22 +12,22 @@ export interface PageWalk {
 }
 
 /**
- * OFFSET walks the index one entry at a time, so its cost grows with the offset; a page in the older
- * half of the list is nearer the other end, so it is read walking up from the oldest entry instead
- * (same rows, put back newest first by inListOrder). No page then walks more than half the list, and
- * one near the oldest end walks only the entries between it and that end. An offset at or past
- * `total` reads nothing; this is exact because `total` is.
+ * OFFSET walks the index one entry at a time, so its cost grows with the offset; a page in the far half
+ * of the list (the older half of a newest-first list) is nearer the other end, so it is read walking
+ * from that end instead (same rows, put back in the list's order by inListOrder). No page then walks
+ * more than half the list, and one near the far end walks only the entries between it and that end. An
+ * offset at or past `total` reads nothing; this is exact because `total` is.
  */
-export function pageWalk(page: Page, total: number): PageWalk | undefined {
+export function pageWalk(page: Page, total: number, listOrder: WalkOrder = 'newest-first'): PageWalk | undefined {
   if (page.offset >= total) return undefined;
-  if (page.offset + page.limit / 2 <= total / 2) return { order: 'newest-first', limit: page.limit, offset: page.offset };
-  const end = total - page.offset; // position, counted from the oldest, just past the page's newest row
+  if (page.offset + page.limit / 2 <= total / 2) return { order: listOrder, limit: page.limit, offset: page.offset };
+  const end = total - page.offset; // position, counted from the far end, just past the page's last row
   const start = Math.max(0, end - page.limit);
-  return { order: 'oldest-first', limit: end - start, offset: start };
+  return { order: listOrder === 'newest-first' ? 'oldest-first' : 'newest-first', limit: end - start, offset: start };
 }
 
-export function inListOrder<T>(rows: T[], walk: PageWalk): T[] {
-  return walk.order === 'newest-first' ? rows : rows.reverse();
+export function inListOrder<T>(rows: T[], walk: PageWalk, listOrder: WalkOrder = 'newest-first'): T[] {
+  return walk.order === listOrder ? rows : rows.reverse();
 }
 
 /**
@@ -58,10 +58,12 @@ function snapshotTransaction(db: Db) {
 
 /** A list that keeps checkpoints in its index: how pageInOneSnapshot reads one. */
 export interface CheckpointedList<Scope, Row> {
+  /** The list's order: work orders newest first, cost lines oldest change first. */
+  order: WalkOrder;
   checkpoints: IndexCheckpoints<Scope>;
   /** How many entries the list holds, and its generation (IndexCheckpoints): both maintained, not counted. */
   size(snapshot: Executor, scope: Scope): Promise<{ total: number; generation: number }>;
-  /** A page read the plain way, OFFSET from the end `walk` names, in list order (newest first). */
+  /** A page read the plain way, OFFSET from the end `walk` names, in the list's order. */
   plainPage(snapshot: Executor, scope: Scope, walk: PageWalk): Promise<Row[]>;
   /** `limit` entries after skipping `offset` of those sorting after `after`, oldest first. */
   pageAfter(snapshot: Executor, scope: Scope, window: { after: ListKey; limit: number; offset: number }): Promise<Row[]>;
@@ -82,19 +84,20 @@ export async function pageInOneSnapshot<Scope, Row>(db: Executor, list: Checkpoi
   let found: FoundCheckpoints | undefined;
   const read = async (snapshot: Executor, canWait: boolean): Promise<{ rows: Row[]; total: number } | RebuildUnderway> => {
     const { total, generation } = await list.size(snapshot, scope);
-    const walk = pageWalk(page, total);
+    const walk = pageWalk(page, total, list.order);
     if (!walk) return { rows: [], total };
     if (walk.offset < DEEP_WALK_CHECKPOINTS * checkpoints.spacing) return { rows: await list.plainPage(snapshot, scope, walk), total };
     const answer = await checkpoints.checkpointsFor(snapshot, scope, total, generation, canWait);
     if (answer && 'rebuildUnderway' in answer) return answer;
     found = answer;
     if (!found) return { rows: await list.plainPage(snapshot, scope, walk), total };
-    const end = total - page.offset; // positions counted from the oldest: the page is [start, end)
-    const start = Math.max(0, end - page.limit);
+    // Positions counted from the oldest: the page is [start, end).
+    const start = list.order === 'newest-first' ? Math.max(0, total - page.offset - page.limit) : page.offset;
+    const end = list.order === 'newest-first' ? total - page.offset : Math.min(total, page.offset + page.limit);
     const below = Math.min(Math.floor(start / checkpoints.spacing), found.keys.length);
     const after = below === 0 ? BEFORE_OLDEST : found.keys[below - 1]!;
     const rows = await list.pageAfter(snapshot, scope, { after, limit: end - start, offset: start - below * checkpoints.spacing });
-    return { rows: rows.reverse(), total };
+    return { rows: list.order === 'newest-first' ? rows.reverse() : rows, total };
   };
   let committed = false;
   try {

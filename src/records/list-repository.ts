@@ -142,6 +142,7 @@ export class RecordListReads implements RecordLists {
   /** A page of a list (the whole list, or one status's) with its total, in one snapshot (pageInOneSnapshot). */
   private listInOneSnapshot(db: Executor, scope: ListScope, page: Page, form: RowForm, checkpoints: ListCheckpoints): Promise<{ rows: unknown[]; total: number }> {
     const list: CheckpointedList<ListScope, unknown> = {
+      order: 'newest-first',
       checkpoints,
       size: (snapshot) => this.listSize(snapshot, scope),
       plainPage: (snapshot, _scope, walk) => this.plainPage(snapshot, scope, walk, form),
