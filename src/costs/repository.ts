@@ -1,6 +1,7 @@
 import type { Executor } from '../db/database.js';
 import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
+import { preparedQuery } from '../db/prepared.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import { formatMoney, minorUnitsOf, type Money } from '../money/money.js';
 import { formatQuantity } from '../parts/quantity.js';
@@ -76,8 +77,11 @@ export function toOtherCost(row: CostLinesTable): OtherCost {
 }
 
 export async function insertCostLine(db: Executor, row: CostLinesTable): Promise<void> {
-  await db.insertInto('cost_lines').values(row).execute();
+  await insertCostLineQuery(db, row);
 }
+
+/** Every line carries every column (blankLine), so one statement fits them all. */
+const insertCostLineQuery = preparedQuery((db, row: CostLinesTable) => db.insertInto('cost_lines').values(row));
 
 /** The organization's cost line; with `lockForUpdate`, PostgreSQL holds it until the caller's transaction ends (a post, a reversal). */
 export function findCostLine(db: Executor, orgId: string, id: string, lockForUpdate = false): Promise<CostLinesTable | undefined> {

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
+import { preparedQuery } from './prepared.js';
 import { takesRowLocks } from './row-locks.js';
 import type { Executor } from './database.js';
 import type { Tables } from './tables.js';
@@ -52,14 +53,28 @@ export async function findInOrganization<T extends VersionedTable>(
   id: string,
   lockForShare = false,
 ): Promise<Selectable<Tables[T]> | undefined> {
-  const row = await untyped(db)
-    .selectFrom(table as VersionedTable)
-    .selectAll()
-    .where('id', '=', id)
-    .where('org_id', IN_ORGANIZATION, orgId)
-    .$if(lockForShare && takesRowLocks(db), (q) => q.forShare())
-    .executeTakeFirst();
-  return row as Selectable<Tables[T]> | undefined;
+  const key = `${table}${lockForShare ? ' for share' : ''}`;
+  let find = findQueries.get(key);
+  if (!find) findQueries.set(key, (find = findQuery(table, lockForShare)));
+  return (await find(db, { orgId, id })).rows[0] as Selectable<Tables[T]> | undefined;
+}
+
+/**
+ * One compiled lookup per table and lock, made on first use: these lookups check every reference a
+ * write names (a location, an asset, a person), several per write. Whether FOR SHARE is written is
+ * the database's (takesRowLocks), fixed per adapter as preparedQuery compiles per adapter.
+ */
+const findQueries = new Map<string, ReturnType<typeof findQuery>>();
+
+function findQuery(table: VersionedTable, lockForShare: boolean) {
+  return preparedQuery((db, p: { orgId: string; id: string }) =>
+    untyped(db)
+      .selectFrom(table)
+      .selectAll()
+      .where('id', '=', p.id)
+      .where('org_id', IN_ORGANIZATION, p.orgId)
+      .$if(lockForShare && takesRowLocks(db), (q) => q.forShare()),
+  );
 }
 
 /** Strong entity tag from a row's version counter. */

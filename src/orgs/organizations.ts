@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { preparedQuery } from '../db/prepared.js';
 import type { OrganizationsTable } from './tables.js';
 import { errors } from '../errors.js';
 import { newId, looksLikeId } from '../ids.js';
@@ -61,8 +62,10 @@ export class OrganizationService {
 
   /** The currency of the organization's amounts, read in the caller's transaction when given. */
   async currencyOf(orgId: string, executor: Executor = this.db): Promise<string> {
-    const row = await executor.selectFrom('organizations').select('currency').where('id', '=', orgId).executeTakeFirst();
+    const [row] = (await currencyQuery(executor, { orgId })).rows;
     if (!row) throw errors.notFound(`Organization "${orgId}"`);
     return row.currency;
   }
 }
+
+const currencyQuery = preparedQuery((db, p: { orgId: string }) => db.selectFrom('organizations').select('currency').where('id', '=', p.orgId));

@@ -2,6 +2,7 @@ import { sql, type Updateable } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
+import { preparedQuery } from '../db/prepared.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import { formatMoney, minorUnitsOf } from '../money/money.js';
 import { formatQuantity } from './quantity.js';
@@ -42,16 +43,28 @@ export function toMovement(row: StockMovementsTable): StockMovement {
 }
 
 /** The organization's part; with `lock`, PostgreSQL keeps it from changing (its price) until the caller's transaction ends. */
-export function findPart(db: Executor, orgId: string, id: string, lock: 'share' | 'update' | undefined = undefined): Promise<PartsTable | undefined> {
-  return db
-    .selectFrom('parts')
-    .selectAll()
-    .where('id', '=', id)
-    .where('org_id', IN_ORGANIZATION, orgId)
-    .$if(lock === 'share' && takesRowLocks(db), (q) => q.forShare())
-    .$if(lock === 'update' && takesRowLocks(db), (q) => q.forUpdate())
-    .executeTakeFirst();
+export async function findPart(db: Executor, orgId: string, id: string, lock: 'share' | 'update' | undefined = undefined): Promise<PartsTable | undefined> {
+  return (await findPartQueries[lock ?? 'none'](db, { orgId, id })).rows[0];
 }
+
+/**
+ * Compiled once per lock (an issue's first statements: bench "Costs"). Whether a lock is taken is
+ * the database's (takesRowLocks), fixed per adapter as preparedQuery compiles per adapter.
+ */
+const findPartQueries = Object.fromEntries(
+  (['none', 'share', 'update'] as const).map((lock) => [
+    lock,
+    preparedQuery((db, p: { orgId: string; id: string }) =>
+      db
+        .selectFrom('parts')
+        .selectAll()
+        .where('id', '=', p.id)
+        .where('org_id', IN_ORGANIZATION, p.orgId)
+        .$if(lock === 'share' && takesRowLocks(db), (q) => q.forShare())
+        .$if(lock === 'update' && takesRowLocks(db), (q) => q.forUpdate()),
+    ),
+  ]),
+) as Record<'none' | 'share' | 'update', (db: Executor, p: { orgId: string; id: string }) => Promise<{ rows: PartsTable[] }>>;
 
 export async function insertPart(db: Executor, row: PartsTable): Promise<void> {
   await db.insertInto('parts').values(row).execute();
@@ -98,15 +111,18 @@ export async function findStock(db: Executor, partId: string, locationId: string
  * here to the commit; SQLite's writer is alone). Undefined when not enough is on hand.
  */
 export async function decrementStock(db: Executor, partId: string, locationId: string, milli: bigint, now: string): Promise<PartStockTable | undefined> {
-  return db
-    .updateTable('part_stock')
-    .set({ on_hand_milli: sql`on_hand_milli - ${Number(milli)}`, updated_at: now })
-    .where('part_id', '=', partId)
-    .where('location_id', '=', locationId)
-    .where('on_hand_milli', '>=', Number(milli))
-    .returningAll()
-    .executeTakeFirst();
+  return (await decrementStockQuery(db, { partId, locationId, milli: Number(milli), now })).rows[0];
 }
+
+const decrementStockQuery = preparedQuery((db, p: { partId: string; locationId: string; milli: number; now: string }) =>
+  db
+    .updateTable('part_stock')
+    .set({ on_hand_milli: sql`on_hand_milli - ${p.milli}`, updated_at: p.now })
+    .where('part_id', '=', p.partId)
+    .where('location_id', '=', p.locationId)
+    .where('on_hand_milli', '>=', p.milli)
+    .returningAll(),
+);
 
 /** Adds `milli` to the on-hand at a location, creating its stock row on the first receipt. */
 export async function incrementStock(db: Executor, orgId: string, partId: string, locationId: string, milli: bigint, now: string): Promise<PartStockTable> {
@@ -123,8 +139,10 @@ export async function setBelowReorder(db: Executor, partId: string, locationId: 
 }
 
 export async function insertMovement(db: Executor, row: StockMovementsTable): Promise<void> {
-  await db.insertInto('stock_movements').values(row).execute();
+  await insertMovementQuery(db, row);
 }
+
+const insertMovementQuery = preparedQuery((db, row: StockMovementsTable) => db.insertInto('stock_movements').values(row));
 
 /** One page of a part's ledger, newest first, and the exact total. */
 export async function listMovements(db: Executor, partId: string, page: Page): Promise<{ rows: StockMovementsTable[]; total: number }> {

@@ -177,8 +177,13 @@ export async function updateRecordIfVersion(db: Executor, current: RecordsTable,
  * writer is alone): a work order's cost lines and their totals are written one transaction at a time.
  */
 export async function findRecordForUpdate(db: Executor, orgId: string, id: string): Promise<RecordsTable | undefined> {
-  return db.selectFrom('records').selectAll().where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).$if(takesRowLocks(db), (q) => q.forUpdate()).executeTakeFirst();
+  return (await findRecordForUpdateQuery(db, { orgId, id })).rows[0];
 }
+
+// Whether FOR UPDATE is written is the database's (takesRowLocks), fixed per adapter as preparedQuery compiles per adapter.
+const findRecordForUpdateQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
+  db.selectFrom('records').selectAll().where('id', '=', p.id).where('org_id', IN_ORGANIZATION, p.orgId).$if(takesRowLocks(db), (q) => q.forUpdate()),
+);
 
 /**
  * Writes a work order's cost totals as a new version of it (its `updatedAt` moves, so an incremental
