@@ -1,9 +1,15 @@
+import { intervalLoop } from '../background-loop.js';
+import type { JobDefinition } from '../jobs/job-registry.js';
 import { defineFeature } from '../feature.js';
 import { COST_EVENTS } from './events.js';
 import { costRoutes } from './routes.js';
 import { costComponents } from './schemas.js';
 import { costExamples } from './examples.js';
 import { CostService } from './service.js';
+import { CostLineLists, type LineListSize } from './line-lists.js';
+import { sqliteLineListSize } from './line-counts-sqlite.js';
+import { foldCostLineCountDeltas, postgresLineListSize } from './line-counts-postgres.js';
+import { byDialect } from '../db/database.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
@@ -13,6 +19,9 @@ declare module '../feature.js' {
 declare module '../keys/scopes.js' {
   interface ScopeCatalogue extends Record<keyof typeof COST_SCOPES, string> {}
 }
+
+/** How often cost-line count deltas are folded (PostgreSQL): a cost-line list reads at most about this long's worth. */
+const COST_LINE_COUNT_FOLD_INTERVAL_MS = 1_000;
 
 const COST_SCOPES = {
   'costs:read': 'Read the labor, parts used and other costs of work orders, and their cost lines.',
@@ -27,8 +36,23 @@ export const costsFeature = defineFeature({
   events: COST_EVENTS,
   schemas: costComponents,
   examples: costExamples,
-  build({ database, clock, services }) {
-    const costs = new CostService(database.db, clock, services.organizations, services.parts);
-    return { services: { costs }, api: costRoutes(costs) };
+  build({ database, clock, services, logger }) {
+    // Cost-line counts are appended as deltas on PostgreSQL (migration 0029); folding them keeps the readers' sums short.
+    const storage = byDialect<{ size: LineListSize; jobs: JobDefinition[] }>(database, {
+      sqlite: () => ({ size: sqliteLineListSize, jobs: [] }),
+      postgres: () => ({
+        size: postgresLineListSize,
+        jobs: [
+          {
+            placement: 'every-worker',
+            periodMs: COST_LINE_COUNT_FOLD_INTERVAL_MS,
+            does: 'folds appended cost-line count deltas into the counters',
+            loop: intervalLoop({ name: 'cost-line-count-fold', intervalMs: COST_LINE_COUNT_FOLD_INTERVAL_MS, work: () => foldCostLineCountDeltas(database.db), logger, errorMessage: 'folding cost-line count deltas failed' }),
+          },
+        ],
+      }),
+    });
+    const costs = new CostService(database.db, clock, services.organizations, services.parts, new CostLineLists(storage.size));
+    return { services: { costs }, api: costRoutes(costs), jobs: storage.jobs };
   },
 });

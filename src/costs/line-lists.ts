@@ -21,12 +21,15 @@ import type { CostLineFilter } from './repository.js';
 export class CostLineLists {
   private readonly list: CheckpointedList<LineScope, CostLinesTable>;
 
-  constructor(readonly checkpoints = new CostLineCheckpoints()) {
+  constructor(
+    size: LineListSize,
+    readonly checkpoints = new CostLineCheckpoints(),
+  ) {
     this.list = {
       order: 'oldest-first',
       checkpoints,
       size: async (db, scope) => {
-        const [row] = (scope.posted === undefined ? await organizationSize(db, scope) : await postedSize(db, { ...scope, posted: scope.posted })).rows;
+        const row = await size(db, scope);
         return { total: Number(row?.lines ?? 0), generation: Number(row?.moves ?? 0) };
       },
       plainPage: async (db, scope, walk) => inListOrder((await plainPageQueries[walk.order][scopeShape(scope)](db, { ...scope, posted: scope.posted ?? 0, limit: walk.limit, offset: walk.offset })).rows, walk, 'oldest-first'),
@@ -54,7 +57,7 @@ export class CostLineLists {
 }
 
 /** Which list: an organization's cost lines, or those posted (1) or not (0). */
-interface LineScope {
+export interface LineScope {
   orgId: string;
   posted?: number;
 }
@@ -117,16 +120,11 @@ const entryAfterQueries = forEachShape((shape) =>
 
 const countAfterQueries = forEachShape((shape) => preparedQuery((db, p: AfterKey) => linesAfter(db, shape, p).select((eb) => eb.fn.countAll<number>().as('n'))));
 
-const postedSize = preparedQuery((db, p: { orgId: string; posted: number }) =>
-  db.selectFrom('cost_line_counters').select(['lines', 'moves']).where('org_id', '=', p.orgId).where('posted', '=', p.posted),
-);
-
-const organizationSize = preparedQuery((db, p: { orgId: string }) =>
-  db
-    .selectFrom('cost_line_counters')
-    .select((eb) => [eb.fn.coalesce(eb.fn.sum<number>('lines'), eb.lit(0)).as('lines'), eb.fn.coalesce(eb.fn.sum<number>('moves'), eb.lit(0)).as('moves')])
-    .where('org_id', '=', p.orgId),
-);
+/**
+ * How many lines a list holds and its generation: the counters, plus on PostgreSQL the deltas not
+ * folded yet (migration 0029). One per database: line-counts-sqlite.ts, line-counts-postgres.ts.
+ */
+export type LineListSize = (db: Executor, scope: LineScope) => Promise<{ lines: number | string; moves: number | string } | undefined>;
 
 const lineIndex: CheckpointIndex<LineScope> = {
   listId: (scope) => (scope.posted === undefined ? scope.orgId : `${scope.orgId}\u0000${scope.posted}`),

@@ -17,7 +17,7 @@ import { findStored } from '../attachments/repository.js';
 import { findRecordForUpdate, writeRecordCosts } from '../records/repository.js';
 import type { RecordsTable } from '../records/tables.js';
 import type { CostLinesTable } from './tables.js';
-import { CostLineLists } from './line-lists.js';
+import type { CostLineLists } from './line-lists.js';
 import { costsJson, totalsOf, withLine, type CostTotals } from './totals.js';
 import { MAX_LABOR_MINUTES, type CostKind, type CostLine, type CreateLaborInput, type CreateOtherCostInput, type IssuePartInput, type Labor, type OtherCost, type PartLine } from './schemas.js';
 import {
@@ -90,7 +90,7 @@ export class CostService {
     private readonly clock: Clock,
     private readonly organizations: OrganizationService,
     private readonly parts: PartService,
-    private readonly lineLists = new CostLineLists(),
+    private readonly lineLists: CostLineLists,
   ) {}
 
   async addLabor(orgId: string, recordId: string, input: CreateLaborInput, within?: InTransaction<Labor>): Promise<Labor> {

@@ -6,7 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Executor } from '../../src/db/database.js';
+import { sql } from 'kysely';
 import { CostLineCheckpoints, CostLineLists } from '../../src/costs/line-lists.js';
+import { foldCostLineCountDeltas, postgresLineListSize } from '../../src/costs/line-counts-postgres.js';
+import { sqliteLineListSize } from '../../src/costs/line-counts-sqlite.js';
 import type { CostLinesTable } from '../../src/costs/tables.js';
 import { costLineCounters } from '../../src/db/migrations/0029-cost-line-counters.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
@@ -74,25 +77,38 @@ for (const dialect of TEST_DIALECTS) {
       }
     }
 
+    /** The counters by `posted`, with on PostgreSQL the deltas not folded yet: what a list reads. */
+    async function counters(): Promise<Record<number, { lines: number; moves: number }>> {
+      const kept: Record<number, { lines: number; moves: number }> = {};
+      const add = (posted: number, lines: unknown, moves: unknown) => {
+        const entry = (kept[posted] ??= { lines: 0, moves: 0 });
+        entry.lines += Number(lines);
+        entry.moves += Number(moves);
+      };
+      for (const row of await db.selectFrom('cost_line_counters').select(['posted', 'lines', 'moves']).where('org_id', '=', tenant.orgId).execute()) add(row.posted, row.lines, row.moves);
+      if (dialect === 'postgres') {
+        const deltas = await sql<{ posted: number; lines_delta: number; moves_delta: number }>`SELECT posted, lines_delta, moves_delta FROM cost_line_count_deltas WHERE org_id = ${tenant.orgId}`.execute(db);
+        for (const row of deltas.rows) add(row.posted, row.lines_delta, row.moves_delta);
+      }
+      return kept;
+    }
+
     async function assertCountersExact(): Promise<void> {
       const counted = await db.selectFrom('cost_lines').select(['posted', (eb) => eb.fn.countAll<number>().as('n')]).where('org_id', '=', tenant.orgId).groupBy('posted').execute();
-      const kept = await db.selectFrom('cost_line_counters').select(['posted', 'lines']).where('org_id', '=', tenant.orgId).execute();
-      const byPosted = (rows: { posted: number; n?: unknown; lines?: unknown }[]) =>
-        Object.fromEntries(rows.map((row) => [row.posted, Number(row.n ?? row.lines)]).filter(([, n]) => n !== 0));
-      assert.deepEqual(byPosted(kept), byPosted(counted));
+      const lines = Object.fromEntries(Object.entries(await counters()).map(([posted, { lines }]) => [posted, lines]).filter(([, n]) => n !== 0));
+      assert.deepEqual(lines, Object.fromEntries(counted.map((row) => [row.posted, Number(row.n)])));
     }
 
     /** cost_line_counters.moves by `posted`: what tells checkpoints of a list that an entry left it or moved in it. */
     async function moves(): Promise<Record<number, number>> {
-      const rows = await db.selectFrom('cost_line_counters').select(['posted', 'moves']).where('org_id', '=', tenant.orgId).execute();
-      return Object.fromEntries(rows.map((row) => [row.posted, Number(row.moves)]));
+      return Object.fromEntries(Object.entries(await counters()).map(([posted, { moves }]) => [posted, moves]));
     }
 
     it('answers every page as the slice of its list through inserts (some older than the checkpoints), ties, posts and deletes', async () => {
       const random = randomSequence(dialect === 'sqlite' ? 5 : 13);
       const ids: string[] = [];
       for (let i = 0; i < 90; i++) ids.push(await insertLine(instant(i)));
-      const lists = new CostLineLists(new CostLineCheckpoints(4));
+      const lists = new CostLineLists(dialect === 'postgres' ? postgresLineListSize : sqliteLineListSize, new CostLineCheckpoints(4));
       await assertEveryPage(lists, 'seeded');
       assert.ok((lists.checkpoints.cachedFor({ orgId: tenant.orgId, posted: 0 })?.length ?? 0) > 10, 'deep pages took checkpoints');
 
@@ -135,7 +151,20 @@ for (const dialect of TEST_DIALECTS) {
       await assertCountersExact();
       await insertLine(instant(900));
       await assertCountersExact();
-      await assertEveryPage(new CostLineLists(new CostLineCheckpoints(4)), 'after the migration ran again');
+      await assertEveryPage(new CostLineLists(dialect === 'postgres' ? postgresLineListSize : sqliteLineListSize, new CostLineCheckpoints(4)), 'after the migration ran again');
     });
+
+    if (dialect === 'postgres') {
+      it('folds the appended deltas into the counters without changing what a list reads (PostgreSQL)', async () => {
+        await insertLine(instant(901));
+        const before = await counters();
+        const deltas = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM cost_line_count_deltas WHERE org_id = ${tenant.orgId}`.execute(db)).rows[0]!.n);
+        assert.ok((await deltas()) > 0, 'writes appended deltas');
+        assert.ok((await foldCostLineCountDeltas(testApp.context.database.db)) > 0);
+        assert.equal(await deltas(), 0);
+        assert.deepEqual(await counters(), before);
+        await assertCountersExact();
+      });
+    }
   });
 }
