@@ -35,6 +35,8 @@ function completedRecord(id: string): WorkOrder {
     locationId: null,
     externalRef: null,
     metadata: { erp: 42, tags: ['a', 'b'] },
+    customFields: {},
+    checklists: [],
     source: null,
     resolutionNotes: 'Replaced the washer',
     completedAt: '2026-01-02T03:04:05.678Z',
@@ -56,6 +58,7 @@ function makeBundle(keys: ProofKeys, leafPosition = 3): ProofBundle {
       history: [{ id: 'rev_1', recordId: `rec_${i}`, action: 'complete', fromStatus: 'IN_PROGRESS', toStatus: 'COMPLETED', actor: { type: 'api_key', id: 'key_1' }, data: {}, occurredAt: '2026-01-02T03:04:05.678Z' }],
       evidence: [{ name: 'photo.jpg', sha256: 'a'.repeat(64) }],
       supersedes: null,
+      checklists: [],
     });
     return keys.signJws(canonicalBytes(statement));
   });
