@@ -309,6 +309,14 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'PATCH', url: `/api/v1/assets/${asset.id}`, payload: { model: 'X2' }, headers: { 'content-type': 'application/merge-patch+json' } });
     await call(tenant, { method: 'GET', url: `/api/v1/assets/${asset.id}/records` });
 
+    // Custom fields.
+    const field = json(await post('/api/v1/custom-fields', { key: 'floor', label: 'Floor', entity: 'record', type: 'number' }));
+    assert.equal((await post('/api/v1/custom-fields', { key: 'floor', label: 'Floor', entity: 'record', type: 'number' })).statusCode, 409);
+    await call(tenant, { method: 'GET', url: '/api/v1/custom-fields?entity=record' });
+    await call(tenant, { method: 'GET', url: `/api/v1/custom-fields/${field.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/custom-fields/${field.id}`, payload: { label: 'Storey' }, headers: { 'if-match': '"1"' } });
+    await call(tenant, { method: 'GET', url: '/api/v1/records?cf.floor[gte]=2' });
+
     // Meters and their readings.
     const meter = json(await post('/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative', assetId: asset.id }));
     assert.equal((await post('/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative', assetId: 'ast_missing' })).statusCode, 422);
@@ -597,6 +605,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       teams: await create('/api/v1/teams', { name: 'Stale team' }),
       vendors: await create('/api/v1/vendors', { name: 'Stale vendor' }),
       parts: await create('/api/v1/parts', { sku: 'STALE-1', name: 'Stale part', unit: 'pcs', unitCost: { amount: '1.00', currency: 'USD' } }),
+      'custom-fields': await create('/api/v1/custom-fields', { key: 'stale', label: 'Stale', entity: 'asset', type: 'text' }),
     };
     const bodies: Record<string, unknown> = {
       'PATCH categories': { description: 'x' },
@@ -610,6 +619,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH teams': { name: 'x' },
       'PATCH vendors': { name: 'x' },
       'PATCH parts': { name: 'x' },
+      'PATCH custom-fields': { label: 'x' },
       assign: { assignee: 'Technician 4' },
       hold: { reason: 'Parts' },
       complete: { resolutionNotes: 'Done' },
@@ -620,7 +630,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     for (const [template, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!operation.parameters?.some((p) => p.in === 'header' && p.name === 'if-match')) continue;
-        const collection = /^\/api\/v1\/([a-z]+)\/\{id\}/.exec(template)?.[1];
+        const collection = /^\/api\/v1\/([a-z-]+)\/\{id\}/.exec(template)?.[1];
         assert.ok(collection && ids[collection], `${method} ${template}: no resource to try it on`);
         const url = template.replace('{id}', ids[collection]!);
         const action = /\/\{id\}\/([a-z-]+)$/.exec(template)?.[1];

@@ -117,6 +117,8 @@ describe('the request examples of the OpenAPI document', () => {
 
     await scenario.send('createCategory', {}, { plumbing: EXAMPLE_IDS.category });
     await scenario.send('updateCategory', { id: EXAMPLE_IDS.category });
+    await scenario.send('createCustomField', {}, { boilerType: EXAMPLE_IDS.customField });
+    await scenario.send('updateCustomField', { id: EXAMPLE_IDS.customField });
     await scenario.send('createLocation', {}, { site: EXAMPLE_IDS.site, building: EXAMPLE_IDS.building });
     await scenario.send('updateLocation', { id: EXAMPLE_IDS.building });
     await scenario.send('createAsset', {}, { boiler: EXAMPLE_IDS.boiler });
