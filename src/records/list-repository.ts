@@ -100,14 +100,7 @@ export class RecordListReads implements RecordLists {
     return { recordsJson: (rows as { json: string }[]).map((row) => row.json).join(','), total };
   }
 
-  private async readList(
-    db: Executor,
-    orgId: string,
-    filter: RecordFilter,
-    page: Page,
-    form: RowForm,
-    checkpoints: ListCheckpoints,
-  ): Promise<{ rows: unknown[]; total: number }> {
+  private async readList(db: Executor, orgId: string, filter: RecordFilter, page: Page, form: RowForm, checkpoints: ListCheckpoints): Promise<{ rows: unknown[]; total: number }> {
     if (filtersByStatusOnly(filter)) return this.listInOneSnapshot(db, { orgId, status: filter.status }, page, form, checkpoints);
     const byCustomField = filter.customFields?.length === 1 && Object.entries(filter).every(([key, value]) => key === 'customFields' || key === 'now' || value === undefined) ? filter.customFields[0] : undefined;
     if (byCustomField) {
