@@ -113,6 +113,10 @@ export const NO_CUSTOM_FIELDS: CustomFieldChecks = {
 /** Query-string names of the `cf.` filters: `cf.<key>` (exact) and `cf.<key>[gt|gte|lt|lte]` (ranges). */
 export const CUSTOM_FIELD_FILTER_PATTERN = '^cf\\.[a-z][a-z0-9_]{0,39}(\\[(gt|gte|lt|lte)\\])?$';
 
+/** What a list's description says of its `cf.` filters (the document cannot list the organization's own keys as parameters). */
+export const CUSTOM_FIELD_FILTERS_DOC =
+  ' Custom fields filter too: `cf.<key>=value` is exact (text, select, boolean `true`/`false`, number, date `YYYY-MM-DD`); number and date fields take ranges, `cf.<key>[gt|gte|lt|lte]=value`, and several conditions all apply. An unknown key, or a value not of its field’s type, is 400. See docs/custom-fields.md.';
+
 /** The `patternProperties` a list's query schema adds for the `cf.` filters. */
 export const CUSTOM_FIELD_FILTERS = { [CUSTOM_FIELD_FILTER_PATTERN]: { type: 'string', maxLength: 200 } } as const;
 

@@ -90,5 +90,36 @@ describe('custom fields', () => {
     assert.equal(location.statusCode, 201, location.body);
     const heated = await tenant.request({ method: 'GET', url: '/api/v1/locations?cf.heated=true' });
     assert.equal(heated.json().total, 1);
+
+    // Dates are ranges too, compared as days; a value not of the field's type is a 400, not an empty list.
+    await defineField(tenant, { key: 'inspected_on', label: 'Inspected on', entity: 'asset', type: 'date' });
+    const dated: string[] = [];
+    for (const [tag, day] of [['D-1', '2026-01-10'], ['D-2', '2026-02-10'], ['D-3', '2026-03-10']] as const) {
+      const response = await tenant.request({ method: 'POST', url: '/api/v1/assets', payload: { name: 'Dated', tag, customFields: { inspected_on: day } } });
+      assert.equal(response.statusCode, 201, response.body);
+      dated.push(response.json().id);
+    }
+    const february = await tenant.request({ method: 'GET', url: '/api/v1/assets?cf.inspected_on[gte]=2026-02-01&cf.inspected_on[lt]=2026-03-10' });
+    assert.deepEqual(february.json().assets.map((a: { id: string }) => a.id), [dated[1]]);
+    const notADate = await tenant.request({ method: 'GET', url: '/api/v1/assets?cf.inspected_on[gte]=February' });
+    assert.equal(notADate.statusCode, 400, notADate.body);
+    const exactBoolean = await tenant.request({ method: 'GET', url: '/api/v1/locations?cf.heated=yes' });
+    assert.equal(exactBoolean.statusCode, 400, exactBoolean.body);
+  });
+
+  itOnEachDatabase('requires a required field on create and keeps requiring it on a PATCH of the values', async (t) => {
+    const tenant = await t.newTenant();
+    await defineField(tenant, { key: 'site_code', label: 'Site code', entity: 'location', type: 'text', required: true });
+    const missing = await tenant.request({ method: 'POST', url: '/api/v1/locations', payload: { name: 'No code' } });
+    assert.equal(missing.statusCode, 422, missing.body);
+    assert.equal(missing.json().code, 'custom_field_invalid');
+    assert.equal(missing.json().errors[0].field, 'body.customFields.site_code');
+    const created = await tenant.request({ method: 'POST', url: '/api/v1/locations', payload: { name: 'Coded', customFields: { site_code: 'N-1' } } });
+    assert.equal(created.statusCode, 201, created.body);
+    const removed = await tenant.request({ method: 'PATCH', url: `/api/v1/locations/${created.json().id}`, payload: { customFields: { site_code: null } } });
+    assert.equal(removed.statusCode, 422, removed.body);
+    const renamed = await tenant.request({ method: 'PATCH', url: `/api/v1/locations/${created.json().id}`, payload: { name: 'Renamed' } });
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    assert.deepEqual(renamed.json().customFields, { site_code: 'N-1' });
   });
 });
