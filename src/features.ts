@@ -15,6 +15,7 @@ import { peopleFeature } from './people/feature.js';
 import { partsFeature } from './parts/feature.js';
 import { costsFeature } from './costs/feature.js';
 import { customFieldsFeature } from './custom-fields/feature.js';
+import { checklistsFeature } from './checklists/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -38,6 +39,7 @@ export const FEATURES: readonly Feature[] = [
   partsFeature,
   costsFeature,
   customFieldsFeature,
+  checklistsFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,

@@ -28,7 +28,7 @@ export interface CompletionEvidence {
 export type EvidenceResolver = (tx: Tx, orgId: string, recordId: string, evidence: EvidenceInput[], now: string) => Promise<CompletionEvidence[]>;
 
 /** Checks that ids a work order points at exist in the caller's organization. */
-export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null; assignees?: readonly AssigneeInput[] }) => Promise<FieldError[]>;
+export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null; assignees?: readonly AssigneeInput[]; checklistIds?: readonly string[] }) => Promise<FieldError[]>;
 
 export interface CompletionContext {
   /** The organization of the work order (the API representation does not carry it). */

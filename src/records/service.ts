@@ -91,6 +91,11 @@ export class RecordService {
   }
 
   /** What is wrong with `assignees` a template names (a schedule's), as field errors; nothing when they can be assigned now. */
+  /** What is wrong with `checklistIds` (a schedule's template checks them as a work order's). */
+  async checklistProblems(tx: Tx, orgId: string, checklistIds: readonly string[]): Promise<FieldError[]> {
+    return this.checklists.given(tx, orgId, checklistIds).then(() => [], (error: unknown) => (error instanceof AppError && error.code === 'unprocessable_entity' ? (error.extra.errors ?? []) : Promise.reject(error)));
+  }
+
   async assigneeProblems(tx: Tx, orgId: string, requested: readonly AssigneeInput[], field: string): Promise<FieldError[]> {
     try {
       await this.resolveAssignees(tx, orgId, requested, field);

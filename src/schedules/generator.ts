@@ -150,6 +150,7 @@ export class ScheduleGenerator {
       ...(template.assignees?.length ? { assignees: template.assignees } : {}),
       ...(template.assetId ? { assetId: template.assetId } : {}),
       ...(template.locationId ? { locationId: template.locationId } : {}),
+      ...(template.checklistIds?.length ? { checklistIds: template.checklistIds } : {}),
       dueAt,
       source: { type: 'schedule', scheduleId: row.id, occurrence: key },
     });
