@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe } from 'node:test';
 import { createWorkOrder, itOnEachDatabase, seedCategory, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { sampleFiles, sha256Of } from '../helpers/files.js';
@@ -16,6 +20,11 @@ async function sealedBundle(t: TestApp, tenant: Tenant, recordId: string): Promi
   const response = await tenant.request({ method: 'GET', url: `/api/v1/records/${recordId}/proof` });
   assert.equal(response.statusCode, 200, response.body);
   return response.json();
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+function wo(...args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), ...args], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' } });
 }
 
 /** A boiler inspection: six typed items, a pressure range whose failure raises a follow-up, a signature. */
@@ -104,6 +113,23 @@ describe('checklists', () => {
     assert.equal(stated!.answers[1]!.failed, true);
     assert.equal(stated!.answers[6]!.files![0]!.sha256, sha256Of(signature));
     assert.equal(stated!.answers[5]!.files![0]!.sha256, sha256Of(photo));
+
+    // Offline, the signature image is shown to belong to the proof; another image is not.
+    const outside = mkdtempSync(path.join(tmpdir(), 'wo-checklist-'));
+    try {
+      const file = (name: string, bytes: string | Buffer) => {
+        writeFileSync(path.join(outside, name), bytes);
+        return path.join(outside, name);
+      };
+      const [bundleFile, keysFile] = [file('bundle.json', JSON.stringify(bundle)), file('jwks.json', JSON.stringify(jwks))];
+      const verified = wo('proof', 'verify', bundleFile, '--keys', keysFile, '--file', file('signature.png', signature));
+      assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+      assert.match(verified.stdout, /signature\.png is "signature\.png \(checklist Boiler inspection, item signed_off: signature\)"/);
+      const stranger = wo('proof', 'verify', bundleFile, '--keys', keysFile, '--file', file('other.png', pngImage(8, 4, () => [9, 9, 9])));
+      assert.equal(stranger.status, 1, stranger.stdout + stranger.stderr);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   itOnEachDatabase('makes a new version on PATCH while work orders keep the version they were given; schedules give theirs', async (t) => {

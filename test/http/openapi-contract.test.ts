@@ -76,6 +76,13 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/custom-fields': 'listCustomFields',
   'GET /api/v1/custom-fields/{id}': 'getCustomField',
   'PATCH /api/v1/custom-fields/{id}': 'updateCustomField',
+  'POST /api/v1/checklists': 'createChecklist',
+  'GET /api/v1/checklists': 'listChecklists',
+  'GET /api/v1/checklists/{id}': 'getChecklist',
+  'PATCH /api/v1/checklists/{id}': 'updateChecklist',
+  'GET /api/v1/records/{id}/checklists': 'listRecordChecklists',
+  'POST /api/v1/records/{id}/checklists': 'attachRecordChecklist',
+  'PUT /api/v1/records/{id}/checklists/{checklistId}/items/{key}': 'answerChecklistItem',
   'POST /api/v1/meters': 'createMeter',
   'GET /api/v1/meters': 'listMeters',
   'GET /api/v1/meters/{id}': 'getMeter',
@@ -316,6 +323,20 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'GET', url: `/api/v1/custom-fields/${field.id}` });
     await call(tenant, { method: 'PATCH', url: `/api/v1/custom-fields/${field.id}`, payload: { label: 'Storey' }, headers: { 'if-match': '"1"' } });
     await call(tenant, { method: 'GET', url: '/api/v1/records?cf.floor[gte]=2' });
+
+    // Checklists: a template, a work order given it, an answer, the completion gate.
+    const checklist = json(await post('/api/v1/checklists', { name: 'Boiler', items: [{ key: 'pressure', label: 'Pressure', type: 'number', required: true, min: 1, max: 2 }] }));
+    await call(tenant, { method: 'GET', url: '/api/v1/checklists' });
+    await call(tenant, { method: 'GET', url: `/api/v1/checklists/${checklist.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/checklists/${checklist.id}`, payload: { name: 'Boiler check' }, headers: { 'if-match': '"1"' } });
+    const inspected = json(await post('/api/v1/records', recordBody(category.id, { assignee: 'Technician 1' })));
+    await call(tenant, { method: 'POST', url: `/api/v1/records/${inspected.id}/checklists`, payload: { checklistId: checklist.id } });
+    await call(tenant, { method: 'POST', url: `/api/v1/records/${inspected.id}/checklists`, payload: { checklistId: 'chk_missing' } });
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${inspected.id}/checklists` });
+    await call(tenant, { method: 'PUT', url: `/api/v1/records/${inspected.id}/checklists/${checklist.id}/items/pressure`, payload: { value: 'high' } });
+    await call(tenant, { method: 'POST', url: `/api/v1/records/${inspected.id}/start`, payload: {} });
+    assert.equal((await call(tenant, { method: 'POST', url: `/api/v1/records/${inspected.id}/complete`, payload: { resolutionNotes: 'Done' } })).statusCode, 409);
+    await call(tenant, { method: 'PUT', url: `/api/v1/records/${inspected.id}/checklists/${checklist.id}/items/pressure`, payload: { value: 1.5 } });
 
     // Meters and their readings.
     const meter = json(await post('/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative', assetId: asset.id }));
@@ -606,6 +627,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       vendors: await create('/api/v1/vendors', { name: 'Stale vendor' }),
       parts: await create('/api/v1/parts', { sku: 'STALE-1', name: 'Stale part', unit: 'pcs', unitCost: { amount: '1.00', currency: 'USD' } }),
       'custom-fields': await create('/api/v1/custom-fields', { key: 'stale', label: 'Stale', entity: 'asset', type: 'text' }),
+      checklists: await create('/api/v1/checklists', { name: 'Stale', items: [{ key: 'ok', label: 'OK', type: 'checkbox' }] }),
     };
     const bodies: Record<string, unknown> = {
       'PATCH categories': { description: 'x' },
@@ -620,6 +642,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH vendors': { name: 'x' },
       'PATCH parts': { name: 'x' },
       'PATCH custom-fields': { label: 'x' },
+      'PATCH checklists': { name: 'x' },
       assign: { assignee: 'Technician 4' },
       hold: { reason: 'Parts' },
       complete: { resolutionNotes: 'Done' },
