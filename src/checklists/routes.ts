@@ -104,13 +104,14 @@ export function checklistRoutes(checklists: ChecklistService): FastifyPluginAsyn
           tags,
           operationId: 'attachRecordChecklist',
           summary: 'Give a work order a checklist',
-          description: 'At the checklist’s current version; a checklist the work order already has stays as it is (so a retry changes nothing). 409 once the work order is completed, closed or cancelled.',
+          description:
+            'At the checklist’s current version; a checklist the work order already has stays as it is (so a retry changes nothing). A checklist given moves the work order’s version: send `If-Match` with its ETag to add it only to the version you read (412 otherwise). 409 once the work order is completed, closed or cancelled.',
           params: IdParams,
           body: componentRef(AttachChecklistBody),
-          response: { 200: componentRef(RecordChecklistList), ...problems(400, 404, 409, 415, 422) },
+          response: { 200: componentRef(RecordChecklistList), ...problems(400, 404, 409, 412, 415, 422) },
         },
       },
-      async (request) => ({ checklists: await checklists.attach(principalOf(request), request.params.id, request.body.checklistId) }),
+      async (request) => ({ checklists: await checklists.attach(principalOf(request), request.params.id, request.body.checklistId, acceptedVersions(request)) }),
     );
 
     app.put(

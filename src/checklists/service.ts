@@ -1,7 +1,7 @@
 import type { Db, Executor, Tx } from '../db/database.js';
 import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
-import { updateIfVersion } from '../db/versioned-rows.js';
+import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import type { Page } from '../db/page.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -106,10 +106,11 @@ export class ChecklistService implements RecordChecklists {
   }
 
   /** Gives an open work order one more checklist, at its current version (a second time: as it is). */
-  async attach(principal: Principal, recordId: string, checklistId: string): Promise<RecordChecklistView[]> {
+  async attach(principal: Principal, recordId: string, checklistId: string, acceptedVersions?: number[]): Promise<RecordChecklistView[]> {
     return this.db.transaction().execute(async (tx) => {
       const record = await repo.findRecordForAnswer(tx, principal.orgId, recordId);
       if (!record) throw errors.notFound(`Work order "${recordId}"`);
+      assertVersion(acceptedVersions, record.version, `Work order "${recordId}"`);
       if (FINISHED.has(record.status)) throw errors.conflict(`Work order "${recordId}" is ${record.status}: its checklists no longer change.`);
       const given = JSON.parse(record.checklists) as RecordChecklist[];
       if (!given.some((ref) => ref.checklistId === checklistId)) {

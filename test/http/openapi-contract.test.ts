@@ -498,7 +498,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${room.id}` });
 
     // The event feed.
-    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 4, 10_000, 'the four work orders in the feed');
+    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 5, 10_000, 'the five work orders in the feed');
     await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.exploded' });
     await call(reader, { method: 'GET', url: '/api/v1/events' });
 
@@ -643,6 +643,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH parts': { name: 'x' },
       'PATCH custom-fields': { label: 'x' },
       'PATCH checklists': { name: 'x' },
+      checklists: { checklistId: ids.checklists },
       assign: { assignee: 'Technician 4' },
       hold: { reason: 'Parts' },
       complete: { resolutionNotes: 'Done' },
