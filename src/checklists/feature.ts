@@ -1,4 +1,5 @@
 import { defineFeature } from '../feature.js';
+import { CHECKLIST_EVENTS } from './events.js';
 import { checklistRoutes } from './routes.js';
 import { checklistComponents } from './schemas.js';
 import { checklistExamples } from './examples.js';
@@ -23,6 +24,7 @@ export const checklistsFeature = defineFeature({
   name: 'checklists',
   tags: [{ name: 'Checklists', description: 'Versioned checklists of typed items: work orders are given them, answer them, and cannot complete before their required items are answered. See docs/checklists.md.' }],
   scopes: CHECKLIST_SCOPES,
+  events: CHECKLIST_EVENTS,
   schemas: checklistComponents,
   examples: checklistExamples,
   build({ database, clock, services }) {

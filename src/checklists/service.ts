@@ -4,6 +4,7 @@ import { writeOptimistically } from '../db/optimistic-write.js';
 import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import type { Page } from '../db/page.js';
 import { errors } from '../errors.js';
+import { emitEvent } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import { actorName, type Principal } from '../principal.js';
@@ -36,6 +37,7 @@ export class ChecklistService implements RecordChecklists {
     const row: ChecklistsTable = { id: newId('checklist'), org_id: orgId, name: input.name.trim(), version: 1, items: JSON.stringify(input.items), created_at: now, updated_at: now };
     return this.db.transaction().execute(async (tx) => {
       await repo.insertChecklist(tx, row);
+      await emitEvent(tx, { orgId, type: 'checklist.created', payload: { checklistId: row.id, version: 1 }, occurredAt: now });
       const checklist = repo.toChecklist(row);
       await within?.(tx, checklist);
       return checklist;
@@ -73,6 +75,7 @@ export class ChecklistService implements RecordChecklists {
         const { id: _id, org_id: _org, ...columns } = next;
         if (!(await updateIfVersion(tx, 'checklists', orgId, id, current.version, columns))) return false;
         await tx.insertInto('checklist_versions').values(repo.versionRow(next)).execute();
+        await emitEvent(tx, { orgId, type: 'checklist.updated', payload: { checklistId: id, version: next.version }, occurredAt: next.updated_at });
         return true;
       },
       present: repo.toChecklist,
@@ -150,6 +153,7 @@ export class ChecklistService implements RecordChecklists {
       const row = { record_id: recordId, checklist_id: checklistId, item_key: key, org_id: orgId, value: JSON.stringify(checked.value), failed: checked.failed ? 1 : 0, answered_by: actorName(principal.actor), answered_at: now };
       await repo.upsertAnswer(tx, row);
       const followUp = checked.failed && item.onFail ? await this.followUp(tx, principal, record, checklistId, item, now) : undefined;
+      await emitEvent(tx, { orgId, type: 'record.checklist_answered', payload: { recordId, checklistId, key, failed: checked.failed, followUpRecordId: followUp ?? null }, occurredAt: now });
       return repo.toAnswer(row, followUp ?? (await repo.followUpsOf(tx, orgId, recordId)).get(`${checklistId}:${key}`));
     });
   }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe } from 'node:test';
 import { createWorkOrder, itOnEachDatabase, seedCategory, type TestApp, type Tenant } from '../helpers/test-app.js';
+import { dispatchAll } from '../helpers/event-feed.js';
 import { sampleFiles, sha256Of } from '../helpers/files.js';
 import { pngImage } from '../helpers/png.js';
 import { verifyBundle, type Jwks, type ProofBundle } from '../../src/proofs/verify.js';
@@ -97,6 +98,10 @@ describe('checklists', () => {
     assert.equal(completed.statusCode, 200, completed.body);
     assert.equal((await answer('notes', 'Too late')).statusCode, 409);
 
+    await dispatchAll(t.context);
+    const feed = (await tenant.request({ method: 'GET', url: '/api/v1/events?type=record.checklist_answered&limit=100' })).json() as { events: { payload: { key: string; followUpRecordId: string | null } }[] };
+    assert.equal(feed.events.length, 8);
+    assert.deepEqual(feed.events.filter((e) => e.payload.followUpRecordId !== null).map((e) => [e.payload.key, e.payload.followUpRecordId]), [['pressure', followUpId]]);
     const records = await tenant.request({ method: 'GET', url: `/api/v1/records?limit=100` });
     assert.equal(records.json().records.filter((r: { source: { recordId?: string } | null }) => r.source?.recordId === recordId).length, 1);
 
