@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   already_exists: { status: 409, title: 'Already exists' },
   insufficient_stock: { status: 409, title: 'Not enough stock on hand' },
   cost_line_posted: { status: 409, title: 'Cost line already posted' },
+  checklist_incomplete: { status: 409, title: 'Required checklist items are not answered' },
   idempotency_key_in_use: { status: 409, title: 'Idempotent request still in progress' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
@@ -34,6 +35,7 @@ export const ERROR_CODES = {
   unprocessable_entity: { status: 422, title: 'Unprocessable entity' },
   idempotency_key_mismatch: { status: 422, title: 'Idempotency-Key reused with a different request' },
   meter_decreased: { status: 422, title: 'Cumulative meter reading decreased' },
+  custom_field_invalid: { status: 422, title: 'Custom field value not valid' },
   currency_mismatch: { status: 422, title: 'Amount in another currency than the organization’s' },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
@@ -76,6 +78,10 @@ export const errors = {
   alreadyExists: (detail: string) => new AppError('already_exists', detail),
   insufficientStock: (detail: string, extra: { partId: string; locationId: string; onHand: string; requested: string }) => new AppError('insufficient_stock', detail, extra),
   costLinePosted: (detail: string, extra: { costLineId: string; erpDocumentId: string }) => new AppError('cost_line_posted', detail, extra),
+  /** A completion while required checklist items are unanswered; `missing` lists them. */
+  checklistIncomplete: (detail: string, missing: { checklistId: string; key: string }[]) => new AppError('checklist_incomplete', detail, { missing }),
+  /** A custom-field value that is not of its field's type, an unknown or archived field, a required one missing. */
+  customFieldInvalid: (detail: string, errs: FieldError[]) => new AppError('custom_field_invalid', detail, { errors: errs }),
   inUse: (detail: string) => new AppError('resource_in_use', detail),
   /** A person, team or vendor that open work orders name (DESIGN's `in_use`, apart from other references). */
   namedByOpenWorkOrders: (detail: string) => new AppError('in_use', detail),

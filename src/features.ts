@@ -14,6 +14,8 @@ import { schedulesFeature } from './schedules/feature.js';
 import { peopleFeature } from './people/feature.js';
 import { partsFeature } from './parts/feature.js';
 import { costsFeature } from './costs/feature.js';
+import { customFieldsFeature } from './custom-fields/feature.js';
+import { checklistsFeature } from './checklists/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -36,6 +38,8 @@ export const FEATURES: readonly Feature[] = [
   peopleFeature,
   partsFeature,
   costsFeature,
+  customFieldsFeature,
+  checklistsFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,

@@ -35,6 +35,8 @@ export const ID_PREFIXES = {
   // A part used on a work order (a line of its costs); `prt` names the part itself.
   partLine: 'pln',
   otherCost: 'cst',
+  checklist: 'chk',
+  customField: 'cfd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -108,10 +108,10 @@ export async function setUpEngineService(options: { baseUrl: string; apiKey: str
   }
   const workOrders: Schemas['Record'][] = [];
   for await (const record of client.listRecords.all({ query: { categoryId: schedule.template.categoryId, createdAfter: schedule.createdAt } })) {
-    if (record.source?.scheduleId === schedule.id) workOrders.push(record);
+    if (record.source?.type === 'schedule' && record.source.scheduleId === schedule.id) workOrders.push(record);
   }
   for (const record of workOrders) {
-    log(`work order ${record.id} ${record.status} "${record.description}" due ${record.dueAt}, source ${record.source?.occurrence}`);
+    log(`work order ${record.id} ${record.status} "${record.description}" due ${record.dueAt}, source ${record.source?.type === 'schedule' ? record.source.occurrence : ''}`);
   }
   log(`work orders from this schedule: ${workOrders.length}`);
   return { schedule, meter, workOrders };

@@ -32,8 +32,8 @@ export interface components {
         };
         /** @description What a proof’s signed statement asserts about a completion (docs: proofs, “The statement”). */
         CompletionStatement: {
-            /** @constant */
-            v: 1;
+            /** @description The statement’s version: 2 since checklists; a version 1 statement has no `checklists`. */
+            v: 1 | 2;
             /** @constant */
             type: "wo.completion";
             proofId: string;
@@ -57,11 +57,18 @@ export interface components {
                 };
                 createdAt: string;
                 version: number;
-                /** @description What generated the work order: the schedule and the occurrence it was done for, so an auditor can check that occurrence X of plan Y was done. */
+                /** @description What generated the work order; absent when a client created it. */
                 source?: {
-                    type: string;
+                    /** @constant */
+                    type: "schedule";
                     scheduleId: string;
                     occurrence: string;
+                } | {
+                    /** @constant */
+                    type: "checklist";
+                    recordId: string;
+                    checklistId: string;
+                    item: string;
                 };
             };
             resolutionNotes: string | null;
@@ -77,6 +84,35 @@ export interface components {
             evidence: components["schemas"]["EvidenceDigest"][];
             /** @description The proof of this work order’s previous completion (it was reopened since), or null. */
             supersedes: string | null;
+            /** @description Version 2: the work order’s checklists with their answers (empty when it had none); absent from version 1. */
+            checklists?: {
+                checklistId: string;
+                /** @description The version of the checklist the work order was given. */
+                version: number;
+                name: string;
+                /** @description Each answered item, in the checklist’s order. */
+                answers: {
+                    key: string;
+                    /** @description The item’s type: checkbox, pass_fail, number, text, select, photo, signature or meter_reading. */
+                    type: string;
+                    /** @description The answer as given: true/false, "pass"/"fail", a number, a text, an option, `{attachmentIds}` (photo), `{name, attachmentId}` (signature), `{value, readingId}` (meter_reading). */
+                    value: unknown;
+                    /** @description A pass_fail answered fail, or a number outside the item’s min–max. */
+                    failed: boolean;
+                    /** @description Who answered, as history names actors. */
+                    answeredBy: string;
+                    answeredAt: string;
+                    /** @description Photo and signature answers: the images, by SHA-256. */
+                    files?: {
+                        attachmentId: string;
+                        filename: string;
+                        mediaType: string | null;
+                        size: number;
+                        /** @description Lowercase hex SHA-256 of the image. */
+                        sha256: string;
+                    }[];
+                }[];
+            }[];
         };
     };
     responses: never;

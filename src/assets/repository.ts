@@ -5,8 +5,9 @@ import { containsText } from '../db/text-search.js';
 import type { Page } from '../db/page.js';
 import type { Asset, AssetListQuery, AssetStatus } from './schemas.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
+import { narrowByCustomFields, type CustomFieldFilter } from '../custom-field-values.js';
 
-export type AssetFilter = Omit<AssetListQuery, 'limit' | 'offset'>;
+export type AssetFilter = Omit<AssetListQuery, 'limit' | 'offset'> & { customFields?: CustomFieldFilter[] };
 
 export function toAsset(row: AssetsTable): Asset {
   return {
@@ -20,6 +21,7 @@ export function toAsset(row: AssetsTable): Asset {
     locationId: row.location_id,
     externalRef: row.external_ref,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    customFields: JSON.parse(row.custom_fields) as Asset['customFields'],
     retiredAt: row.retired_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -59,6 +61,7 @@ export async function listAssets(db: Executor, orgId: string, filter: AssetFilte
     if (text !== undefined) query = query.where((eb) => eb.or([containsText('name_search', text), containsText('tag_search', text)]));
     // Canonical (AssetService.list), so it compares as text with the stored instants.
     if (filter.updatedAfter !== undefined) query = query.where('updated_at', '>=', filter.updatedAfter);
+    query = narrowByCustomFields(db, query, 'id', filter.customFields);
     return query as T;
   };
   rows = narrow(rows);

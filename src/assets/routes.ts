@@ -9,6 +9,7 @@ import { CreatedHeaders, ETagHeader, problems, componentRef } from '../http/open
 import { RecordList, RecordListQuery } from '../records/schemas.js';
 import type { AssetService } from './service.js';
 import { AssetList, AssetListQuery, CreateAssetBody, UpdateAssetBody, type Asset } from './schemas.js';
+import { CUSTOM_FIELD_FILTERS_DOC } from '../custom-field-values.js';
 
 const AssetRef = Type.Ref('Asset');
 const tags = ['Assets'];
@@ -39,7 +40,7 @@ export function assetRoutes(assets: AssetService): FastifyPluginAsyncTypebox {
       '/assets',
       {
         config: { scope: 'assets:read' },
-        schema: { tags, operationId: 'listAssets', summary: 'List assets, newest first', description: 'Filter by status and location; `q` searches names and tags. Paged with `limit` and `offset`.', querystring: AssetListQuery, response: { 200: componentRef(AssetList), ...problems(400) } },
+        schema: { tags, operationId: 'listAssets', summary: 'List assets, newest first', description: 'Filter by status and location; `q` searches names and tags. Paged with `limit` and `offset`.' + CUSTOM_FIELD_FILTERS_DOC, querystring: AssetListQuery, response: { 200: componentRef(AssetList), ...problems(400) } },
       },
       async (request) => {
         const { limit, offset, ...filter } = request.query;

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, JsonObject, Metadata, Nullable, optionalExcept, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
+import { CUSTOM_FIELD_FILTERS, CustomFieldsInput, CustomFieldsSchema } from '../custom-field-values.js';
 
 export const ASSET_STATUSES = ['ACTIVE', 'INACTIVE', 'RETIRED'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];
@@ -20,6 +21,7 @@ const fields = {
   locationId: Nullable(IdOf('loc', 'Where the asset is (`loc_…`).')),
   externalRef: Nullable(Text(200, 'The client’s own identifier for this asset.')),
   metadata: Metadata,
+  customFields: CustomFieldsInput,
 };
 
 export const AssetSchema = Type.Object(
@@ -34,6 +36,7 @@ export const AssetSchema = Type.Object(
     locationId: Nullable(Type.String()),
     externalRef: Nullable(Type.String()),
     metadata: JsonObject(),
+    customFields: CustomFieldsSchema,
     retiredAt: Nullable(Type.String({ description: 'When the asset last became RETIRED; null unless RETIRED.' })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -61,14 +64,17 @@ export const UpdateAssetBody = Type.Object(optionalExcept(fields), {
 });
 export type UpdateAssetInput = Static<typeof UpdateAssetBody>;
 
-export const AssetListQuery = ListQuery({
+export const AssetListQuery = ListQuery(
+  {
   status: Type.Optional(AssetStatusSchema),
   locationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only assets directly at this location.' })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive text contained in the name or the tag.' })),
   updatedAfter: Type.Optional(
     Type.String({ format: 'date-time', description: 'Only assets changed at or after this instant (incremental sync; deletions come as `asset.deleted` events).' }),
   ),
-});
+  },
+  CUSTOM_FIELD_FILTERS,
+);
 export type AssetListQuery = Static<typeof AssetListQuery>;
 
 export const AssetList = listEnvelope('assets', Type.Ref('Asset'), { $id: 'AssetList', description: 'A page of assets, newest first.' });

@@ -15,6 +15,8 @@ import type { RecordFilter } from '../records/list-repository.js';
 import type { RecordService } from '../records/service.js';
 import type { WorkOrder } from '../records/schemas.js';
 import { newId } from '../ids.js';
+import { RowAppends } from '../db/row-appends.js';
+import { customFieldFilters, NO_CUSTOM_FIELDS, splitCustomFieldFilters, type CustomFieldChecks } from '../custom-field-values.js';
 import { isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
 import type { Asset, AssetStatus, CreateAssetInput, UpdateAssetInput } from './schemas.js';
 import {
@@ -30,17 +32,23 @@ import {
 export type AssetChanges = Partial<Record<keyof Asset, { from: unknown; to: unknown }>>;
 
 /** The fields an `asset.updated` event reports; id, timestamps and version change with every write. */
-const REPORTED_FIELDS = ['name', 'tag', 'serialNumber', 'manufacturer', 'model', 'status', 'locationId', 'externalRef', 'metadata', 'retiredAt'] as const;
+const REPORTED_FIELDS = ['name', 'tag', 'serialNumber', 'manufacturer', 'model', 'status', 'locationId', 'externalRef', 'metadata', 'customFields', 'retiredAt'] as const;
 
 export class AssetService {
   /** What other features check before this asset is deleted (a schedule's template naming it). */
   readonly deleteGuards = new DeleteGuards();
+  private customFields: CustomFieldChecks = NO_CUSTOM_FIELDS;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly records: RecordService,
   ) {}
+
+  /** How `customFields` are checked and filtered (the custom-fields feature). */
+  checkCustomFieldsWith(checks: CustomFieldChecks): void {
+    this.customFields = checks;
+  }
 
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
   async create(orgId: string, input: CreateAssetInput, within?: InTransaction<Asset>): Promise<Asset> {
@@ -54,8 +62,11 @@ export class AssetService {
         const now = isoNow(this.clock);
         const status: AssetStatus = input.status ?? 'ACTIVE';
         const name = input.name.trim();
+        const id = newId('asset');
+        const appends = new RowAppends();
+        const customFields = await this.customFields.created(tx, 'asset', { orgId, id, createdAt: now }, input.customFields, appends);
         const row: AssetsTable = {
-          id: newId('asset'),
+          id,
           org_id: orgId,
           name,
           name_search: searchKey(name),
@@ -72,8 +83,10 @@ export class AssetService {
           created_at: now,
           updated_at: now,
           version: 1,
+          custom_fields: customFields,
         };
         await insertAsset(tx, row);
+        await appends.write(tx);
         const asset = toAsset(row);
         await emitEvent(tx, { orgId, type: 'asset.created', payload: { assetId: asset.id, asset }, occurredAt: now });
         await within?.(tx, asset);
@@ -89,7 +102,9 @@ export class AssetService {
   }
 
   async list(orgId: string, filter: AssetFilter, page: Page): Promise<{ assets: Asset[]; total: number }> {
-    const { rows, total } = await listAssets(this.db, orgId, withCanonicalUpdatedAfter(filter), page);
+    const split = splitCustomFieldFilters(filter);
+    const customFields = await customFieldFilters(this.customFields, this.db, orgId, 'asset', split.customFields);
+    const { rows, total } = await listAssets(this.db, orgId, { ...withCanonicalUpdatedAfter(split.filter), ...(customFields ? { customFields } : {}) }, page);
     return { assets: rows.map(toAsset), total };
   }
 
@@ -101,7 +116,8 @@ export class AssetService {
 
   async update(orgId: string, id: string, input: UpdateAssetInput, acceptedVersions?: number[], metadataMode: MetadataPatchMode = 'replace'): Promise<Asset> {
     assertMetadataSize(input.metadata);
-    return this.write(orgId, id, acceptedVersions, input.tag?.trim(), async (tx, current) => {
+    let valuesWrite: (() => Promise<void>) | undefined;
+    return this.write(orgId, id, acceptedVersions, input.tag?.trim(), () => valuesWrite?.(), async (tx, current) => {
       const next: AssetsTable = { ...current };
       if (input.name !== undefined) {
         next.name = input.name.trim();
@@ -117,6 +133,11 @@ export class AssetService {
       if (input.externalRef !== undefined) next.external_ref = input.externalRef;
       if (input.metadata !== undefined) next.metadata = patchedMetadata(current.metadata, input.metadata, metadataMode);
       if (input.status !== undefined) next.status = input.status;
+      if (input.customFields !== undefined) {
+        const changed = await this.customFields.changed(tx, 'asset', { orgId, id, createdAt: current.created_at }, current.custom_fields, input.customFields);
+        next.custom_fields = changed.json;
+        valuesWrite = changed.write;
+      }
       if (input.locationId !== undefined && input.locationId !== current.location_id) {
         if (input.locationId !== null) await assertLocationExists(tx, orgId, input.locationId);
         next.location_id = input.locationId;
@@ -127,7 +148,7 @@ export class AssetService {
 
   /** Retires an asset for good (status RETIRED): the usual end of an asset's life, keeping its work-order history. */
   async retire(orgId: string, id: string, acceptedVersions?: number[]): Promise<Asset> {
-    return this.write(orgId, id, acceptedVersions, undefined, async (_tx, current) => ({ ...current, status: 'RETIRED' }));
+    return this.write(orgId, id, acceptedVersions, undefined, undefined, async (_tx, current) => ({ ...current, status: 'RETIRED' }));
   }
 
   /** Deletes an asset no work order refers to (409 otherwise: retire it instead). */
@@ -162,6 +183,8 @@ export class AssetService {
     id: string,
     acceptedVersions: number[] | undefined,
     tag: string | undefined,
+    /** Writes what the change decided beside the row (custom-field values), once the row is written. */
+    alsoWrite: (() => Promise<void> | undefined) | undefined,
     change: (tx: Tx, current: AssetsTable) => Promise<AssetsTable>,
   ): Promise<Asset> {
     return writeOptimistically(this.db, {
@@ -190,6 +213,7 @@ export class AssetService {
         return {
           next,
           afterWrite: async () => {
+            await alsoWrite?.();
             await emitEvent(tx, { orgId, type: 'asset.updated', payload: { assetId: id, changes, asset }, occurredAt: now });
           },
         };

@@ -20,6 +20,8 @@ export interface AssetsTable {
   created_at: string;
   updated_at: string;
   version: number;
+  /** Custom-field values (JSON `{key: value}`); '{}' for none (migration 0023). */
+  custom_fields: string;
 }
 
 declare module '../db/tables.js' {

@@ -182,6 +182,27 @@ export const ERROR_DOCS: { readonly [C in ErrorCode]: ErrorDoc } = {
       instance: '/api/v1/vendors/vnd_01M8TGT6XK2D9W4Q0S7H3B5N8R',
     },
   },
+  checklist_incomplete: {
+    when: 'A work order is completed (`POST /records/{id}/complete`, through the API, the SDK or an access link’s job page) while required items of its checklists are unanswered. `missing` lists each one as `{checklistId, key}`.',
+    action: 'Answer the missing items (`PUT /records/{id}/checklists/{checklistId}/items/{key}`), then complete again.',
+    example: {
+      detail: 'Required checklist items are not answered: pressure, signature.',
+      instance: `${record}/complete`,
+      missing: [
+        { checklistId: EXAMPLE_IDS.checklist, key: 'pressure' },
+        { checklistId: EXAMPLE_IDS.checklist, key: 'signature' },
+      ],
+    },
+  },
+  custom_field_invalid: {
+    when: 'A `customFields` value of a work order, asset or location does not fit its field: an unknown key, a value of another type, a select value not among the options, a date not written `YYYY-MM-DD`, a value for an archived field, or a required field left without one. `errors[]` names the field (`body.customFields.<key>`).',
+    action: 'Send the value in its field’s type (GET /custom-fields lists the organization’s fields with their types and options).',
+    example: {
+      detail: 'Custom field "floor" takes a number.',
+      instance: '/api/v1/records',
+      errors: [{ field: 'body.customFields.floor', message: 'must be a number' }],
+    },
+  },
   currency_mismatch: {
     when: 'An amount (`{"amount", "currency"}`) is in another currency than the organization’s, which is set when it is created (`wo orgs create NAME --currency EUR`, default `USD`). `errors[]` names the field.',
     action: 'Send the amount in the organization’s currency; convert it on your side first.',

@@ -16,8 +16,8 @@ export const PaginationQuery = {
  * The query string of a list: paging plus the list's own filters. Unknown parameters are refused
  * (a misspelt filter such as `stauts` must not silently return everything).
  */
-export function ListQuery<P extends TProperties>(filters: P) {
-  return Type.Object({ ...PaginationQuery, ...filters }, { additionalProperties: false });
+export function ListQuery<P extends TProperties>(filters: P, patternProperties?: Readonly<Record<string, object>>) {
+  return Type.Object({ ...PaginationQuery, ...filters }, { additionalProperties: false, ...(patternProperties ? { patternProperties } : {}) });
 }
 
 /** The query string of a route that takes no parameters: any parameter is refused, as on lists. */

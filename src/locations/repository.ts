@@ -6,9 +6,10 @@ import { containsText } from '../db/text-search.js';
 import type { Page } from '../db/page.js';
 import { TOP_LEVEL, type Location, type LocationListQuery } from './schemas.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
+import { narrowByCustomFields, type CustomFieldFilter } from '../custom-field-values.js';
 
 
-export type LocationFilter = Omit<LocationListQuery, 'limit' | 'offset'>;
+export type LocationFilter = Omit<LocationListQuery, 'limit' | 'offset'> & { customFields?: CustomFieldFilter[] };
 
 export function toLocation(row: LocationsTable): Location {
   return {
@@ -20,6 +21,7 @@ export function toLocation(row: LocationsTable): Location {
     longitude: row.longitude === null ? null : Number(row.longitude),
     externalRef: row.external_ref,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    customFields: JSON.parse(row.custom_fields) as Location['customFields'],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
@@ -73,6 +75,7 @@ export async function listLocations(db: Executor, orgId: string, filter: Locatio
     if (filter.q !== undefined) query = query.where(containsText('name_search', filter.q));
     // Canonical (LocationService.list), so it compares as text with the stored instants.
     if (filter.updatedAfter !== undefined) query = query.where('updated_at', '>=', filter.updatedAfter);
+    query = narrowByCustomFields(db, query, 'id', filter.customFields);
     return query as T;
   };
   rows = narrow(rows);

@@ -8,6 +8,7 @@ import { IdParams } from '../http/schema-types.js';
 import { CreatedHeaders, ETagHeader, problems, componentRef } from '../http/openapi.js';
 import type { LocationService } from './service.js';
 import { CreateLocationBody, LocationList, LocationListQuery, UpdateLocationBody, type Location } from './schemas.js';
+import { CUSTOM_FIELD_FILTERS_DOC } from '../custom-field-values.js';
 
 const LocationRef = Type.Ref('Location');
 const tags = ['Locations'];
@@ -41,7 +42,7 @@ export function locationRoutes(locations: LocationService): FastifyPluginAsyncTy
           tags,
           operationId: 'listLocations',
           summary: 'List locations, newest first',
-          description: '`parentId` lists the children of one location (`none`: top-level ones); `q` searches names. Paged with `limit` and `offset`.',
+          description: '`parentId` lists the children of one location (`none`: top-level ones); `q` searches names. Paged with `limit` and `offset`.' + CUSTOM_FIELD_FILTERS_DOC,
           querystring: LocationListQuery,
           response: { 200: componentRef(LocationList), ...problems(400) },
         },

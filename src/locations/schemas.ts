@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, JsonObject, Metadata, Nullable, optionalExcept, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
+import { CUSTOM_FIELD_FILTERS, CustomFieldsInput, CustomFieldsSchema } from '../custom-field-values.js';
 
 /** Each field a location's creator sets and PATCH changes, in the order both bodies list them. */
 const fields = {
@@ -11,6 +12,7 @@ const fields = {
   longitude: Nullable(Type.Number({ minimum: -180, maximum: 180, description: 'WGS 84 longitude in degrees; given together with latitude.' })),
   externalRef: Nullable(Text(200, 'The client’s own identifier for this location.')),
   metadata: Metadata,
+  customFields: CustomFieldsInput,
 };
 
 export const LocationSchema = Type.Object(
@@ -23,6 +25,7 @@ export const LocationSchema = Type.Object(
     longitude: Nullable(Type.Number()),
     externalRef: Nullable(Type.String()),
     metadata: JsonObject(),
+    customFields: CustomFieldsSchema,
     createdAt: Timestamp,
     updatedAt: Timestamp,
     version: Type.Integer({ description: 'Increases with every change; the ETag is this number in quotes.' }),
@@ -49,7 +52,8 @@ export type UpdateLocationInput = Static<typeof UpdateLocationBody>;
 /** The `parentId` filter value that selects top-level locations. */
 export const TOP_LEVEL = 'none';
 
-export const LocationListQuery = ListQuery({
+export const LocationListQuery = ListQuery(
+  {
   parentId: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: 'Only the direct children of this location; `none` for top-level locations.' }),
   ),
@@ -57,7 +61,9 @@ export const LocationListQuery = ListQuery({
   updatedAfter: Type.Optional(
     Type.String({ format: 'date-time', description: 'Only locations changed at or after this instant (incremental sync; deletions come as `location.deleted` events).' }),
   ),
-});
+  },
+  CUSTOM_FIELD_FILTERS,
+);
 export type LocationListQuery = Static<typeof LocationListQuery>;
 
 export const LocationList = listEnvelope('locations', Type.Ref('Location'), { $id: 'LocationList', description: 'A page of locations, newest first.' });

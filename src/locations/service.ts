@@ -11,6 +11,8 @@ import { errors, type FieldError } from '../errors.js';
 import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../metadata.js';
 import type { Page } from '../db/page.js';
 import { newId } from '../ids.js';
+import { RowAppends } from '../db/row-appends.js';
+import { customFieldFilters, NO_CUSTOM_FIELDS, splitCustomFieldFilters, type CustomFieldChecks } from '../custom-field-values.js';
 import { isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
 import { emitEvent } from '../events/outbox.js';
 import type { CreateLocationInput, Location, UpdateLocationInput } from './schemas.js';
@@ -30,11 +32,17 @@ const HIERARCHY_LOCK = 'location-hierarchy';
 export class LocationService {
   /** What other features check before this location is deleted (a schedule's template naming it). */
   readonly deleteGuards = new DeleteGuards();
+  private customFields: CustomFieldChecks = NO_CUSTOM_FIELDS;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
   ) {}
+
+  /** How `customFields` are checked and filtered (the custom-fields feature). */
+  checkCustomFieldsWith(checks: CustomFieldChecks): void {
+    this.customFields = checks;
+  }
 
   /** `within` runs as the last step of the create's transaction (see `InTransaction`). */
   async create(orgId: string, input: CreateLocationInput, within?: InTransaction<Location>): Promise<Location> {
@@ -46,8 +54,11 @@ export class LocationService {
       .execute(async (tx) => {
         if (parentId !== null) await this.assertParentExists(tx, orgId, parentId);
         const now = isoNow(this.clock);
+        const id = newId('location');
+        const appends = new RowAppends();
+        const customFields = await this.customFields.created(tx, 'location', { orgId, id, createdAt: now }, input.customFields, appends);
         const row: LocationsTable = {
-          id: newId('location'),
+          id,
           org_id: orgId,
           parent_id: parentId,
           name: input.name.trim(),
@@ -60,8 +71,10 @@ export class LocationService {
           created_at: now,
           updated_at: now,
           version: 1,
+          custom_fields: customFields,
         };
         await insertLocation(tx, row);
+        await appends.write(tx);
         const location = toLocation(row);
         await within?.(tx, location);
         return location;
@@ -76,13 +89,16 @@ export class LocationService {
   }
 
   async list(orgId: string, filter: LocationFilter, page: Page): Promise<{ locations: Location[]; total: number }> {
-    const { rows, total } = await listLocations(this.db, orgId, withCanonicalUpdatedAfter(filter), page);
+    const split = splitCustomFieldFilters(filter);
+    const customFields = await customFieldFilters(this.customFields, this.db, orgId, 'location', split.customFields);
+    const { rows, total } = await listLocations(this.db, orgId, { ...withCanonicalUpdatedAfter(split.filter), ...(customFields ? { customFields } : {}) }, page);
     return { locations: rows.map(toLocation), total };
   }
 
   async update(orgId: string, id: string, input: UpdateLocationInput, acceptedVersions?: number[], metadataMode: MetadataPatchMode = 'replace'): Promise<Location> {
     assertMetadataSize(input.metadata);
     const moves = input.parentId !== undefined && input.parentId !== null;
+    let valuesWrite: (() => Promise<void>) | undefined;
     return writeOptimistically(this.db, {
       noun: 'Location',
       id,
@@ -105,6 +121,11 @@ export class LocationService {
         if (input.externalRef !== undefined) next.external_ref = input.externalRef;
         if (input.metadata !== undefined) next.metadata = patchedMetadata(current.metadata, input.metadata, metadataMode);
         if (input.parentId !== undefined) next.parent_id = input.parentId;
+        if (input.customFields !== undefined) {
+          const changed = await this.customFields.changed(tx, 'location', { orgId, id, createdAt: current.created_at }, current.custom_fields, input.customFields);
+          next.custom_fields = changed.json;
+          valuesWrite = changed.write;
+        }
         assertCoordinatesPaired(next.latitude, next.longitude);
         if (next.parent_id !== null && next.parent_id !== current.parent_id) await this.assertValidParent(tx, orgId, id, next.parent_id);
 
@@ -112,7 +133,7 @@ export class LocationService {
         if (unchanged) return { next: current };
         next.updated_at = isoNow(this.clock);
         next.version = current.version + 1;
-        return { next };
+        return { next, afterWrite: async () => valuesWrite?.() };
       },
       write: (tx, current, next) =>
         updateIfVersion(tx, 'locations', orgId, id, current.version, { ...editableColumns(next), updated_at: next.updated_at, version: next.version }),

@@ -16,6 +16,8 @@ export interface LocationsTable {
   created_at: string;
   updated_at: string;
   version: number;
+  /** Custom-field values (JSON `{key: value}`); '{}' for none (migration 0023). */
+  custom_fields: string;
 }
 
 declare module '../db/tables.js' {

@@ -164,6 +164,22 @@ export class MeterService {
    * run, and `within` last.
    */
   async postReadings(orgId: string, id: string, input: PostReadingsInput, within?: InTransaction<PostReadingsAnswer>): Promise<PostReadingsAnswer> {
+    return this.db
+      .transaction()
+      .execute(async (tx) => {
+        const answer = await this.postReadingsInTransaction(tx, orgId, id, input);
+        await within?.(tx, answer);
+        return answer;
+      })
+      .catch((error: unknown) => {
+        // Another batch stored the same externalId between our lookup and our insert (it cannot while the meter is locked; kept as a safety net).
+        if (isUniqueViolation(error)) throw errors.conflict('Another request stored readings with the same externalId meanwhile; retry: they will be reported as duplicates.');
+        throw error;
+      });
+  }
+
+  /** postReadings inside a transaction the caller holds (a checklist's meter_reading answer). */
+  async postReadingsInTransaction(tx: Tx, orgId: string, id: string, input: PostReadingsInput): Promise<PostReadingsAnswer> {
     const now = isoNow(this.clock);
     const latestAllowed = new Date(Date.parse(now) + MAX_READING_LEAD_MS).toISOString();
     const items = input.readings.map((item, index) => {
@@ -175,87 +191,76 @@ export class MeterService {
       .map((item) => ({ field: `body.readings.${item.index}.readAt`, message: `must not be more than 5 minutes ahead of the server’s clock (${now})` }));
     if (tooLate.length > 0) throw errors.unprocessable('A reading is dated in the future.', tooLate);
 
-    return this.db
-      .transaction()
-      .execute(async (tx) => {
-        const meterRow = await findMeter(tx, orgId, id, true);
-        if (!meterRow) throw errors.notFound(`Meter "${id}"`);
-        // Each new reading is built once as a row and once as the reading answered (and handed to the
-        // hooks): a batch is 1,000 of them, and every extra copy showed up as garbage collection.
-        // A repeat of an externalId met earlier in the batch points at that item (`firstOf`).
-        const candidates: MeterReadingsTable[] = [];
-        const candidateItems: number[] = [];
-        const candidateReadings: MeterReading[] = [];
-        const firstOf: number[] = [];
-        const inBatch = new Map<string, number>();
-        for (const item of items) {
-          const earlier = item.externalId === null ? undefined : inBatch.get(item.externalId);
-          if (earlier !== undefined) {
-            firstOf.push(earlier);
-            continue;
-          }
-          const row: MeterReadingsTable = {
-            id: newId('meterReading'),
-            org_id: orgId,
-            meter_id: id,
-            value: item.value,
-            read_at: item.readAt,
-            external_id: item.externalId,
-            reset: item.reset ? 1 : 0,
-            created_at: now,
-          };
-          if (row.external_id !== null) inBatch.set(row.external_id, candidates.length);
-          firstOf.push(candidates.length);
-          candidates.push(row);
-          candidateItems.push(item.index);
-          candidateReadings.push(toReading(row));
-        }
+    const meterRow = await findMeter(tx, orgId, id, true);
+    if (!meterRow) throw errors.notFound(`Meter "${id}"`);
+    // Each new reading is built once as a row and once as the reading answered (and handed to the
+    // hooks): a batch is 1,000 of them, and every extra copy showed up as garbage collection.
+    // A repeat of an externalId met earlier in the batch points at that item (`firstOf`).
+    const candidates: MeterReadingsTable[] = [];
+    const candidateItems: number[] = [];
+    const candidateReadings: MeterReading[] = [];
+    const firstOf: number[] = [];
+    const inBatch = new Map<string, number>();
+    for (const item of items) {
+      const earlier = item.externalId === null ? undefined : inBatch.get(item.externalId);
+      if (earlier !== undefined) {
+        firstOf.push(earlier);
+        continue;
+      }
+      const row: MeterReadingsTable = {
+        id: newId('meterReading'),
+        org_id: orgId,
+        meter_id: id,
+        value: item.value,
+        read_at: item.readAt,
+        external_id: item.externalId,
+        reset: item.reset ? 1 : 0,
+        created_at: now,
+      };
+      if (row.external_id !== null) inBatch.set(row.external_id, candidates.length);
+      firstOf.push(candidates.length);
+      candidates.push(row);
+      candidateItems.push(item.index);
+      candidateReadings.push(toReading(row));
+    }
 
-        // Stored without looking first: the unique (meter, externalId) index leaves out an externalId the
-        // meter already has, and only then are the stored ones read, to answer them as duplicates. A
-        // lookup of every batch's externalIds cost PostgreSQL a scan of the meter's readings per batch.
-        const storedCount = await insertReadings(tx, candidates);
-        const storedBefore = new Map<number, MeterReadingsTable>();
-        if (storedCount < candidates.length) {
-          const ours = new Set(candidates.map((row) => row.id));
-          const byExternalId = new Map(candidates.flatMap((row, c) => (row.external_id === null ? [] : [[row.external_id, c] as const])));
-          const found = await findReadingsByExternalId(tx, id, [...byExternalId.keys()]);
-          for (const row of found) if (!ours.has(row.id)) storedBefore.set(byExternalId.get(row.external_id!)!, row);
-        }
-        const outcomes: PostReadingsAnswer['readings'] = firstOf.map((c, i) => {
-          const before = storedBefore.get(c);
-          if (before) return { status: 'duplicate', reading: toReading(before) };
-          return { status: candidateItems[c] === i ? 'accepted' : 'duplicate', reading: candidateReadings[c]! };
-        });
-        const fresh = storedBefore.size === 0 ? candidates : candidates.filter((_, c) => !storedBefore.has(c));
-        const freshItems = storedBefore.size === 0 ? candidateItems : candidateItems.filter((_, c) => !storedBefore.has(c));
-        const freshReadings = storedBefore.size === 0 ? candidateReadings : candidateReadings.filter((_, c) => !storedBefore.has(c));
+    // Stored without looking first: the unique (meter, externalId) index leaves out an externalId the
+    // meter already has, and only then are the stored ones read, to answer them as duplicates. A
+    // lookup of every batch's externalIds cost PostgreSQL a scan of the meter's readings per batch.
+    const storedCount = await insertReadings(tx, candidates);
+    const storedBefore = new Map<number, MeterReadingsTable>();
+    if (storedCount < candidates.length) {
+      const ours = new Set(candidates.map((row) => row.id));
+      const byExternalId = new Map(candidates.flatMap((row, c) => (row.external_id === null ? [] : [[row.external_id, c] as const])));
+      const found = await findReadingsByExternalId(tx, id, [...byExternalId.keys()]);
+      for (const row of found) if (!ours.has(row.id)) storedBefore.set(byExternalId.get(row.external_id!)!, row);
+    }
+    const outcomes: PostReadingsAnswer['readings'] = firstOf.map((c, i) => {
+      const before = storedBefore.get(c);
+      if (before) return { status: 'duplicate', reading: toReading(before) };
+      return { status: candidateItems[c] === i ? 'accepted' : 'duplicate', reading: candidateReadings[c]! };
+    });
+    const fresh = storedBefore.size === 0 ? candidates : candidates.filter((_, c) => !storedBefore.has(c));
+    const freshItems = storedBefore.size === 0 ? candidateItems : candidateItems.filter((_, c) => !storedBefore.has(c));
+    const freshReadings = storedBefore.size === 0 ? candidateReadings : candidateReadings.filter((_, c) => !storedBefore.has(c));
 
-        // After the insert: a refused batch is rolled back whole. The stored readings it is checked
-        // against leave out its own (readingsAround reads the table, the batch now included).
-        if (meterRow.kind === 'cumulative' && fresh.length > 0) await this.assertNoDecrease(tx, meterRow, fresh, freshItems);
+    // After the insert: a refused batch is rolled back whole. The stored readings it is checked
+    // against leave out its own (readingsAround reads the table, the batch now included).
+    if (meterRow.kind === 'cumulative' && fresh.length > 0) await this.assertNoDecrease(tx, meterRow, fresh, freshItems);
 
-        const accepted = freshReadings.sort(compareReadings);
-        const latest = accepted.at(-1);
-        let after = meterRow;
-        if (latest && (meterRow.last_read_at === null || latest.readAt >= meterRow.last_read_at)) {
-          const changes = { last_value: latest.value, last_read_at: latest.readAt, updated_at: now, version: meterRow.version + 1 };
-          // The row is locked (PostgreSQL) or the writer is alone (SQLite): the version cannot have moved.
-          if (!(await updateMeterIfVersion(tx, orgId, id, meterRow.version, changes))) throw errors.conflict(`Meter "${id}" changed meanwhile; retry.`);
-          after = { ...meterRow, ...changes };
-        }
-        const meter = toMeter(after);
-        if (accepted.length > 0) for (const hook of this.readingsHooks) await hook(tx, meter, accepted);
+    const accepted = freshReadings.sort(compareReadings);
+    const latest = accepted.at(-1);
+    let after = meterRow;
+    if (latest && (meterRow.last_read_at === null || latest.readAt >= meterRow.last_read_at)) {
+      const changes = { last_value: latest.value, last_read_at: latest.readAt, updated_at: now, version: meterRow.version + 1 };
+      // The row is locked (PostgreSQL) or the writer is alone (SQLite): the version cannot have moved.
+      if (!(await updateMeterIfVersion(tx, orgId, id, meterRow.version, changes))) throw errors.conflict(`Meter "${id}" changed meanwhile; retry.`);
+      after = { ...meterRow, ...changes };
+    }
+    const meter = toMeter(after);
+    if (accepted.length > 0) for (const hook of this.readingsHooks) await hook(tx, meter, accepted);
 
-        const answer: PostReadingsAnswer = { accepted: fresh.length, duplicates: items.length - fresh.length, readings: outcomes, meter };
-        await within?.(tx, answer);
-        return answer;
-      })
-      .catch((error: unknown) => {
-        // Another batch stored the same externalId between our lookup and our insert (it cannot while the meter is locked; kept as a safety net).
-        if (isUniqueViolation(error)) throw errors.conflict('Another request stored readings with the same externalId meanwhile; retry: they will be reported as duplicates.');
-        throw error;
-      });
+    return { accepted: fresh.length, duplicates: items.length - fresh.length, readings: outcomes, meter };
   }
 
   /** 422 meter_decreased naming each item of the batch that would make the cumulative meter go down. */

@@ -63,7 +63,7 @@ export const VERIFY_REASONS = {
   unknown_key: 'The statement is signed by a key that is not among the trusted statement keys.',
   bad_signature: 'The statement signature does not verify: the statement was altered or signed by someone else.',
   statement_not_canonical: 'The signed payload is not the RFC 8785 canonical form of its JSON.',
-  unsupported_statement: 'The statement is not a version 1 wo.completion statement.',
+  unsupported_statement: 'The statement is not a version 1 or 2 wo.completion statement.',
   bundle_mismatch: 'The bundle’s proof or record id differs from the signed statement.',
   checkpoint_malformed: 'The checkpoint is not a C2SP signed note of a tlog checkpoint.',
   unknown_log_key: 'No signature on the checkpoint comes from a trusted log key.',

@@ -51,6 +51,7 @@ export class ProofService {
       history: completion.history,
       evidence: completion.evidence,
       supersedes: previousId,
+      checklists: completion.checklists,
     });
     try {
       // Refused now, while the caller can still correct the data, not later by the sequencer.

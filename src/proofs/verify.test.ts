@@ -35,6 +35,8 @@ function completedRecord(id: string): WorkOrder {
     locationId: null,
     externalRef: null,
     metadata: { erp: 42, tags: ['a', 'b'] },
+    customFields: {},
+    checklists: [],
     source: null,
     resolutionNotes: 'Replaced the washer',
     completedAt: '2026-01-02T03:04:05.678Z',
@@ -46,8 +48,15 @@ function completedRecord(id: string): WorkOrder {
   };
 }
 
+/** A statement as version 1 signed it, before checklists and custom fields: what proofs of then carry. */
+function asVersion1(statement: ReturnType<typeof buildCompletionStatement>): object {
+  const { checklists: _checklists, ...rest } = statement;
+  const { customFields: _customFields, checklists: _given, ...record } = rest.record as typeof rest.record & { customFields?: unknown; checklists?: unknown };
+  return { ...rest, v: 1, record };
+}
+
 /** A real bundle built without a database: five statements in an in-memory tree, one checkpoint. */
-function makeBundle(keys: ProofKeys, leafPosition = 3): ProofBundle {
+function makeBundle(keys: ProofKeys, leafPosition = 3, reshape: (statement: ReturnType<typeof buildCompletionStatement>) => object = (s) => s): ProofBundle {
   const jwsList = Array.from({ length: 5 }, (_, i) => {
     const statement = buildCompletionStatement({
       proofId: `prf_${i}`,
@@ -56,8 +65,9 @@ function makeBundle(keys: ProofKeys, leafPosition = 3): ProofBundle {
       history: [{ id: 'rev_1', recordId: `rec_${i}`, action: 'complete', fromStatus: 'IN_PROGRESS', toStatus: 'COMPLETED', actor: { type: 'api_key', id: 'key_1' }, data: {}, occurredAt: '2026-01-02T03:04:05.678Z' }],
       evidence: [{ name: 'photo.jpg', sha256: 'a'.repeat(64) }],
       supersedes: null,
+      checklists: [],
     });
-    return keys.signJws(canonicalBytes(statement));
+    return keys.signJws(canonicalBytes(reshape(statement)));
   });
   const source = leafArraySource(sha256Sync, jwsList.map((j) => leafHash(sha256Sync, new TextEncoder().encode(j))));
   const root = rootHash(sha256Sync, source, 5);
@@ -102,6 +112,16 @@ describe('proof verification', () => {
       assert.equal(result.statement.record.id, 'rec_3');
       assert.equal(result.logOrigin, ORIGIN);
     }
+  });
+
+  it('keeps verifying a version 1 statement, signed before checklists, and refuses a version it does not know', async () => {
+    const old = await verifyBundle(makeBundle(keys, 2, asVersion1), jwks);
+    assert.equal(old.valid, true, JSON.stringify(old));
+    if (old.valid) assert.deepEqual([old.statement.v, old.statement.checklists, old.statement.evidence.length], [1, undefined, 1]);
+    const current = await verifyBundle(bundle, jwks);
+    assert.ok(current.valid && current.statement.v === 2 && Array.isArray(current.statement.checklists));
+    const future = await verifyBundle(makeBundle(keys, 2, (s) => ({ ...s, v: 3 })), jwks);
+    assert.equal(future.valid ? 'valid' : future.reason, 'unsupported_statement');
   });
 
   it('lets a generic JOSE library verify the statement JWS from the JWKS alone', async () => {

@@ -4,7 +4,7 @@ import { canonicalJson, NotIJsonError } from '../canonical-json.js';
 import { leafHashAsync, rootFromInclusionProof, type Sha256 } from './merkle.js';
 import { cosignatureMessage, isByCosigner, readTimestampedSignature } from './cosignature.js';
 import { parseWitnessPolicy, PolicyError, quorumMet, quorumTime, type WitnessPolicy } from './witness-policy.js';
-import { STATEMENT_TYPE, STATEMENT_VERSION, type CompletionStatement, type EvidenceDigest } from './statement.js';
+import { STATEMENT_TYPE, SUPPORTED_STATEMENT_VERSIONS, type CompletionStatement, type EvidenceDigest } from './statement.js';
 import { BUNDLE_VERSION, CLOCK_SKEW_SECONDS, VERIFY_REASONS, type ProofBundle, type Timestamp, type VerifyOptions, type VerifyReason, type VerifyResult, type Witnessing } from './bundle-format.js';
 import type { Certificate } from 'pkijs';
 import { parseCertificates, verifyTimestampToken, type TimestampProblem } from './timestamp-token.js';
@@ -156,7 +156,7 @@ export async function verifyBundle(bundleInput: unknown, keysInput: unknown, opt
     return fail('statement_not_canonical', error instanceof NotIJsonError ? `Not I-JSON: ${error.message}.` : 'It cannot be canonicalized.');
   }
   if (canonical !== text) return fail('statement_not_canonical');
-  if (!isRecord(statement) || statement.v !== STATEMENT_VERSION || statement.type !== STATEMENT_TYPE) {
+  if (!isRecord(statement) || !SUPPORTED_STATEMENT_VERSIONS.includes(statement.v as number) || statement.type !== STATEMENT_TYPE) {
     return fail('unsupported_statement', `v=${JSON.stringify(isRecord(statement) ? statement.v : undefined)}, type=${JSON.stringify(isRecord(statement) ? statement.type : undefined)}.`);
   }
   const record = statement.record;
@@ -275,7 +275,16 @@ const TIMESTAMP_REASONS: Record<TimestampProblem, VerifyReason> = {
 export function evidenceMatching(statement: CompletionStatement, sha256: string, size: number): EvidenceDigest | undefined {
   const entries: unknown = statement.evidence;
   if (!Array.isArray(entries)) return undefined;
-  return (entries as EvidenceDigest[]).find((entry) => isRecord(entry) && entry.sha256 === sha256 && (entry.size === undefined || entry.size === size));
+  const evidence = (entries as EvidenceDigest[]).find((entry) => isRecord(entry) && entry.sha256 === sha256 && (entry.size === undefined || entry.size === size));
+  if (evidence) return evidence;
+  // Version 2: a photo or signature image a checklist answer names is evidence of the proof too.
+  for (const checklist of Array.isArray(statement.checklists) ? statement.checklists : []) {
+    for (const answer of isRecord(checklist) && Array.isArray(checklist.answers) ? checklist.answers : []) {
+      const file = (Array.isArray(answer.files) ? answer.files : []).find((f) => isRecord(f) && f.sha256 === sha256 && f.size === size);
+      if (file) return { attachmentId: file.attachmentId, name: `${file.filename} (checklist ${checklist.name}, item ${answer.key}: ${answer.type})`, mediaType: file.mediaType, size: file.size, sha256: file.sha256 };
+    }
+  }
+  return undefined;
 }
 
 // --- the verdict: one wording for `wo proof verify`, the SDK's verifyProof() and the /verify page ----

@@ -9,9 +9,11 @@ import type { Page } from '../db/page.js';
 import type { ListCheckpoints, ListScope } from './list-checkpoints.js';
 import { inListOrder, inOneSnapshot, pageInOneSnapshot, pageWalk, type CheckpointedList, type PageWalk, type WalkOrder } from '../db/list-pages.js';
 import type { RecordListQuery } from './schemas.js';
+import { customFieldPageRecords, customFieldRecords, customFieldTotal } from './list-custom-fields.js';
+import type { CustomFieldFilter } from '../custom-field-values.js';
 
 /** A list's filter: the query's, with `overdue` read against `now` (set by RecordService). */
-export type RecordFilter = Omit<RecordListQuery, 'limit' | 'offset'> & { now?: string };
+export type RecordFilter = Omit<RecordListQuery, 'limit' | 'offset'> & { now?: string; customFields?: CustomFieldFilter[] };
 
 export type MatchingRecords = SelectQueryBuilder<Tables, 'records', object>;
 
@@ -99,15 +101,19 @@ export class RecordListReads implements RecordLists {
     return { recordsJson: (rows as { json: string }[]).map((row) => row.json).join(','), total };
   }
 
-  private async readList(
-    db: Executor,
-    orgId: string,
-    filter: RecordFilter,
-    page: Page,
-    form: RowForm,
-    checkpoints: ListCheckpoints,
-  ): Promise<{ rows: unknown[]; total: number }> {
+  private async readList(db: Executor, orgId: string, filter: RecordFilter, page: Page, form: RowForm, checkpoints: ListCheckpoints): Promise<{ rows: unknown[]; total: number }> {
     if (filtersByStatusOnly(filter)) return this.listInOneSnapshot(db, { orgId, status: filter.status }, page, form, checkpoints);
+    const byCustomField = filter.customFields?.length === 1 && Object.entries(filter).every(([key, value]) => key === 'customFields' || key === 'now' || value === undefined) ? filter.customFields[0] : undefined;
+    if (byCustomField) {
+      return inOneSnapshot(db, async (snapshot) => {
+        const total = Number((await customFieldTotal(snapshot, byCustomField).executeTakeFirst())?.n ?? 0);
+        const walk = pageWalk(page, total);
+        if (!walk) return { rows: [], total };
+        const matching = customFieldPageRecords(snapshot, byCustomField, walk, walk.order);
+        const result = await snapshot.executeQuery(this.pageQuery(snapshot, matching, { ...walk, offset: 0 }, form).compile());
+        return { rows: inListOrder(result.rows, walk), total };
+      });
+    }
     if (filtersByAssigneeOnly(filter)) {
       const assigneeId = filter.assigneeId!;
       return inOneSnapshot(db, async (snapshot) => {
@@ -224,13 +230,15 @@ function namedRows(db: Executor, orgId: string, id: string) {
 export function organizationRecords(db: Executor, orgId: string, filter: RecordFilter): MatchingRecords {
   const records = db.selectFrom('records').where('org_id', '=', orgId);
   const id = filter.assigneeId;
-  if (id === undefined) return records;
-  return db
+  const customFields = filter.customFields ?? [];
+  if (id === undefined) return customFields.length > 0 ? customFieldRecords(db, orgId, customFields) : records;
+  const named = db
     .with('named', () => namedRows(db, orgId, id).select('record_assignees.record_id').distinct())
     .selectFrom('named')
     .crossJoin('records')
     .whereRef('records.id', '=', 'named.record_id')
     .where('records.org_id', '=', orgId) as unknown as MatchingRecords;
+  return customFields.length > 0 ? customFieldRecords(db, orgId, customFields, named) : named;
 }
 
 export type AssigneeWindow = { orgId: string; assigneeId: string; limit: number; offset: number };

@@ -2,7 +2,8 @@ import { sql, type QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
-import type { Assignee, RecordHistoryEntry, RecordSource, RecordStatus, WorkOrder, WorkOrderCosts } from './schemas.js';
+import type { Assignee, RecordChecklist, RecordHistoryEntry, RecordSource, RecordStatus, WorkOrder, WorkOrderCosts } from './schemas.js';
+import type { CustomFieldMap } from '../custom-field-values.js';
 import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 import { actorOf } from '../principal.js';
@@ -30,6 +31,8 @@ export const WORK_ORDER_FIELDS = [
   ['locationId', 'location_id'],
   ['externalRef', 'external_ref'],
   ['metadata', 'metadata'],
+  ['customFields', 'custom_fields'],
+  ['checklists', 'checklists'],
   ['source', 'source'],
   ['resolutionNotes', 'resolution_notes'],
   ['completedAt', 'completed_at'],
@@ -43,7 +46,7 @@ const everyFieldListed: Exclude<keyof WorkOrder, (typeof WORK_ORDER_FIELDS)[numb
 void everyFieldListed;
 
 /** Columns holding JSON text, which the lists' SQL hands on as JSON rather than as a string. */
-export const JSON_COLUMNS: ReadonlySet<keyof RecordsTable> = new Set(['metadata', 'source', 'assignees', 'costs']);
+export const JSON_COLUMNS: ReadonlySet<keyof RecordsTable> = new Set(['metadata', 'source', 'assignees', 'costs', 'custom_fields', 'checklists']);
 
 export function toWorkOrder(row: RecordsTable): WorkOrder {
   return {
@@ -64,6 +67,8 @@ export function toWorkOrder(row: RecordsTable): WorkOrder {
     locationId: row.location_id,
     externalRef: row.external_ref,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    customFields: JSON.parse(row.custom_fields) as CustomFieldMap,
+    checklists: JSON.parse(row.checklists) as RecordChecklist[],
     source: row.source === null ? null : (JSON.parse(row.source) as RecordSource),
     resolutionNotes: row.resolution_notes,
     completedAt: row.completed_at,

@@ -12,6 +12,7 @@ import { defineDeprecation } from '../http/deprecation.js';
 import { historyEntryOf } from './history-entry.js';
 import type { ActionInput, RecordService } from './service.js';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './lifecycle.js';
+import { CUSTOM_FIELD_FILTERS_DOC } from '../custom-field-values.js';
 import {
   AssignBody,
   CompleteBody,
@@ -97,7 +98,7 @@ export function recordRoutes(records: RecordService): FastifyPluginAsyncTypebox 
           tags,
           operationId: 'listRecords',
           summary: 'List work orders, newest first',
-          description: 'Filter by status, category, asset, location, assignee and creation or change time; `updatedAfter` with the event feed keeps a mirror in sync. Paged with `limit` and `offset`.',
+          description: 'Filter by status, category, asset, location, assignee and creation or change time; `updatedAfter` with the event feed keeps a mirror in sync. Paged with `limit` and `offset`.' + CUSTOM_FIELD_FILTERS_DOC,
           querystring: RecordListQuery,
           response: { 200: componentRef(RecordList), ...problems(400) },
         },

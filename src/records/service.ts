@@ -31,47 +31,10 @@ import { translateReferenceError, type DecidedAction, type NewRecord, type Recor
 import type { RecordFilter, RecordLists } from './list-repository.js';
 import type { RecordCounts } from './record-counts.js';
 
-/** One item of a completion's `evidence`: the digest of a file kept elsewhere, or a file attached to the work order. */
-export type EvidenceInput = { name: string; sha256: string; mediaType?: string } | { attachmentId: string };
-
-export interface ActionInput {
-  assignee?: string;
-  assignees?: AssigneeInput[];
-  resolutionNotes?: string;
-  reason?: string;
-  evidence?: EvidenceInput[];
-}
-
-/** Evidence as the completion proof states it; an attachment adds its id and size. */
-export interface CompletionEvidence {
-  name: string;
-  sha256: string;
-  mediaType?: string | null;
-  attachmentId?: string;
-  size?: number;
-}
-
-/** Resolves a completion's evidence in its transaction (attachments: src/attachments/evidence.ts). */
-export type EvidenceResolver = (tx: Tx, orgId: string, recordId: string, evidence: EvidenceInput[], now: string) => Promise<CompletionEvidence[]>;
-
-/** Checks that ids a work order points at exist in the caller's organization. */
-export type ReferenceCheck = (tx: Tx, orgId: string, refs: { categoryId?: string; assetId?: string | null; locationId?: string | null; assignees?: readonly AssigneeInput[] }) => Promise<FieldError[]>;
-
-export interface CompletionContext {
-  /** The organization of the work order (the API representation does not carry it). */
-  orgId: string;
-  record: WorkOrder;
-  history: RecordHistoryEntry[];
-  evidence: CompletionEvidence[];
-  actorKeyId: string;
-}
-
-/**
- * Runs as a completion is written; the proof feature uses it to queue the statement. It may read
- * through `executor` (the completing transaction, or the database when the completion is one
- * statement) and adds what it writes to `appends`, which are written with the completion.
- */
-export type CompletionHook = (executor: Executor, completion: CompletionContext, appends: RowAppends) => Promise<void>;
+import type { ActionInput, CompletionEvidence, CompletionHook, EvidenceResolver, ReferenceCheck } from './completion-types.js';
+import { CompletionNeedsTransaction, hasChecklists, lockRecordForCompletion, NO_CHECKLISTS, type RecordChecklists, type StatementChecklist } from './extensions.js';
+import { customFieldFilters, NO_CUSTOM_FIELDS, splitCustomFieldFilters, type CustomFieldChecks } from '../custom-field-values.js';
+export type { ActionInput, CompletionContext, CompletionEvidence, CompletionHook, EvidenceInput, EvidenceResolver, ReferenceCheck } from './completion-types.js';
 
 const EDITABLE_FIELDS = {
   categoryId: 'category_id',
@@ -84,11 +47,14 @@ const EDITABLE_FIELDS = {
   locationId: 'location_id',
   externalRef: 'external_ref',
   metadata: 'metadata',
+  customFields: 'custom_fields',
 } as const satisfies Record<keyof UpdateRecordInput, keyof RecordsTable>;
 
 export class RecordService {
   private readonly completionHooks: CompletionHook[] = [];
   private resolveAssignees: AssigneeResolver = noAssignees;
+  private customFields: CustomFieldChecks = NO_CUSTOM_FIELDS;
+  private checklists: RecordChecklists = NO_CHECKLISTS;
 
   constructor(
     private readonly db: Db,
@@ -114,7 +80,22 @@ export class RecordService {
     this.resolveAssignees = resolver;
   }
 
+  /** How `customFields` are checked and filtered (the custom-fields feature). */
+  checkCustomFieldsWith(checks: CustomFieldChecks): void {
+    this.customFields = checks;
+  }
+
+  /** How `checklistIds` are given and completions wait for their answers (the checklists feature). */
+  giveChecklistsWith(checklists: RecordChecklists): void {
+    this.checklists = checklists;
+  }
+
   /** What is wrong with `assignees` a template names (a schedule's), as field errors; nothing when they can be assigned now. */
+  /** What is wrong with `checklistIds` (a schedule's template checks them as a work order's). */
+  async checklistProblems(tx: Tx, orgId: string, checklistIds: readonly string[]): Promise<FieldError[]> {
+    return this.checklists.given(tx, orgId, checklistIds).then(() => [], (error: unknown) => (error instanceof AppError && error.code === 'unprocessable_entity' ? (error.extra.errors ?? []) : Promise.reject(error)));
+  }
+
   async assigneeProblems(tx: Tx, orgId: string, requested: readonly AssigneeInput[], field: string): Promise<FieldError[]> {
     try {
       await this.resolveAssignees(tx, orgId, requested, field);
@@ -169,8 +150,12 @@ export class RecordService {
     const now = isoNow(this.clock);
     const assigned = Boolean(input.assignee) || assignees.length > 0;
     const status: RecordStatus = assigned ? 'ASSIGNED' : 'OPEN';
+    const id = newId('record');
+    const appends = new RowAppends();
+    const customFields = await this.customFields.created(executor, 'record', { orgId: principal.orgId, id, createdAt: now }, input.customFields, appends);
+    const checklists = await this.checklists.given(executor, principal.orgId, input.checklistIds ?? []);
     const row: RecordsTable = {
-      id: newId('record'),
+      id,
       org_id: principal.orgId,
       category_id: input.categoryId,
       status,
@@ -196,9 +181,11 @@ export class RecordService {
       assignees: JSON.stringify(assignees),
       costs: null,
       labor_minutes: 0,
+      custom_fields: customFields,
+      checklists: JSON.stringify(checklists),
     };
     // The work order, its count, its history entry and its events are written as one step (RowAppends).
-    const appends = new RowAppends().add('records', row);
+    appends.add('records', row);
     await this.counts.countCreated(executor, principal.orgId, status, appends);
     const data = { ...(input.assignee ? { assignee: input.assignee } : {}), ...(assignees.length > 0 ? { assignees } : {}) };
     const entry = historyRow(row, principal, 'created', null, status, data, now);
@@ -221,13 +208,21 @@ export class RecordService {
   }
 
   async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
-    const { rows, total } = await this.lists.list(this.db, orgId, canonicalFilter(filter, isoNow(this.clock)), page, this.listCheckpoints);
+    const { rows, total } = await this.lists.list(this.db, orgId, await this.listFilter(orgId, filter), page, this.listCheckpoints);
     return { records: rows.map(toWorkOrder), total };
   }
 
   /** The same page as `list`, its work orders already serialized as JSON text, comma-separated (what GET /records sends). */
   async listAsJson(orgId: string, filter: RecordFilter, page: Page): Promise<{ recordsJson: string; total: number }> {
-    return this.lists.listAsJson(this.db, orgId, canonicalFilter(filter, isoNow(this.clock)), page, this.listCheckpoints);
+    return this.lists.listAsJson(this.db, orgId, await this.listFilter(orgId, filter), page, this.listCheckpoints);
+  }
+
+  /** The filter as the lists read it: instants canonical, `cf.` parameters as conditions on the typed values. */
+  private async listFilter(orgId: string, query: RecordFilter): Promise<RecordFilter> {
+    const { filter, customFields } = splitCustomFieldFilters(query);
+    const canonical = canonicalFilter(filter, isoNow(this.clock));
+    const filters = await customFieldFilters(this.customFields, this.db, orgId, 'record', customFields);
+    return filters ? { ...canonical, customFields: filters } : canonical;
   }
 
   async history(orgId: string, id: string, page: Page): Promise<{ events: RecordHistoryEntry[]; total: number }> {
@@ -250,18 +245,22 @@ export class RecordService {
       const before = toWorkOrder(current);
       const changes: Partial<RecordsTable> = {};
       const changed: Record<string, { from: unknown; to: unknown }> = {};
+      const owner = { orgId: principal.orgId, id, createdAt: current.created_at };
+      const customFields = input.customFields && (await this.customFields.changed(tx, 'record', owner, current.custom_fields, input.customFields));
       for (const [field, column] of Object.entries(EDITABLE_FIELDS) as [keyof UpdateRecordInput, keyof RecordsTable][]) {
         const value = input[field];
         if (value === undefined) continue;
         const stored =
-          field === 'metadata'
+          field === 'customFields'
+            ? customFields!.json
+            : field === 'metadata'
             ? patchedMetadata(current.metadata, value as Record<string, unknown>, metadataMode)
             : field === 'dueAt' && value
               ? canonicalInstant(value as string, 'body.dueAt')
               : value;
         if (stored === current[column]) continue;
         (changes as Record<string, unknown>)[column] = stored;
-        changed[field] = { from: before[field], to: field === 'metadata' ? JSON.parse(stored as string) : stored };
+        changed[field] = { from: before[field], to: field === 'metadata' || field === 'customFields' ? JSON.parse(stored as string) : stored };
       }
       if (Object.keys(changes).length === 0) return { next: current };
       const now = isoNow(this.clock);
@@ -269,6 +268,7 @@ export class RecordService {
       return {
         next,
         afterWrite: async () => {
+          if (changes.custom_fields !== undefined) await customFields!.write();
           await insertHistory(tx, historyRow(next, principal, 'updated', null, null, { changes: changed }, now));
           await this.emit(tx, next.org_id, 'record.updated', { recordId: next.id, changes: changed, record: toWorkOrder(next) }, now);
         },
@@ -287,11 +287,22 @@ export class RecordService {
     if (!evidenceToResolve && !reassigns) {
       const decide = (current: RecordsTable, known: readonly RecordEventsTable[] | undefined) => this.decideAtOnce(principal, action, input, current, known);
       const acted = this.writes.actAtOnce({ orgId: principal.orgId, id, action, acceptedVersions, decide }, within);
-      if (acted) return acted;
+      // A work order with checklists completes in a transaction, which waits for its answers.
+      if (acted) return acted.catch((error: unknown) => (error instanceof CompletionNeedsTransaction ? this.actInTransaction(principal, id, action, input, acceptedVersions, within) : Promise.reject(error)));
     }
+    return this.actInTransaction(principal, id, action, input, acceptedVersions, within);
+  }
+
+  private async actInTransaction(principal: Principal, id: string, action: LifecycleAction, input: ActionInput, acceptedVersions: number[] | undefined, within: InTransaction<WorkOrder> | undefined): Promise<WorkOrder> {
+    const reassigns = action === 'assign' && input.assignees !== undefined;
     return this.writeWithRetry(principal.orgId, id, acceptedVersions, within, async (tx, current) => {
       const assignees = reassigns ? await this.resolveAssignees(tx, principal.orgId, input.assignees!, 'body.assignees') : undefined;
       const { next, data } = applyAction(current, action, input, isoNow(this.clock), assignees);
+      let checklists: StatementChecklist[] = [];
+      if (action === 'complete' && hasChecklists(current)) {
+        await lockRecordForCompletion(tx, current.org_id, current.id);
+        checklists = await this.checklists.completing(tx, current, next.updated_at);
+      }
       return {
         next,
         afterWrite: async () => {
@@ -306,7 +317,7 @@ export class RecordService {
           if (action === 'complete') {
             const history = (await listHistory(tx, next.org_id, next.id)).map(toHistoryEntry);
             const completionAppends = new RowAppends();
-            await this.runCompletionHooks(tx, principal, next, history, evidence, completionAppends);
+            await this.runCompletionHooks(tx, principal, next, history, evidence, completionAppends, checklists);
             await completionAppends.write(tx);
           }
         },
@@ -316,6 +327,7 @@ export class RecordService {
 
   /** A lifecycle action decided for a write without a transaction (RecordWrites.actAtOnce), reading through the database. */
   private async decideAtOnce(principal: Principal, action: LifecycleAction, input: ActionInput, current: RecordsTable, known: readonly RecordEventsTable[] | undefined): Promise<DecidedAction> {
+    if (action === 'complete' && hasChecklists(current)) throw new CompletionNeedsTransaction();
     const { next, data } = applyAction(current, action, input, isoNow(this.clock));
     const { appends, entry } = actionAppends(principal, current, next, action, data);
     if (current.status !== next.status) await this.counts.countMoved(this.db, next.org_id, current.status, next.status, appends);
@@ -337,8 +349,9 @@ export class RecordService {
     history: RecordHistoryEntry[],
     evidence: CompletionEvidence[],
     appends: RowAppends,
+    checklists: StatementChecklist[] = [],
   ): Promise<void> {
-    const completion = { orgId: completed.org_id, record: toWorkOrder(completed), history, evidence, actorKeyId: principal.keyId };
+    const completion = { orgId: completed.org_id, record: toWorkOrder(completed), history, evidence, actorKeyId: principal.keyId, checklists };
     for (const hook of this.completionHooks) await hook(executor, completion, appends);
   }
 

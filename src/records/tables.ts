@@ -32,6 +32,10 @@ export interface RecordsTable {
   costs: string | null;
   /** Minutes of labor logged on it, the sum of its labor lines. */
   labor_minutes: number;
+  /** Custom-field values (JSON `{key: value}`), checked against the organization's fields; '{}' for none (migration 0028). */
+  custom_fields: string;
+  /** The checklists it was given, each at the version it got (JSON of RecordChecklist[]); '[]' for none. */
+  checklists: string;
 }
 
 export interface RecordEventsTable {

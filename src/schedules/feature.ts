@@ -46,6 +46,7 @@ export const schedulesFeature = defineFeature({
     const checkTemplate: ReferenceCheck = async (tx, orgId, refs) => [
       ...(await checkRecordReferences(tx, orgId, refs)),
       ...(refs.assignees?.length ? await services.records.assigneeProblems(tx, orgId, refs.assignees, 'body.assignees') : []),
+      ...(refs.checklistIds?.length ? await services.records.checklistProblems(tx, orgId, refs.checklistIds) : []),
     ];
     const schedules = new ScheduleService(database.db, clock, checkTemplate, lookUpMeter);
     const scheduleGenerator = new ScheduleGenerator(database.db, clock, services.claimDueRows, services.records, logger);

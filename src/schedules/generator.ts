@@ -125,8 +125,9 @@ export class ScheduleGenerator {
     try {
       record = await this.createWorkOrder(tx, row, key, dueAt);
     } catch (error) {
-      // Refused by the reference check, before anything was written: the transaction is whole.
-      if (!(error instanceof AppError) || error.code !== 'unprocessable_entity') throw error;
+      // Refused by the reference check (or a required custom field the template cannot fill), before
+      // anything was written: the transaction is whole.
+      if (!(error instanceof AppError) || (error.code !== 'unprocessable_entity' && error.code !== 'custom_field_invalid')) throw error;
       this.logger.warn({ scheduleId: row.id, occurrence: key, problems: error.extra.errors }, 'a schedule’s template refers to something deleted; occurrence recorded MISSED');
       await this.recordUndone(tx, row, { kind: 'miss', occurrence: { key, dueAt }, reason: 'template_invalid' }, now);
       return undefined;
@@ -149,6 +150,7 @@ export class ScheduleGenerator {
       ...(template.assignees?.length ? { assignees: template.assignees } : {}),
       ...(template.assetId ? { assetId: template.assetId } : {}),
       ...(template.locationId ? { locationId: template.locationId } : {}),
+      ...(template.checklistIds?.length ? { checklistIds: template.checklistIds } : {}),
       dueAt,
       source: { type: 'schedule', scheduleId: row.id, occurrence: key },
     });

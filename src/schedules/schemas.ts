@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { IdOf, Metadata, Nullable, optionalExcept, StringEnum, Text, Timestamp } from '../http/schema-types.js';
 import { ListQuery, listEnvelope } from '../http/pagination.js';
 import { componentRef } from '../http/openapi.js';
-import { PrioritySchema, Assignees } from '../records/schemas.js';
+import { PrioritySchema, Assignees, ChecklistIds } from '../records/schemas.js';
 
 export const SCHEDULE_STATUSES = ['ACTIVE', 'PAUSED'] as const;
 export const TRIGGER_TYPES = ['calendar', 'interval', 'meter', 'threshold'] as const;
@@ -54,6 +54,7 @@ export const TemplateSchema = Type.Object(
     locationId: Type.Optional(Nullable(IdOf('loc'))),
     assignee: Type.Optional(Nullable(Text(200, 'Person or team doing the work.'))),
     assignees: Type.Optional(Assignees),
+    checklistIds: Type.Optional(ChecklistIds),
   },
   { $id: 'ScheduleTemplate', additionalProperties: false, description: 'The fields each generated work order gets.' },
 );

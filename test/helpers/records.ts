@@ -36,6 +36,8 @@ export function workOrderRow(fields: { id: string; orgId: string; categoryId: st
     assignees: '[]',
     costs: null,
     labor_minutes: 0,
+    custom_fields: '{}',
+    checklists: '[]',
   };
 }
 

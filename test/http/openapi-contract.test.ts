@@ -72,6 +72,17 @@ const OPERATION_IDS: Record<string, string> = {
   'DELETE /api/v1/assets/{id}': 'deleteAsset',
   'GET /api/v1/assets/{id}/records': 'listAssetRecords',
   'POST /api/v1/assets/{id}/retire': 'retireAsset',
+  'POST /api/v1/custom-fields': 'createCustomField',
+  'GET /api/v1/custom-fields': 'listCustomFields',
+  'GET /api/v1/custom-fields/{id}': 'getCustomField',
+  'PATCH /api/v1/custom-fields/{id}': 'updateCustomField',
+  'POST /api/v1/checklists': 'createChecklist',
+  'GET /api/v1/checklists': 'listChecklists',
+  'GET /api/v1/checklists/{id}': 'getChecklist',
+  'PATCH /api/v1/checklists/{id}': 'updateChecklist',
+  'GET /api/v1/records/{id}/checklists': 'listRecordChecklists',
+  'POST /api/v1/records/{id}/checklists': 'attachRecordChecklist',
+  'PUT /api/v1/records/{id}/checklists/{checklistId}/items/{key}': 'answerChecklistItem',
   'POST /api/v1/meters': 'createMeter',
   'GET /api/v1/meters': 'listMeters',
   'GET /api/v1/meters/{id}': 'getMeter',
@@ -305,6 +316,28 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'PATCH', url: `/api/v1/assets/${asset.id}`, payload: { model: 'X2' }, headers: { 'content-type': 'application/merge-patch+json' } });
     await call(tenant, { method: 'GET', url: `/api/v1/assets/${asset.id}/records` });
 
+    // Custom fields.
+    const field = json(await post('/api/v1/custom-fields', { key: 'floor', label: 'Floor', entity: 'record', type: 'number' }));
+    assert.equal((await post('/api/v1/custom-fields', { key: 'floor', label: 'Floor', entity: 'record', type: 'number' })).statusCode, 409);
+    await call(tenant, { method: 'GET', url: '/api/v1/custom-fields?entity=record' });
+    await call(tenant, { method: 'GET', url: `/api/v1/custom-fields/${field.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/custom-fields/${field.id}`, payload: { label: 'Storey' }, headers: { 'if-match': '"1"' } });
+    await call(tenant, { method: 'GET', url: '/api/v1/records?cf.floor[gte]=2' });
+
+    // Checklists: a template, a work order given it, an answer, the completion gate.
+    const checklist = json(await post('/api/v1/checklists', { name: 'Boiler', items: [{ key: 'pressure', label: 'Pressure', type: 'number', required: true, min: 1, max: 2 }] }));
+    await call(tenant, { method: 'GET', url: '/api/v1/checklists' });
+    await call(tenant, { method: 'GET', url: `/api/v1/checklists/${checklist.id}` });
+    await call(tenant, { method: 'PATCH', url: `/api/v1/checklists/${checklist.id}`, payload: { name: 'Boiler check' }, headers: { 'if-match': '"1"' } });
+    const inspected = json(await post('/api/v1/records', recordBody(category.id, { assignee: 'Technician 1' })));
+    await call(tenant, { method: 'POST', url: `/api/v1/records/${inspected.id}/checklists`, payload: { checklistId: checklist.id } });
+    await call(tenant, { method: 'POST', url: `/api/v1/records/${inspected.id}/checklists`, payload: { checklistId: 'chk_missing' } });
+    await call(tenant, { method: 'GET', url: `/api/v1/records/${inspected.id}/checklists` });
+    await call(tenant, { method: 'PUT', url: `/api/v1/records/${inspected.id}/checklists/${checklist.id}/items/pressure`, payload: { value: 'high' } });
+    await call(tenant, { method: 'POST', url: `/api/v1/records/${inspected.id}/start`, payload: {} });
+    assert.equal((await call(tenant, { method: 'POST', url: `/api/v1/records/${inspected.id}/complete`, payload: { resolutionNotes: 'Done' } })).statusCode, 409);
+    await call(tenant, { method: 'PUT', url: `/api/v1/records/${inspected.id}/checklists/${checklist.id}/items/pressure`, payload: { value: 1.5 } });
+
     // Meters and their readings.
     const meter = json(await post('/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative', assetId: asset.id }));
     assert.equal((await post('/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative', assetId: 'ast_missing' })).statusCode, 422);
@@ -465,7 +498,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${room.id}` });
 
     // The event feed.
-    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 4, 10_000, 'the four work orders in the feed');
+    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 5, 10_000, 'the five work orders in the feed');
     await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.exploded' });
     await call(reader, { method: 'GET', url: '/api/v1/events' });
 
@@ -593,6 +626,8 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       teams: await create('/api/v1/teams', { name: 'Stale team' }),
       vendors: await create('/api/v1/vendors', { name: 'Stale vendor' }),
       parts: await create('/api/v1/parts', { sku: 'STALE-1', name: 'Stale part', unit: 'pcs', unitCost: { amount: '1.00', currency: 'USD' } }),
+      'custom-fields': await create('/api/v1/custom-fields', { key: 'stale', label: 'Stale', entity: 'asset', type: 'text' }),
+      checklists: await create('/api/v1/checklists', { name: 'Stale', items: [{ key: 'ok', label: 'OK', type: 'checkbox' }] }),
     };
     const bodies: Record<string, unknown> = {
       'PATCH categories': { description: 'x' },
@@ -606,6 +641,9 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH teams': { name: 'x' },
       'PATCH vendors': { name: 'x' },
       'PATCH parts': { name: 'x' },
+      'PATCH custom-fields': { label: 'x' },
+      'PATCH checklists': { name: 'x' },
+      checklists: { checklistId: ids.checklists },
       assign: { assignee: 'Technician 4' },
       hold: { reason: 'Parts' },
       complete: { resolutionNotes: 'Done' },
@@ -616,7 +654,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     for (const [template, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!operation.parameters?.some((p) => p.in === 'header' && p.name === 'if-match')) continue;
-        const collection = /^\/api\/v1\/([a-z]+)\/\{id\}/.exec(template)?.[1];
+        const collection = /^\/api\/v1\/([a-z-]+)\/\{id\}/.exec(template)?.[1];
         assert.ok(collection && ids[collection], `${method} ${template}: no resource to try it on`);
         const url = template.replace('{id}', ids[collection]!);
         const action = /\/\{id\}\/([a-z-]+)$/.exec(template)?.[1];

@@ -117,6 +117,8 @@ describe('the request examples of the OpenAPI document', () => {
 
     await scenario.send('createCategory', {}, { plumbing: EXAMPLE_IDS.category });
     await scenario.send('updateCategory', { id: EXAMPLE_IDS.category });
+    await scenario.send('createCustomField', {}, { boilerType: EXAMPLE_IDS.customField });
+    await scenario.send('updateCustomField', { id: EXAMPLE_IDS.customField });
     await scenario.send('createLocation', {}, { site: EXAMPLE_IDS.site, building: EXAMPLE_IDS.building });
     await scenario.send('updateLocation', { id: EXAMPLE_IDS.building });
     await scenario.send('createAsset', {}, { boiler: EXAMPLE_IDS.boiler });
@@ -144,6 +146,14 @@ describe('the request examples of the OpenAPI document', () => {
     await scenario.send('createRecordCost', record);
     await scenario.send('postCostLine', { id: EXAMPLE_IDS.partLine });
     await scenario.upload(record.id, EXAMPLE_IDS.attachment);
+    // A checklist on the second work order: the signature is a photo attached to it.
+    const second = { id: EXAMPLE_IDS.secondRecord };
+    await scenario.send('createChecklist', {}, { boiler: EXAMPLE_IDS.checklist });
+    await scenario.send('updateChecklist', { id: EXAMPLE_IDS.checklist });
+    await scenario.send('attachRecordChecklist', second);
+    await scenario.upload(second.id, EXAMPLE_IDS.signature);
+    await scenario.send('answerChecklistItem', { ...second, checklistId: EXAMPLE_IDS.checklist, key: 'pressure' }, {}, ['number']);
+    await scenario.send('answerChecklistItem', { ...second, checklistId: EXAMPLE_IDS.checklist, key: 'signed_off' }, {}, ['signature']);
     // Through the lifecycle: every action with a body sends its example.
     await scenario.send('assignRecord', record);
     await scenario.send('createRecordAccessLink', record, { forVendor: EXAMPLE_IDS.accessLink });

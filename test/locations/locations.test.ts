@@ -46,6 +46,7 @@ for (const dialect of TEST_DIALECTS) {
           longitude: -0.127758,
           externalRef: 'ERP-S1',
           metadata: { region: 'south' },
+          customFields: {},
           createdAt: undefined,
           updatedAt: undefined,
           version: 1,

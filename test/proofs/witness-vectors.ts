@@ -41,7 +41,7 @@ const COMPLETED_SECONDS = Math.floor(Date.parse(COMPLETED_AT) / 1000);
 function workOrder(id: string): WorkOrder {
   return {
     id, recordId: id, status: 'COMPLETED', categoryId: 'cat_01', address: '12 Harbour Road', requesterName: 'Ann Tenant', description: 'Kitchen tap leaks',
-    priority: 'MEDIUM', dueAt: null, assignee: 'Bob Plumber', assignees: [], costs: null, laborMinutes: 0, assetId: null, locationId: null, externalRef: null, metadata: {}, source: null,
+    priority: 'MEDIUM', dueAt: null, assignee: 'Bob Plumber', assignees: [], costs: null, laborMinutes: 0, assetId: null, locationId: null, externalRef: null, metadata: {}, customFields: {}, checklists: [], source: null,
     resolutionNotes: 'Replaced the washer', completedAt: COMPLETED_AT, closedAt: null, cancelledAt: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: COMPLETED_AT, version: 4,
   };
 }
@@ -62,7 +62,7 @@ export function witnessVectors(): WitnessVectors {
         buildCompletionStatement({
           proofId: `prf_${i}`, orgId: 'org_1', record: workOrder(`rec_${i}`),
           history: [{ id: 'rev_1', recordId: `rec_${i}`, action: 'complete', fromStatus: 'IN_PROGRESS', toStatus: 'COMPLETED', actor: { type: 'api_key', id: 'key_1' }, data: {}, occurredAt: COMPLETED_AT }],
-          evidence: [], supersedes: null,
+          evidence: [], supersedes: null, checklists: [],
         }),
       ),
     ),
