@@ -61,6 +61,11 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
       );
     }
     await client.query(assigneeMatchesSql('$1'), [options.orgId]);
+    // A synchronous commit flushes the WAL of every asynchronous one before it. VACUUM marks a page
+    // all-visible only once its rows' commits are flushed (their hint bits cannot be set before), so
+    // right after unflushed inserts it left the newest pages out of the visibility map, and index-only
+    // scans (an assigneeId page and its count; a deep page's ids) visited the heap (session 35).
+    await client.query('SET synchronous_commit = on');
     await seedStatusCounts(client, options.orgId, byStatus);
     // Autovacuum may be off (it is on the shared test cluster) or not yet run: without the visibility
     // map a deep page cannot be an index-only scan, and without statistics the planner guesses.
