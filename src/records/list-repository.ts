@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import type { Compilable, QueryResult, SelectQueryBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
