@@ -40,8 +40,10 @@ async function assertListsExact(t: TestApp, tenant: Tenant, ids: readonly string
   }
 }
 
-async function ok(response: Promise<{ statusCode: number; body: string }>, what: string): Promise<void> {
+async function ok(response: Promise<{ statusCode: number; body: string }>, what: string, racing = false): Promise<void> {
   const answered = await response;
+  // Racing writes to one work order may be told to retry (409 conflict): that one write did not happen.
+  if (racing && answered.statusCode === 409 && JSON.parse(answered.body).code === 'conflict') return;
   assert.ok(answered.statusCode < 300, `${what}: ${answered.statusCode} ${answered.body}`);
 }
 
@@ -109,9 +111,9 @@ describe('assigneeId lists kept exact (record_assignee_matches)', () => {
         if (i % 2 === 0) {
           const assignees = [{ type: 'team', id: teams[next(3)]!.id }, ...someOf(people).slice(0, 2).map((p) => ({ type: 'person', id: p.id }))];
           const unique = assignees.filter((a, at) => assignees.findIndex((b) => b.id === a.id) === at);
-          writes.push(ok(tenant.request({ method: 'POST', url: `/api/v1/records/${records[next(records.length)]}/assign`, payload: { assignees: unique } }), 'assign'));
+          writes.push(ok(tenant.request({ method: 'POST', url: `/api/v1/records/${records[next(records.length)]}/assign`, payload: { assignees: unique } }), 'assign', true));
         } else {
-          writes.push(ok(tenant.request({ method: 'PATCH', url: `/api/v1/teams/${teams[next(3)]!.id}`, payload: { memberIds: someOf(people).map((p) => p.id) } }), 'members'));
+          writes.push(ok(tenant.request({ method: 'PATCH', url: `/api/v1/teams/${teams[next(3)]!.id}`, payload: { memberIds: someOf(people).map((p) => p.id) } }), 'members', true));
         }
       }
       await Promise.all(writes);
