@@ -200,12 +200,28 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
 
     const batch = 50_000;
     for (let from = 0; from < options.count; from += batch) insertBatch(from, Math.min(options.count, from + batch));
+    db.prepare(assigneeMatchesSql('?')).run(options.orgId);
     db.pragma('wal_checkpoint(TRUNCATE)');
 
     return { inserted: options.count, totalInOrg: existing + options.count, byStatus, seconds: (performance.now() - started) / 1000 };
   } finally {
     db.close();
   }
+}
+
+/**
+ * The seeded work orders' rows in record_assignee_matches (as the API keeps them: each assignee, and each
+ * member of a team named), for the whole organization, `orgParameter` its placeholder; again adds nothing.
+ */
+export function assigneeMatchesSql(orgParameter: string): string {
+  return `INSERT INTO record_assignee_matches (record_id, match_id, org_id, created_at)
+    SELECT * FROM (
+      SELECT record_id, assignee_id, org_id, created_at FROM record_assignees WHERE org_id = ${orgParameter}
+      UNION
+      SELECT ra.record_id, tm.person_id, ra.org_id, ra.created_at FROM record_assignees ra JOIN team_members tm ON tm.team_id = ra.assignee_id WHERE ra.org_id = ${orgParameter}
+    ) AS matches
+    WHERE true
+    ON CONFLICT DO NOTHING`;
 }
 
 /** How many of an organization's first `count` seeded work orders name `person` directly or through their team. */

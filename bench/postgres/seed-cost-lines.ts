@@ -53,9 +53,18 @@ export async function seedCostLinesOnPostgres(databaseUrl: string, options: Cost
       const taken = await client.query('UPDATE part_stock SET on_hand_milli = on_hand_milli - $1 WHERE part_id = $2 AND location_id = $3 AND on_hand_milli >= $1', [String(milli), partId, locationId]);
       if (taken.rowCount !== 1) throw new Error(`not enough stock of ${partId} for the seeded lines`);
     }
+    // The lines' count deltas (migration 0029) folded into the counters, as the fold job would before anyone reads them.
+    await client.query(`
+      WITH folded AS (DELETE FROM cost_line_count_deltas RETURNING org_id, posted, lines_delta, moves_delta),
+      sums AS (SELECT org_id, posted, sum(lines_delta) AS lines, sum(moves_delta) AS moves FROM folded GROUP BY org_id, posted)
+      INSERT INTO cost_line_counters (org_id, posted, lines, moves) SELECT org_id, posted, lines, moves FROM sums
+      ON CONFLICT (org_id, posted) DO UPDATE SET lines = cost_line_counters.lines + excluded.lines, moves = cost_line_counters.moves + excluded.moves`);
+    // Committed to disk before VACUUM: VACUUM marks a page all-visible only once its rows' commit is flushed, and without
+    // that a deep page is no index-only scan (bench/analysis.md, session 35).
+    await client.query('SET synchronous_commit = on');
     await client.query('COMMIT');
     // Without the visibility map and statistics, a deep page is no index-only scan and the planner guesses (see seedRecordsOnPostgres).
-    for (const table of ['cost_lines', 'stock_movements', 'records', 'part_stock']) await client.query(`VACUUM (ANALYZE) ${table}`);
+    for (const table of ['cost_lines', 'stock_movements', 'records', 'part_stock', 'cost_line_counters', 'cost_line_count_deltas']) await client.query(`VACUUM (ANALYZE) ${table}`);
     return { inserted: options.count, records: plan.totals.size, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});

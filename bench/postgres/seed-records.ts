@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { RecordStatus } from '../../src/records/schemas.js';
-import { BENCH_PEOPLE, BENCH_TEAM_SIZE, benchPersonId, benchTeamId, defaultNewestMs, seededRecord, type SeedOptions, type SeedResult, type SeededRecord } from '../lib/seed-records.js';
+import { assigneeMatchesSql, BENCH_PEOPLE, BENCH_TEAM_SIZE, benchPersonId, benchTeamId, defaultNewestMs, seededRecord, type SeedOptions, type SeedResult, type SeededRecord } from '../lib/seed-records.js';
 
 const BATCH = 50_000;
 
@@ -60,12 +60,19 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
         [options.orgId, ...assignees],
       );
     }
+    await client.query(assigneeMatchesSql('$1'), [options.orgId]);
+    // A synchronous commit flushes the WAL of every asynchronous one before it. VACUUM marks a page
+    // all-visible only once its rows' commits are flushed (their hint bits cannot be set before), so
+    // right after unflushed inserts it left the newest pages out of the visibility map, and index-only
+    // scans (an assigneeId page and its count; a deep page's ids) visited the heap (session 35).
+    await client.query('SET synchronous_commit = on');
     await seedStatusCounts(client, options.orgId, byStatus);
     // Autovacuum may be off (it is on the shared test cluster) or not yet run: without the visibility
     // map a deep page cannot be an index-only scan, and without statistics the planner guesses.
     await client.query('VACUUM (ANALYZE) records');
     await client.query('VACUUM (ANALYZE) record_counters');
     await client.query('VACUUM (ANALYZE) record_assignees');
+    await client.query('VACUUM (ANALYZE) record_assignee_matches');
     return { inserted: options.count, totalInOrg: existing + options.count, byStatus, seconds: (performance.now() - started) / 1000 };
   } finally {
     await client.end();

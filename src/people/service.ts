@@ -6,6 +6,7 @@ import { isForeignKeyViolation } from '../db/errors.js';
 import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import { searchKey } from '../db/text-search.js';
 import { emitEvent } from '../events/outbox.js';
+import { rematchTeams } from '../records/assignee-matches.js';
 import type { EventType } from '../events/catalogue.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -118,7 +119,10 @@ export class DirectoryService {
   /** Deletes a person; 409 in_use while open work orders name them. They leave every team they were in (each emits team.updated). */
   async deletePerson(orgId: string, id: string, acceptedVersions?: number[]): Promise<void> {
     await this.deleteContact(PERSON, orgId, id, acceptedVersions, async (tx, now) => {
-      for (const teamId of await teamsOfPerson(tx, id)) await this.removeMember(tx, orgId, teamId, id, now);
+      const teamIds = await teamsOfPerson(tx, id);
+      for (const teamId of teamIds) await this.removeMember(tx, orgId, teamId, id, now);
+      // Once every team is locked (in id order), so an assignment share-locking one of them cannot deadlock with this.
+      await rematchTeams(tx, orgId, teamIds);
     });
   }
 
@@ -253,7 +257,10 @@ export class DirectoryService {
         return {
           next,
           afterWrite: async () => {
-            if (changes.memberIds) await replaceMembers(tx, orgId, id, nextMembers);
+            if (changes.memberIds) {
+              await replaceMembers(tx, orgId, id, nextMembers);
+              await rematchTeams(tx, orgId, [id]);
+            }
             await this.emit(tx, orgId, 'team.updated', { teamId: id, changes, team: toTeam(next, nextMembers) }, now);
           },
         };
@@ -269,6 +276,8 @@ export class DirectoryService {
       const current = (await this.lockForDelete(tx, 'teams', orgId, id, 'Team', acceptedVersions)) as TeamsTable;
       const memberIds = (await membersOf(tx, [id])).get(id) ?? [];
       await replaceMembers(tx, orgId, id, []);
+      // Closed work orders may still name it: their members' rows go with the members.
+      await rematchTeams(tx, orgId, [id]);
       await deleteEntry(tx, 'teams', orgId, id);
       await this.emit(tx, orgId, 'team.deleted', { teamId: id, team: toTeam(current, memberIds) }, isoNow(this.clock));
     });

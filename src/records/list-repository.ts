@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import type { Compilable, QueryResult, SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -209,21 +209,18 @@ export function narrow(query: MatchingRecords, filter: RecordFilter): MatchingRe
 }
 
 /**
- * The assignee rows a list by `assigneeId` finds: that person, team or vendor, or one of the teams the
- * person is a member of now. Written as one IN over a union, not an OR: both databases then look each
- * id up in the (assignee_id, …) index, where an OR with a subquery made PostgreSQL scan the table.
+ * The work orders a list by `assigneeId` finds: those naming that person, team or vendor, and those
+ * naming a team the person is a member of now. One range of record_assignee_matches, which holds a row
+ * for each (src/records/assignee-matches.ts), each work order once.
  */
 function namedRows(db: Executor, orgId: string, id: string) {
-  const ids = db
-    .selectNoFrom(sql<string>`cast(${id} as text)`.as('assignee_id'))
-    .unionAll(db.selectFrom('team_members').select('team_members.team_id as assignee_id').where('team_members.person_id', '=', id));
-  return db.selectFrom('record_assignees').where('record_assignees.assignee_id', 'in', ids).where('record_assignees.org_id', '=', orgId);
+  return db.selectFrom('record_assignee_matches').where('record_assignee_matches.match_id', '=', id).where('record_assignee_matches.org_id', '=', orgId);
 }
 
 /**
  * The organization's work orders a list's filter starts from (`narrow` adds the rest): all of them, or
  * with `assigneeId` those its assignees name (namedRows). Those are found first, from the
- * (org_id, assignee_id, …) index, then their rows by id: CROSS JOIN keeps that order on SQLite, whose
+ * (match_id, org_id, …) index, then their rows by id: CROSS JOIN keeps that order on SQLite, whose
  * planner would otherwise walk the organization's whole index looking for them; PostgreSQL plans it
  * as any join. (With `assigneeId` alone, RecordListReads pages from the index itself.)
  */
@@ -233,7 +230,7 @@ export function organizationRecords(db: Executor, orgId: string, filter: RecordF
   const customFields = filter.customFields ?? [];
   if (id === undefined) return customFields.length > 0 ? customFieldRecords(db, orgId, customFields) : records;
   const named = db
-    .with('named', () => namedRows(db, orgId, id).select('record_assignees.record_id').distinct())
+    .with('named', () => namedRows(db, orgId, id).select('record_assignee_matches.record_id'))
     .selectFrom('named')
     .crossJoin('records')
     .whereRef('records.id', '=', 'named.record_id')
@@ -243,31 +240,25 @@ export function organizationRecords(db: Executor, orgId: string, filter: RecordF
 
 export type AssigneeWindow = { orgId: string; assigneeId: string; limit: number; offset: number };
 
-/** How many work orders a list by `assigneeId` alone holds: counted in the index, each work order once. */
+/** How many work orders a list by `assigneeId` alone holds: one range of the index counted, each work order once. */
 export function assigneeTotalQuery(db: Executor, p: { orgId: string; assigneeId: string }) {
-  return namedRows(db, p.orgId, p.assigneeId).select((eb) => eb.fn.count<number>('record_assignees.record_id').distinct().as('n'));
+  return namedRows(db, p.orgId, p.assigneeId).select((eb) => eb.fn.countAll<number>().as('n'));
 }
 
 /**
- * A page of a list by `assigneeId` alone: its work orders' ids and sort keys from the index (each
- * work order once, the window applied there), then those rows by id (CROSS JOIN: in that order on SQLite).
- * The caller sorts again and applies no offset of its own.
- *
- * The ids are a UNION of two ranges of the (assignee_id, org_id, created_at, record_id) index: the id's
- * own, and its teams'. Each range comes out of the index already in the page's order, so SQLite merges
- * them (MERGE (UNION)), dropping a work order named both directly and through a team, and stops at the
- * page's end; one IN over both, grouped by id, sorted every match first (bench: 380 → 320 µs a page at 100k).
+ * A page of a list by `assigneeId` alone: its work orders' ids and sort keys from one range of the
+ * (match_id, org_id, created_at, record_id) index, in the page's order, the window applied there; then
+ * those rows by id (CROSS JOIN: in that order on SQLite). The caller sorts again and applies no offset
+ * of its own. (It was a UNION of the id's own range and its teams', merged or hashed and deduplicated:
+ * bench/analysis.md, sessions 34 and 35.)
  */
 export function assigneePageRecords(db: Executor, p: AssigneeWindow, order: WalkOrder): MatchingRecords {
   const direction = order === 'newest-first' ? 'desc' : 'asc';
-  const range = () => db.selectFrom('record_assignees').select(['record_assignees.created_at as named_at', 'record_assignees.record_id']).where('record_assignees.org_id', '=', p.orgId);
-  const teams = db.selectFrom('team_members').select('team_members.team_id').where('team_members.person_id', '=', p.assigneeId);
-  const ids = range()
-    .where('record_assignees.assignee_id', '=', p.assigneeId)
-    .union(range().where('record_assignees.assignee_id', 'in', teams))
-    // A compound's ORDER BY names its result columns, unqualified.
-    .orderBy(sql.ref('named_at'), direction)
-    .orderBy(sql.ref('record_id'), direction)
+  const ids = namedRows(db, p.orgId, p.assigneeId)
+    // Named apart from the work order's own created_at, which the page query sorts by.
+    .select(['record_assignee_matches.created_at as named_at', 'record_assignee_matches.record_id'])
+    .orderBy('record_assignee_matches.created_at', direction)
+    .orderBy('record_assignee_matches.record_id', direction)
     .limit(p.limit)
     .offset(p.offset);
   return db.selectFrom(ids.as('page')).crossJoin('records').whereRef('records.id', '=', 'page.record_id') as unknown as MatchingRecords;

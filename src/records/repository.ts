@@ -1,5 +1,6 @@
 import { sql, type QueryResult } from 'kysely';
 import { preparedQuery } from '../db/prepared.js';
+import { matchAssignees } from './assignee-matches.js';
 import type { Executor } from '../db/database.js';
 import type { RecordEventsTable, RecordsTable } from './tables.js';
 import type { Assignee, RecordChecklist, RecordHistoryEntry, RecordSource, RecordStatus, WorkOrder, WorkOrderCosts } from './schemas.js';
@@ -227,9 +228,18 @@ export function assigneeRows(record: Pick<RecordsTable, 'id' | 'org_id' | 'creat
   return assignees.map((assignee) => ({ record_id: record.id, assignee_id: assignee.id, assignee_type: assignee.type, org_id: record.org_id, created_at: record.created_at }));
 }
 
-/** Replaces a work order's assignee rows with those of `assignees` (a reassignment), in the caller's transaction. */
+/** A new work order's rows in record_assignee_matches for its own assignees (a team's members are added by addTeamMembers). */
+export function ownMatchRows(record: Pick<RecordsTable, 'id' | 'org_id' | 'created_at'>, assignees: readonly Assignee[]) {
+  return assignees.map((assignee) => ({ record_id: record.id, match_id: assignee.id, org_id: record.org_id, created_at: record.created_at }));
+}
+
+/**
+ * Replaces a work order's assignee rows with those of `assignees` (a reassignment), and its
+ * record_assignee_matches rows with them, in the caller's transaction (which has updated the work order).
+ */
 export async function replaceRecordAssignees(db: Executor, record: Pick<RecordsTable, 'id' | 'org_id' | 'created_at'>, assignees: readonly Assignee[]): Promise<void> {
   await db.deleteFrom('record_assignees').where('record_id', '=', record.id).where('org_id', '=', record.org_id).execute();
   const rows = assigneeRows(record, assignees);
   if (rows.length > 0) await db.insertInto('record_assignees').values(rows).execute();
+  await matchAssignees(db, record, assignees.some((assignee) => assignee.type === 'team'));
 }

@@ -7,6 +7,7 @@ import { assertMetadataSize, patchedMetadata, type MetadataPatchMode } from '../
 import type { Page } from '../db/page.js';
 import { emitEvent, outboxRow } from '../events/outbox.js';
 import { RowAppends } from '../db/row-appends.js';
+import { matchTeamMembers } from './assignee-matches.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';
 import { newId } from '../ids.js';
@@ -17,6 +18,7 @@ import type { Assignee, AssigneeInput, CreateRecordInput, RecordHistoryEntry, Re
 import { noAssignees, type AssigneeResolver } from './assignment.js';
 import {
   assigneeRows,
+  ownMatchRows,
   findRecord,
   replaceRecordAssignees,
   insertHistory,
@@ -117,8 +119,9 @@ export class RecordService {
       const problems = await this.checkReferences(tx, principal.orgId, input);
       if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
       const assignees = await this.resolveAssignees(tx, principal.orgId, input.assignees ?? [], 'body.assignees');
-      const { record, appends } = await this.newRecord(tx, principal, input, assignees);
+      const { row, record, appends } = await this.newRecord(tx, principal, input, assignees);
       await appends.write(tx);
+      if (assignees.some((assignee) => assignee.type === 'team')) await matchTeamMembers(tx, row);
       await within?.(tx, record);
       return record;
     }).catch((error: unknown) => {
@@ -135,8 +138,9 @@ export class RecordService {
     const problems = await this.checkReferences(tx, principal.orgId, input);
     if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
     const assignees = await this.resolveAssignees(tx, principal.orgId, input.assignees ?? [], 'body.assignees');
-    const { record, appends } = await this.newRecord(tx, principal, input, assignees);
+    const { row, record, appends } = await this.newRecord(tx, principal, input, assignees);
     await appends.write(tx);
+    if (assignees.some((assignee) => assignee.type === 'team')) await matchTeamMembers(tx, row);
     return record;
   }
 
@@ -190,7 +194,7 @@ export class RecordService {
     const data = { ...(input.assignee ? { assignee: input.assignee } : {}), ...(assignees.length > 0 ? { assignees } : {}) };
     const entry = historyRow(row, principal, 'created', null, status, data, now);
     appends.add('record_events', entry);
-    if (assignees.length > 0) appends.add('record_assignees', ...assigneeRows(row, assignees));
+    if (assignees.length > 0) appends.add('record_assignees', ...assigneeRows(row, assignees)).add('record_assignee_matches', ...ownMatchRows(row, assignees));
     const record = toWorkOrder(row);
     appends.add('outbox_events', outboxRow({ orgId: row.org_id, type: 'record.created', payload: { recordId: row.id, record }, occurredAt: now }));
     if (assigned) {

@@ -81,10 +81,20 @@ export interface RecordAssigneesTable {
   created_at: string;
 }
 
+/** An id a list by `assigneeId` finds a work order under: an assignee, or a member of a team it names (src/records/assignee-matches.ts). */
+export interface RecordAssigneeMatchesTable {
+  record_id: string;
+  match_id: string;
+  org_id: string;
+  /** The work order's createdAt, as in record_assignees. */
+  created_at: string;
+}
+
 declare module '../db/tables.js' {
   interface Tables {
     records: RecordsTable;
     record_assignees: RecordAssigneesTable;
+    record_assignee_matches: RecordAssigneeMatchesTable;
     record_events: RecordEventsTable;
     record_counters: RecordCountersTable;
     record_count_deltas: RecordCountDeltasTable;

@@ -22,8 +22,9 @@ import { people } from './0021-people.js';
 import { witnessedCheckpoints } from './0022-witnessed-checkpoints.js';
 import { costsAndParts } from './0024-costs-parts.js';
 import { checkpointTimestamps } from './0025-checkpoint-timestamps.js';
+import { assigneeMatches } from './0026-assignee-matches.js';
 import { checklistsAndCustomFields } from './0028-checklists-custom-fields.js';
 import { costLineCounters } from './0029-cost-line-counters.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, people, witnessedCheckpoints, costsAndParts, checkpointTimestamps, checklistsAndCustomFields, costLineCounters];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, people, witnessedCheckpoints, costsAndParts, checkpointTimestamps, assigneeMatches, checklistsAndCustomFields, costLineCounters];
