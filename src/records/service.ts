@@ -16,23 +16,11 @@ import type { LifecycleAction } from './lifecycle.js';
 import { actionAppends, applyAction, historyRow } from './action-rows.js';
 import type { Assignee, AssigneeInput, CreateRecordInput, RecordHistoryEntry, RecordSource, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
 import { noAssignees, type AssigneeResolver } from './assignment.js';
-import {
-  assigneeRows,
-  ownMatchRows,
-  findRecord,
-  replaceRecordAssignees,
-  insertHistory,
-  listHistory,
-  listHistoryPage,
-  updateRecordIfVersion,
-  toHistoryEntry,
-  toWorkOrder,
-} from './repository.js';
+import { assigneeRows, ownMatchRows, findRecord, replaceRecordAssignees, insertHistory, listHistory, listHistoryPage, updateRecordIfVersion, toHistoryEntry, toWorkOrder } from './repository.js';
 import { ListCheckpoints } from './list-checkpoints.js';
 import { translateReferenceError, type DecidedAction, type NewRecord, type RecordWrites } from './writes.js';
 import type { RecordFilter, RecordLists } from './list-repository.js';
 import type { RecordCounts } from './record-counts.js';
-
 import type { ActionInput, CompletionEvidence, CompletionHook, EvidenceResolver, ReferenceCheck } from './completion-types.js';
 import { CompletionNeedsTransaction, hasChecklists, lockRecordForCompletion, NO_CHECKLISTS, type RecordChecklists, type StatementChecklist } from './extensions.js';
 import { customFieldFilters, NO_CUSTOM_FIELDS, splitCustomFieldFilters, type CustomFieldChecks } from '../custom-field-values.js';
