@@ -145,8 +145,17 @@ export class AttachmentService {
       async *read(start, end) {
         const first = Math.floor(start / row.chunk_bytes);
         const last = Math.floor(end / row.chunk_bytes);
+        // The next chunk is read while this one is sent: two chunks in memory at most, and the
+        // database's round trip overlaps the client's.
+        const ahead = (n: number) => {
+          const reading = readChunk(row.id, n);
+          reading.catch(() => {}); // awaited below; a reader that stops early leaves it unawaited
+          return reading;
+        };
+        let next = ahead(first);
         for (let n = first; n <= last; n++) {
-          const bytes = await readChunk(row.id, n);
+          const bytes = await next;
+          if (n < last) next = ahead(n + 1);
           // Deleted while being read: the connection is cut rather than the file ending short.
           if (!bytes) throw new Error(`chunk ${n} of attachment ${row.id} is gone`);
           const from = n === first ? start - n * row.chunk_bytes : 0;
