@@ -8,7 +8,7 @@ import { isClean } from './results.js';
 import { postgresDocSection } from '../postgres/report-section.js';
 
 export const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
-export const PART_ORDER = ['create', 'list', 'lifecycle', 'webhooks', 'proofs', 'witness', 'schedules', 'soak', 'costs'];
+export const PART_ORDER = ['create', 'list', 'lifecycle', 'webhooks', 'proofs', 'witness', 'schedules', 'soak', 'costs', 'downloads'];
 
 export interface MachineInfo {
   cpu: string;

@@ -5,6 +5,8 @@ import { attachmentRoutes } from './routes.js';
 import { attachmentComponents } from './schemas.js';
 import { attachmentExamples } from './examples.js';
 import { AttachmentService } from './service.js';
+import { binaryChunkReader, bytesChunkReader } from './chunk-reader.js';
+import { byDialect } from '../db/database.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
@@ -21,7 +23,7 @@ export const attachmentsFeature = defineFeature({
   schemas: attachmentComponents,
   examples: attachmentExamples,
   build({ database, clock, config, logger }) {
-    const attachments = new AttachmentService(database.db, clock, config.attachments.maxBytes);
+    const attachments = new AttachmentService(database.db, clock, config.attachments.maxBytes, byDialect(database, { sqlite: ({ db }) => bytesChunkReader(db), postgres: ({ pool }) => binaryChunkReader(pool) }));
     return {
       services: { attachments },
       api: attachmentRoutes(attachments, config.attachments.maxBytes),

@@ -20,11 +20,11 @@ import {
   insertUploading,
   listStored,
   markStored,
-  readChunk,
   toAttachment,
   type StoredAttachmentRow,
 } from './repository.js';
 import type { Attachment } from './schemas.js';
+import type { ChunkReader } from './chunk-reader.js';
 
 /**
  * Bytes per stored chunk. Larger chunks mean fewer statements per file; smaller ones less memory per
@@ -64,6 +64,8 @@ export class AttachmentService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly maxBytes: number,
+    /** How this database hands a chunk's bytes back (chosen per database in feature.ts). */
+    private readonly readChunk: ChunkReader,
     private readonly chunkBytes = CHUNK_BYTES,
   ) {}
 
@@ -137,14 +139,23 @@ export class AttachmentService {
 
   async openContent(orgId: string, recordId: string, id: string): Promise<AttachmentContent> {
     const row = await this.find(orgId, recordId, id);
-    const db = this.db;
+    const readChunk = this.readChunk;
     return {
       attachment: toAttachment(row),
       async *read(start, end) {
         const first = Math.floor(start / row.chunk_bytes);
         const last = Math.floor(end / row.chunk_bytes);
+        // The next chunk is read while this one is sent: two chunks in memory at most, and the
+        // database's round trip overlaps the client's.
+        const ahead = (n: number) => {
+          const reading = readChunk(row.id, n);
+          reading.catch(() => {}); // awaited below; a reader that stops early leaves it unawaited
+          return reading;
+        };
+        let next = ahead(first);
         for (let n = first; n <= last; n++) {
-          const bytes = await readChunk(db, row.id, n);
+          const bytes = await next;
+          if (n < last) next = ahead(n + 1);
           // Deleted while being read: the connection is cut rather than the file ending short.
           if (!bytes) throw new Error(`chunk ${n} of attachment ${row.id} is gone`);
           const from = n === first ? start - n * row.chunk_bytes : 0;

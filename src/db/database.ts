@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type pg from 'pg';
 import type { Transaction, Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -65,6 +66,8 @@ export interface PostgresDatabase extends OpenDatabase {
   readonly commitGroups: CommitGroupStats;
   /** Where RowAppends.writeIf's one-statement writes run and commit: on their own or in a commit group. */
   readonly oneStatementWrites: PostgresCommitGroups;
+  /** The pool Kysely runs on, for what Kysely cannot send (a binary COPY: src/db/postgres/binary-copy.ts). */
+  readonly pool: pg.Pool;
   readonly groupCommit?: undefined;
   readonly walCheckpoints?: undefined;
 }

@@ -51,7 +51,7 @@ export function openPostgresDatabase(url: string, options: DatabaseOptions): Pos
   const commitGroups: CommitGroupStats = { commits: 0, members: 0, alone: 0, retriedAlone: 0 };
   const groups = new PostgresCommitGroups(connections, { maxGroupSize: MAX_COMMIT_GROUP_SIZE, maxGroups: Math.max(1, Math.floor((options.poolSize ?? 10) / 2)), stallMs: COMMIT_GROUP_STALL_MS, stats: commitGroups });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: connections }), plugins: [new ExplicitColumnsPlugin()] });
-  return { db, dialect: 'postgres', commitGroups, oneStatementWrites: groups, ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
+  return { db, dialect: 'postgres', commitGroups, oneStatementWrites: groups, pool: connections, ...(options.schema ? { schema: options.schema } : {}), close: () => db.destroy() };
 }
 
 /** The most one-statement writes a PostgreSQL commit group holds (see PostgresCommitGroups). */

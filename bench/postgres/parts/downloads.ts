@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import copyStreams from 'pg-copy-streams';
+import { callApi, createCategory, createTenant, recordBody } from '../../lib/tenant.js';
+import type { PartResult } from '../../lib/results.js';
+import { onFreshDatabase, postgresPartResult, type PostgresPartOptions } from '../part-run.js';
+
+/** The file downloaded: the largest an attachment may be by default (WO_ATTACHMENT_MAX_BYTES). */
+const FILE_BYTES = 25 * 1024 * 1024;
+/** Rounds of each way of reading it, alternated so that the machine's drift falls on both alike. */
+const ROUNDS = 7;
+const TARGET_RATIO = 0.5;
+
+/**
+ * Issue 48 item 5: one 25 MiB attachment downloaded over HTTP from one API process, against a plain
+ * `pg` read of the same chunk rows in binary (one COPY … (FORMAT binary) of all of them, no HTTP), and
+ * a plain `pg` SELECT of them (the hex text format the service read before). Medians of alternating
+ * rounds, in MB/s (10^6 bytes).
+ */
+export async function runPostgresDownloadsPart(_options: PostgresPartOptions): Promise<PartResult> {
+  return onFreshDatabase(async (run) => {
+    const { deployment, database } = run;
+    const tenant = await createTenant(deployment.dataDir, undefined, deployment.env);
+    await deployment.start({ apiProcesses: 1, workers: 0 });
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const baseUrl = deployment.api.baseUrl;
+      const categoryId = await createCategory(baseUrl, tenant);
+      const record = await callApi<{ id: string }>(baseUrl, tenant, 'POST', '/api/v1/records', JSON.parse(recordBody(categoryId, 1)));
+      const file = Buffer.concat([Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex'), randomBytes(FILE_BYTES - 20)]);
+      const uploaded = await fetch(`${baseUrl}/api/v1/records/${record.body.id}/attachments?filename=big.jpg`, { method: 'POST', headers: { ...tenant.readHeaders, 'content-type': 'image/jpeg' }, body: file });
+      if (uploaded.status !== 201) throw new Error(`upload answered ${uploaded.status}: ${await uploaded.text()}`);
+      const attachmentId = ((await uploaded.json()) as { id: string }).id;
+      const id = pg.escapeLiteral(attachmentId);
+
+      const http = async () => {
+        const response = await fetch(`${baseUrl}/api/v1/records/${record.body.id}/attachments/${attachmentId}/content`, { headers: tenant.readHeaders });
+        let bytes = 0;
+        const reader = response.body!.getReader();
+        for (let piece = await reader.read(); !piece.done; piece = await reader.read()) bytes += piece.value.length;
+        return bytes;
+      };
+      const binaryCopy = async () => {
+        let bytes = 0;
+        const stream = client.query(copyStreams.to(`COPY (SELECT bytes FROM attachment_chunks WHERE attachment_id = ${id} ORDER BY n) TO STDOUT (FORMAT binary)`));
+        for await (const piece of stream) bytes += (piece as Buffer).length;
+        return bytes;
+      };
+      const hexSelect = async () => {
+        let bytes = 0;
+        const { rows } = await client.query<{ n: number }>(`SELECT n FROM attachment_chunks WHERE attachment_id = ${id} ORDER BY n`);
+        for (const { n } of rows) bytes += (await client.query<{ bytes: Buffer }>('SELECT bytes FROM attachment_chunks WHERE attachment_id = $1 AND n = $2', [attachmentId, n])).rows[0]!.bytes.length;
+        return bytes;
+      };
+      const ways = { http, binaryCopy, hexSelect };
+      const rates: Record<keyof typeof ways, number[]> = { http: [], binaryCopy: [], hexSelect: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [name, read] of Object.entries(ways) as [keyof typeof ways, () => Promise<number>][]) {
+          const started = process.hrtime.bigint();
+          const bytes = await read();
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          if (name !== 'binaryCopy' && bytes !== FILE_BYTES) throw new Error(`${name} read ${bytes} bytes, not ${FILE_BYTES}`);
+          rates[name].push(FILE_BYTES / 1e6 / seconds);
+        }
+      }
+      const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+      const [httpRate, copyRate, hexRate] = [median(rates.http), median(rates.binaryCopy), median(rates.hexSelect)];
+      const ratio = httpRate / copyRate;
+      const round1 = (value: number) => Math.round(value * 10) / 10;
+      return postgresPartResult('downloads', run.server, {
+        measurements: [
+          { name: 'download 25 MiB over HTTP (1 API process)', value: round1(httpRate), unit: 'MB/s', ratio: Math.round(ratio * 100) / 100 },
+          { name: 'plain pg: one COPY (FORMAT binary) of the same chunk rows', value: round1(copyRate), unit: 'MB/s' },
+          { name: 'plain pg: SELECT of each chunk (hex text format)', value: round1(hexRate), unit: 'MB/s' },
+        ],
+        memory: deployment.memory('1 API process'),
+        targets: [{ target: `a 25 MiB download reaches ≥ ${TARGET_RATIO} × a plain pg binary read of the same rows`, actual: `${ratio.toFixed(2)} (${round1(httpRate)} / ${round1(copyRate)} MB/s)`, pass: ratio >= TARGET_RATIO }],
+        notes: [
+          `medians of ${ROUNDS} alternating rounds of each read; MB/s is 10^6 bytes a second; the COPY figure counts the file's bytes, not the COPY framing (a few bytes a chunk)`,
+          `every round (MB/s): HTTP ${rates.http.map(round1).join(', ')}; COPY ${rates.binaryCopy.map(round1).join(', ')}; hex SELECT ${rates.hexSelect.map(round1).join(', ')}`,
+        ],
+        baseline: {},
+      });
+    } finally {
+      await client.end();
+      await deployment.stop();
+    }
+  });
+}
