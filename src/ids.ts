@@ -35,6 +35,9 @@ export const ID_PREFIXES = {
   // A part used on a work order (a line of its costs); `prt` names the part itself.
   partLine: 'pln',
   otherCost: 'cst',
+  // `req` already names X-Request-Id values.
+  workRequest: 'wrq',
+  intakeLink: 'itk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

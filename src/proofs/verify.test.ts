@@ -36,6 +36,7 @@ function completedRecord(id: string): WorkOrder {
     externalRef: null,
     metadata: { erp: 42, tags: ['a', 'b'] },
     source: null,
+    requestId: null,
     resolutionNotes: 'Replaced the washer',
     completedAt: '2026-01-02T03:04:05.678Z',
     closedAt: null,

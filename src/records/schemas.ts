@@ -119,6 +119,7 @@ export const RecordSchema = Type.Object(
     externalRef: Nullable(Type.String()),
     metadata: JsonObject(),
     source: Nullable(RecordSourceSchema),
+    requestId: Nullable(IdOf('wrq', 'The work request whose approval created it (`wrq_…`); null otherwise.')),
     resolutionNotes: Nullable(Type.String()),
     completedAt: Nullable(Type.String()),
     closedAt: Nullable(Type.String()),

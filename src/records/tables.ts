@@ -32,6 +32,8 @@ export interface RecordsTable {
   costs: string | null;
   /** Minutes of labor logged on it, the sum of its labor lines. */
   labor_minutes: number;
+  /** The work request whose approval created it (`wrq_…`, migration 0027); null otherwise. */
+  request_id: string | null;
 }
 
 export interface RecordEventsTable {

@@ -36,6 +36,7 @@ export function workOrderRow(fields: { id: string; orgId: string; categoryId: st
     assignees: '[]',
     costs: null,
     labor_minutes: 0,
+    request_id: null,
   };
 }
 

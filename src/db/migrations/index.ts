@@ -22,6 +22,7 @@ import { people } from './0021-people.js';
 import { witnessedCheckpoints } from './0022-witnessed-checkpoints.js';
 import { costsAndParts } from './0024-costs-parts.js';
 import { checkpointTimestamps } from './0025-checkpoint-timestamps.js';
+import { workRequests } from './0027-work-requests.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, people, witnessedCheckpoints, costsAndParts, checkpointTimestamps];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, people, witnessedCheckpoints, costsAndParts, checkpointTimestamps, workRequests];
