@@ -14,6 +14,7 @@ import { schedulesFeature } from './schedules/feature.js';
 import { peopleFeature } from './people/feature.js';
 import { partsFeature } from './parts/feature.js';
 import { costsFeature } from './costs/feature.js';
+import { requestsFeature } from './requests/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -36,6 +37,7 @@ export const FEATURES: readonly Feature[] = [
   peopleFeature,
   partsFeature,
   costsFeature,
+  requestsFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,
