@@ -14,7 +14,7 @@ import type { RecordService } from '../records/service.js';
 import { checkRecordReferences } from '../records/references.js';
 import { findLocation } from '../locations/repository.js';
 import type { AttachmentService, ReceivedUpload, Upload } from '../attachments/service.js';
-import { moveRequestFilesToRecord } from '../attachments/repository.js';
+import { listStoredOfRequest, moveRequestFilesToRecord } from '../attachments/repository.js';
 import type { IntakeLinksTable, WorkRequestsTable } from './tables.js';
 import { MAX_REQUEST_ATTACHMENTS, type ApproveRequestInput, type CreateWorkRequestInput, type RequestAttachment, type WorkRequest } from './schemas.js';
 import { decideIfSubmitted, findRequest, findRequestByStatusToken, insertRequest, listRequests, toRequestAttachment, toWorkRequest, type WorkRequestFilter } from './repository.js';
@@ -201,7 +201,8 @@ export class RequestService {
     try {
       await this.db.transaction().execute(async (tx) => {
         const current = await this.openUndecided(tx, principal.orgId, id);
-        const { total } = await this.attachments.listForRequest(principal.orgId, id, { limit: 1, offset: 0 });
+        // Counted in the transaction: outside it, SQLite's one connection is held by this transaction.
+        const { total } = await listStoredOfRequest(tx, principal.orgId, id, { limit: 1, offset: 0 });
         if (total >= MAX_REQUEST_ATTACHMENTS) throw new AppError('payload_too_large', `A work request takes at most ${MAX_REQUEST_ATTACHMENTS} files.`);
         await this.attachments.storeForRequest(tx, received);
         // A new version: a client holding the request's ETag sees that it changed.
