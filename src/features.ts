@@ -16,6 +16,7 @@ import { partsFeature } from './parts/feature.js';
 import { costsFeature } from './costs/feature.js';
 import { customFieldsFeature } from './custom-fields/feature.js';
 import { checklistsFeature } from './checklists/feature.js';
+import { requestsFeature } from './requests/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -40,6 +41,7 @@ export const FEATURES: readonly Feature[] = [
   costsFeature,
   customFieldsFeature,
   checklistsFeature,
+  requestsFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,

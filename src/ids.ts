@@ -37,6 +37,9 @@ export const ID_PREFIXES = {
   otherCost: 'cst',
   checklist: 'chk',
   customField: 'cfd',
+  // `req` already names X-Request-Id values.
+  workRequest: 'wrq',
+  intakeLink: 'itk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

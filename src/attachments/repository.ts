@@ -7,10 +7,11 @@ import { IN_ORGANIZATION } from '../db/organization-check.js';
 /** A stored attachment's row: every column filled in. */
 export type StoredAttachmentRow = AttachmentsTable & { state: 'stored'; sha256: string };
 
+/** A work order's attachment (read by its `record_id`, so it has one). */
 export function toAttachment(row: StoredAttachmentRow): Attachment {
   return {
     id: row.id,
-    recordId: row.record_id,
+    recordId: row.record_id!,
     filename: row.filename,
     mediaType: row.media_type,
     size: Number(row.size),
@@ -95,4 +96,18 @@ export async function markEvidence(db: Executor, orgId: string, recordId: string
 export async function readChunk(db: Executor, attachmentId: string, n: number): Promise<Uint8Array | undefined> {
   const row = await db.selectFrom('attachment_chunks').select('bytes').where('attachment_id', '=', attachmentId).where('n', '=', n).executeTakeFirst();
   return row?.bytes;
+}
+
+/** One page of a work request's attachments, oldest first, and how many it has in all. */
+export async function listStoredOfRequest(db: Executor, orgId: string, requestId: string, page: Page): Promise<{ rows: StoredAttachmentRow[]; total: number }> {
+  const matching = db.selectFrom('attachments').where('org_id', '=', orgId).where('request_id', '=', requestId).where('state', '=', 'stored');
+  const counted = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const rows = await matching.selectAll().orderBy('id', 'asc').limit(page.limit).offset(page.offset).execute();
+  return { rows: rows as StoredAttachmentRow[], total: Number(counted.n) };
+}
+
+/** Hands a work request's files to the work order its approval created: the same rows, the same chunks. */
+export async function moveRequestFilesToRecord(db: Executor, orgId: string, requestId: string, recordId: string): Promise<number> {
+  const result = await db.updateTable('attachments').set({ record_id: recordId }).where('org_id', '=', orgId).where('request_id', '=', requestId).where('state', '=', 'stored').executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

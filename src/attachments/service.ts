@@ -10,7 +10,7 @@ import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import { findRecord, insertHistory } from '../records/repository.js';
 import { payloadTooLarge, receiveInChunks } from './chunked-upload.js';
-import { declaredMediaType } from './media-type.js';
+import { declaredMediaType, type AllowedMediaType } from './media-type.js';
 import {
   deleteUnlessEvidence,
   deleteUploading,
@@ -19,6 +19,7 @@ import {
   insertChunk,
   insertUploading,
   listStored,
+  listStoredOfRequest,
   markStored,
   toAttachment,
   type StoredAttachmentRow,
@@ -69,22 +70,47 @@ export class AttachmentService {
     private readonly chunkBytes = CHUNK_BYTES,
   ) {}
 
-  /**
-   * Streams an upload into chunks of an `uploading` row: checked (media type, size) and hashed as it
-   * arrives. Whatever stops it (a refusal, the client going away) deletes what it wrote.
-   */
+  /** Receives a work order's upload (see receiveInto). */
   async receive(principal: Principal, recordId: string, upload: Upload): Promise<ReceivedUpload> {
     assertSafeFilename(upload.filename);
     const declared = declaredMediaType(upload.contentType);
     if (upload.contentLength !== undefined && upload.contentLength > this.maxBytes) throw payloadTooLarge(this.maxBytes);
     if (!(await findRecord(this.db, principal.orgId, recordId))) throw errors.notFound(`Work order "${recordId}"`);
+    return this.receiveInto(this.uploadingRow(principal.orgId, { record_id: recordId, request_id: null }, upload.filename, declared), upload);
+  }
 
-    const row: AttachmentsTable = {
+  /**
+   * The same for a work request's file (docs/requests.md): owned by the request until its approval
+   * gives it to the work order. The caller has checked the request; `allowed` narrows the media types
+   * (a public form takes photos only). Made visible by `storeForRequest` in the caller's transaction.
+   */
+  async receiveForRequest(orgId: string, requestId: string, upload: Upload, allowed?: ReadonlySet<string>): Promise<ReceivedUpload> {
+    assertSafeFilename(upload.filename);
+    const declared = declaredMediaType(upload.contentType);
+    if (allowed && !allowed.has(declared)) throw new AppError('unsupported_media_type', `Only photos can be sent here (${[...allowed].join(', ')}), not ${declared}.`);
+    if (upload.contentLength !== undefined && upload.contentLength > this.maxBytes) throw payloadTooLarge(this.maxBytes);
+    return this.receiveInto(this.uploadingRow(orgId, { record_id: null, request_id: requestId }, upload.filename, declared), upload);
+  }
+
+  /** Makes a received file of a work request visible, in the caller's transaction (the request's own event says so). */
+  async storeForRequest(tx: Executor, received: ReceivedUpload): Promise<void> {
+    const { row } = received;
+    if (!(await markStored(tx, row.id, row.size, row.sha256))) {
+      throw errors.conflict('The upload took so long that it was discarded as abandoned; send it again.');
+    }
+  }
+
+  async listForRequest(orgId: string, requestId: string, page: Page): Promise<{ rows: StoredAttachmentRow[]; total: number }> {
+    return listStoredOfRequest(this.db, orgId, requestId, page);
+  }
+
+  private uploadingRow(orgId: string, owner: Pick<AttachmentsTable, 'record_id' | 'request_id'>, filename: string, mediaType: string): AttachmentsTable {
+    return {
       id: newId('attachment'),
-      org_id: principal.orgId,
-      record_id: recordId,
-      filename: upload.filename,
-      media_type: declared,
+      org_id: orgId,
+      ...owner,
+      filename,
+      media_type: mediaType,
       state: 'uploading',
       size: 0,
       sha256: null,
@@ -92,10 +118,17 @@ export class AttachmentService {
       evidence_at: null,
       created_at: isoNow(this.clock),
     };
+  }
+
+  /**
+   * Streams an upload into chunks of an `uploading` row: checked (media type, size) and hashed as it
+   * arrives. Whatever stops it (a refusal, the client going away) deletes what it wrote.
+   */
+  private async receiveInto(row: AttachmentsTable, upload: Upload): Promise<ReceivedUpload> {
     await insertUploading(this.db, row);
     try {
       const received = await receiveInChunks(upload.body ?? noBytes(), {
-        declared,
+        declared: row.media_type as AllowedMediaType,
         maxBytes: this.maxBytes,
         chunkBytes: this.chunkBytes,
         writeChunk: (n, bytes) => insertChunk(this.db, row.id, n, bytes),

@@ -3,7 +3,10 @@
 export interface AttachmentsTable {
   id: string;
   org_id: string;
-  record_id: string;
+  /** The work order; null while a work request owns the file (set when the request is approved, migration 0027). */
+  record_id: string | null;
+  /** The work request it came with, if any (docs/requests.md): the work order then lists the same file. */
+  request_id: string | null;
   filename: string;
   media_type: string;
   /** `uploading` while chunks arrive (read by nothing but the sweeper), then `stored`. */

@@ -130,6 +130,11 @@ export const ERROR_DOCS: { readonly [C in ErrorCode]: ErrorDoc } = {
       erpDocumentId: 'INV-2027-0042',
     },
   },
+  request_decided: {
+    when: 'The work request was already approved, rejected or cancelled: a request is decided once (two approvals at the same moment make one work order; the other answers this).',
+    action: 'Read the request: `status` says what became of it and `recordId` names its work order. Not worth retrying.',
+    example: { detail: 'Work request "wrq_01JV6Q1Z9C3YQ0A6N7P2R4T8WX" is already APPROVED.', instance: '/api/v1/requests/wrq_01JV6Q1Z9C3YQ0A6N7P2R4T8WX/approve' },
+  },
   idempotency_key_in_use: {
     when: 'A request with this `Idempotency-Key` is still running; `Retry-After: 1`.',
     action: 'Wait `Retry-After` seconds and send the same request again: it then gets the first request’s answer.',
@@ -159,6 +164,11 @@ export const ERROR_DOCS: { readonly [C in ErrorCode]: ErrorDoc } = {
     when: 'The request carries an `Expect` other than `100-continue`, the only expectation HTTP defines (RFC 9110, section 10.1.1). The connection is closed.',
     action: 'Leave out `Expect`, or send `Expect: 100-continue`.',
     example: { detail: 'Expect "200-ok" cannot be met: the only expectation this server knows is "100-continue".', instance: `${record}/attachments` },
+  },
+  proof_of_work_invalid: {
+    when: 'A public intake form (`POST /intake/{token}`) came without its solved proof-of-work, with a wrong or expired one, or with one already used for another submission. Nothing was stored.',
+    action: 'Load the form again (`GET /intake/{token}`) for a fresh challenge, solve it, and send the form once (docs/requests.md).',
+    example: { detail: 'This form was already sent with this proof-of-work: load the form again to send another request.', instance: '/intake/itk_token' },
   },
   unprocessable_entity: {
     when: 'Well-formed, but refers to something that does not exist in your organization (a `categoryId`, `assetId` or `locationId`), or breaks a domain rule (a webhook URL the URL guard refuses, an unknown event name, a schedule rule that never occurs). `errors[]` names the fields.',

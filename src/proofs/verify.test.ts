@@ -38,6 +38,7 @@ function completedRecord(id: string): WorkOrder {
     customFields: {},
     checklists: [],
     source: null,
+    requestId: null,
     resolutionNotes: 'Replaced the washer',
     completedAt: '2026-01-02T03:04:05.678Z',
     closedAt: null,

@@ -150,6 +150,7 @@ export const RecordSchema = Type.Object(
     customFields: CustomFieldsSchema,
     checklists: Type.Array(RecordChecklistSchema, { description: 'The checklists it was given, each at its version (answers: GET /records/{id}/checklists); empty for none.' }),
     source: Nullable(RecordSourceSchema),
+    requestId: Nullable(IdOf('wrq', 'The work request whose approval created it (`wrq_…`); null otherwise.')),
     resolutionNotes: Nullable(Type.String()),
     completedAt: Nullable(Type.String()),
     closedAt: Nullable(Type.String()),

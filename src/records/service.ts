@@ -121,7 +121,7 @@ export class RecordService {
    * Creates a work order inside a transaction the caller holds (a schedule's occurrence, a request's
    * approval), so that it commits or rolls back with the caller's own rows. `source` says what made it.
    */
-  async createInTransaction(tx: Tx, principal: Principal, input: CreateRecordInput & { source?: RecordSource }): Promise<WorkOrder> {
+  async createInTransaction(tx: Tx, principal: Principal, input: CreateRecordInput & { source?: RecordSource; requestId?: string }): Promise<WorkOrder> {
     assertMetadataSize(input.metadata);
     const problems = await this.checkReferences(tx, principal.orgId, input);
     if (problems.length > 0) throw errors.unprocessable('The work order refers to something that does not exist in your organization.', problems);
@@ -175,6 +175,7 @@ export class RecordService {
       labor_minutes: 0,
       custom_fields: customFields,
       checklists: JSON.stringify(checklists),
+      request_id: 'requestId' in input && typeof input.requestId === 'string' ? input.requestId : null,
     };
     // The work order, its count, its history entry and its events are written as one step (RowAppends).
     appends.add('records', row);

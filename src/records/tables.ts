@@ -36,6 +36,8 @@ export interface RecordsTable {
   custom_fields: string;
   /** The checklists it was given, each at the version it got (JSON of RecordChecklist[]); '[]' for none. */
   checklists: string;
+  /** The work request whose approval created it (`wrq_…`, migration 0027); null otherwise. */
+  request_id: string | null;
 }
 
 export interface RecordEventsTable {

@@ -7,7 +7,7 @@ import { EVENT_CATALOGUE, EVENT_TYPES } from '../../src/features.js';
 import { startTestApp } from '../helpers/test-app.js';
 
 /** The pages an integrator reads: they have the service, not its source. */
-const INTEGRATOR_DOCS = ['README.md', 'CHANGELOG.md', 'docs/api.md', 'docs/compatibility.md', 'docs/rate-limits.md', 'docs/comments-and-attachments.md', 'docs/webhooks.md', 'docs/events.md', 'docs/proofs.md', 'docs/errors.md', 'docs/assets-and-locations.md', 'docs/meters.md', 'docs/people.md', 'docs/costs.md', 'docs/schedules.md', 'docs/admin.md', 'sdk/README.md', 'examples/erp-sync/README.md', 'examples/erp-costs/README.md', 'examples/receiver/README.md', 'examples/schedules/README.md'];
+const INTEGRATOR_DOCS = ['README.md', 'CHANGELOG.md', 'docs/api.md', 'docs/compatibility.md', 'docs/rate-limits.md', 'docs/comments-and-attachments.md', 'docs/webhooks.md', 'docs/events.md', 'docs/proofs.md', 'docs/errors.md', 'docs/assets-and-locations.md', 'docs/meters.md', 'docs/people.md', 'docs/costs.md', 'docs/requests.md', 'docs/schedules.md', 'docs/admin.md', 'sdk/README.md', 'examples/erp-sync/README.md', 'examples/erp-costs/README.md', 'examples/receiver/README.md', 'examples/schedules/README.md'];
 
 describe('reference documentation', () => {
   it('never sends an integrator into the source: no integrator page mentions src/', () => {

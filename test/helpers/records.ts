@@ -38,6 +38,7 @@ export function workOrderRow(fields: { id: string; orgId: string; categoryId: st
     labor_minutes: 0,
     custom_fields: '{}',
     checklists: '[]',
+    request_id: null,
   };
 }
 

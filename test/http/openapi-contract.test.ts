@@ -132,6 +132,13 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/cost-lines': 'listCostLines',
   'POST /api/v1/cost-lines/{id}/post': 'postCostLine',
   'POST /api/v1/cost-lines/{id}/reverse': 'reverseCostLine',
+  'POST /api/v1/requests': 'createWorkRequest',
+  'GET /api/v1/requests': 'listWorkRequests',
+  'GET /api/v1/requests/{id}': 'getWorkRequest',
+  'POST /api/v1/requests/{id}/approve': 'approveWorkRequest',
+  'POST /api/v1/requests/{id}/reject': 'rejectWorkRequest',
+  'POST /api/v1/requests/{id}/cancel': 'cancelWorkRequest',
+  'GET /api/v1/requests/{id}/attachments': 'listWorkRequestAttachments',
   'POST /api/v1/records/{id}/access-links': 'createRecordAccessLink',
   'GET /api/v1/records/{id}/access-links': 'listRecordAccessLinks',
   'DELETE /api/v1/records/{id}/access-links/{linkId}': 'revokeRecordAccessLink',
@@ -429,6 +436,22 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     assert.equal((await bareAction(`/api/v1/cost-lines/${used.id}/reverse`)).statusCode, 409);
     await call(tenant, { method: 'GET', url: `/api/v1/records/${job.id}` });
 
+    // Work requests: filed, decided once.
+    const asked = json(await post('/api/v1/requests', { description: 'The hallway light flickers', requesterName: 'Ann Tenant', requesterEmail: 'ann@example.com' }, { 'idempotency-key': randomUUID() }));
+    assert.equal((await post('/api/v1/requests', { description: 'No name' })).statusCode, 400);
+    await call(tenant, { method: 'GET', url: '/api/v1/requests?status=SUBMITTED&channel=api' });
+    await call(tenant, { method: 'GET', url: `/api/v1/requests/${asked.id}` });
+    await call(tenant, { method: 'GET', url: '/api/v1/requests/wrq_missing' });
+    await call(tenant, { method: 'GET', url: `/api/v1/requests/${asked.id}/attachments` });
+    assert.equal((await post(`/api/v1/requests/${asked.id}/approve`, {})).statusCode, 422);
+    assert.equal((await post(`/api/v1/requests/${asked.id}/approve`, { categoryId: category.id, priority: 'HIGH' }, { 'if-match': '"1"' })).statusCode, 200);
+    assert.equal((await post(`/api/v1/requests/${asked.id}/reject`, { reason: 'Too late' })).statusCode, 409);
+    const unwanted = json(await post('/api/v1/requests', { description: 'Paint the door', requesterName: 'Bo' }));
+    assert.equal((await post(`/api/v1/requests/${unwanted.id}/reject`, { reason: 'Not ours' })).statusCode, 200);
+    const withdrawn = json(await post('/api/v1/requests', { description: 'Fixed itself', requesterName: 'Cy' }));
+    assert.equal((await bareAction(`/api/v1/requests/${withdrawn.id}/cancel`)).statusCode, 200);
+    assert.equal((await bareAction(`/api/v1/requests/${withdrawn.id}/cancel`)).statusCode, 409);
+
     // Webhooks (the receiver on loopback).
     const webhook = json(await post('/api/v1/webhooks', { name: 'ERP', url: hook.url, events: ['record.created', 'record.proof_delivered'] }));
     await call(tenant, { method: 'GET', url: '/api/v1/webhooks' });
@@ -498,7 +521,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'DELETE', url: `/api/v1/locations/${room.id}` });
 
     // The event feed.
-    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 5, 10_000, 'the five work orders in the feed');
+    await waitFor(async () => (await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.created&wait=5' })).json().total === 5, 10_000, 'the five work orders in the feed (one from an approved request)');
     await call(tenant, { method: 'GET', url: '/api/v1/events?type=record.exploded' });
     await call(reader, { method: 'GET', url: '/api/v1/events' });
 
@@ -628,6 +651,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       parts: await create('/api/v1/parts', { sku: 'STALE-1', name: 'Stale part', unit: 'pcs', unitCost: { amount: '1.00', currency: 'USD' } }),
       'custom-fields': await create('/api/v1/custom-fields', { key: 'stale', label: 'Stale', entity: 'asset', type: 'text' }),
       checklists: await create('/api/v1/checklists', { name: 'Stale', items: [{ key: 'ok', label: 'OK', type: 'checkbox' }] }),
+      requests: await create('/api/v1/requests', { description: 'Stale request', requesterName: 'Ann', categoryId }),
     };
     const bodies: Record<string, unknown> = {
       'PATCH categories': { description: 'x' },
@@ -649,6 +673,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       complete: { resolutionNotes: 'Done' },
       cancel: { reason: 'Duplicate' },
       reopen: { reason: 'Again' },
+      reject: { reason: 'Stale' },
     };
     const checked: string[] = [];
     for (const [template, item] of Object.entries(document.paths)) {
@@ -658,7 +683,8 @@ describe('the OpenAPI document describes the answers the service gives', () => {
         assert.ok(collection && ids[collection], `${method} ${template}: no resource to try it on`);
         const url = template.replace('{id}', ids[collection]!);
         const action = /\/\{id\}\/([a-z-]+)$/.exec(template)?.[1];
-        const body = method === 'delete' ? undefined : (bodies[action ?? `PATCH ${collection}`] ?? {});
+        // A request's cancel takes no body (a work order's takes a reason).
+        const body = method === 'delete' || `${collection}/${action}` === 'requests/cancel' ? undefined : (bodies[action ?? `PATCH ${collection}`] ?? {});
         const response = await tenant.request({ method: method.toUpperCase() as 'POST', url, headers: { 'if-match': '"999"' }, ...(body === undefined ? {} : { payload: body as never }) });
         assert.equal(response.statusCode, 412, `${method.toUpperCase()} ${template}: ${response.body}`);
         checked.push(`${method.toUpperCase()} ${template}`);

@@ -41,7 +41,7 @@ const COMPLETED_SECONDS = Math.floor(Date.parse(COMPLETED_AT) / 1000);
 function workOrder(id: string): WorkOrder {
   return {
     id, recordId: id, status: 'COMPLETED', categoryId: 'cat_01', address: '12 Harbour Road', requesterName: 'Ann Tenant', description: 'Kitchen tap leaks',
-    priority: 'MEDIUM', dueAt: null, assignee: 'Bob Plumber', assignees: [], costs: null, laborMinutes: 0, assetId: null, locationId: null, externalRef: null, metadata: {}, customFields: {}, checklists: [], source: null,
+    priority: 'MEDIUM', dueAt: null, assignee: 'Bob Plumber', assignees: [], costs: null, laborMinutes: 0, assetId: null, locationId: null, externalRef: null, metadata: {}, customFields: {}, checklists: [], source: null, requestId: null,
     resolutionNotes: 'Replaced the washer', completedAt: COMPLETED_AT, closedAt: null, cancelledAt: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: COMPLETED_AT, version: 4,
   };
 }

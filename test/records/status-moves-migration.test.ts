@@ -26,8 +26,8 @@ async function insertWorkOrder(db: Executor, orgId: string, id: string, status: 
     .values({ id: categoryId, org_id: orgId, name: 'Upgrade', description: null, created_at: now, updated_at: now, version: 1 })
     .onConflict((oc) => oc.doNothing())
     .execute();
-  // The row as the schema of 0008 has it: the columns of later migrations (0020's source, overdue_for; 0021's assignees; 0024's costs, labor_minutes; 0028's custom_fields, checklists) do not exist yet.
-  const { source: _source, overdue_for: _overdueFor, assignees: _assignees, costs: _costs, labor_minutes: _laborMinutes, custom_fields: _customFields, checklists: _checklists, ...row } = workOrderRow({ id, orgId, categoryId, status, createdAt: now });
+  // The row as the schema of 0008 has it: the columns of later migrations (0020's source, overdue_for; 0021's assignees; 0024's costs, labor_minutes; 0027's request_id; 0028's custom_fields, checklists) do not exist yet.
+  const { source: _source, overdue_for: _overdueFor, assignees: _assignees, costs: _costs, labor_minutes: _laborMinutes, custom_fields: _customFields, checklists: _checklists, request_id: _requestId, ...row } = workOrderRow({ id, orgId, categoryId, status, createdAt: now });
   // Typed for the schema of today, which requires `assignees` (its column's default fills it in at 0021).
   await db.insertInto('records').values(row as never).execute();
 }

@@ -23,8 +23,9 @@ import { witnessedCheckpoints } from './0022-witnessed-checkpoints.js';
 import { costsAndParts } from './0024-costs-parts.js';
 import { checkpointTimestamps } from './0025-checkpoint-timestamps.js';
 import { assigneeMatches } from './0026-assignee-matches.js';
+import { workRequests } from './0027-work-requests.js';
 import { checklistsAndCustomFields } from './0028-checklists-custom-fields.js';
 import { costLineCounters } from './0029-cost-line-counters.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, people, witnessedCheckpoints, costsAndParts, checkpointTimestamps, assigneeMatches, checklistsAndCustomFields, costLineCounters];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, people, witnessedCheckpoints, costsAndParts, checkpointTimestamps, assigneeMatches, workRequests, checklistsAndCustomFields, costLineCounters];

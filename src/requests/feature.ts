@@ -1,0 +1,32 @@
+import { defineFeature } from '../feature.js';
+import { REQUEST_EVENTS } from './events.js';
+import { requestRoutes } from './routes.js';
+import { requestComponents } from './schemas.js';
+import { RequestService } from './service.js';
+
+declare module '../feature.js' {
+  interface FeatureServices {
+    requests: RequestService;
+  }
+}
+declare module '../keys/scopes.js' {
+  interface ScopeCatalogue extends Record<keyof typeof REQUEST_SCOPES, string> {}
+}
+
+const REQUEST_SCOPES = {
+  'requests:read': 'Read work requests and their attachments.',
+  'requests:write': 'File work requests; approve (with records:write), reject and cancel them.',
+} as const;
+
+/** Work requests: asked for by people without a say over work orders, decided once by staff (docs/requests.md). */
+export const requestsFeature = defineFeature({
+  name: 'requests',
+  tags: [{ name: 'Work requests', description: 'Requests for work, filed through the API or an intake link, approved into work orders or rejected with a reason. See docs/requests.md.' }],
+  scopes: REQUEST_SCOPES,
+  events: REQUEST_EVENTS,
+  schemas: requestComponents,
+  build({ database, clock, services }) {
+    const requests = new RequestService(database.db, clock, services.records, services.attachments);
+    return { services: { requests }, api: requestRoutes(requests) };
+  },
+});
