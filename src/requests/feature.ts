@@ -2,6 +2,7 @@ import { defineFeature } from '../feature.js';
 import { REQUEST_EVENTS } from './events.js';
 import { requestRoutes } from './routes.js';
 import { requestComponents } from './schemas.js';
+import { requestExamples } from './examples.js';
 import { RequestService } from './service.js';
 
 declare module '../feature.js' {
@@ -25,6 +26,7 @@ export const requestsFeature = defineFeature({
   scopes: REQUEST_SCOPES,
   events: REQUEST_EVENTS,
   schemas: requestComponents,
+  examples: requestExamples,
   build({ database, clock, services }) {
     const requests = new RequestService(database.db, clock, services.records, services.attachments);
     return { services: { requests }, api: requestRoutes(requests) };

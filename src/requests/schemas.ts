@@ -175,9 +175,5 @@ export const requestComponents = [
   RejectRequestBody,
   RequestAttachmentSchema,
   RequestAttachmentList,
-  IntakeLinkSchema,
-  CreatedIntakeLinkSchema,
-  CreateIntakeLinkBody,
-  UpdateIntakeLinkBody,
-  IntakeLinkList,
+  // The intake-link schemas above join once their operations do (issue 48): a component no operation uses is noise to a client generator.
 ];

@@ -169,6 +169,11 @@ describe('the request examples of the OpenAPI document', () => {
     await scenario.send('updateWebhook', { id: EXAMPLE_IDS.webhook });
     await scenario.send('rotateWebhookSecret', { id: EXAMPLE_IDS.webhook });
     await scenario.send('updateAsset', { id: EXAMPLE_IDS.boiler });
+    // Work requests: one approved into a work order, another rejected.
+    await scenario.send('createWorkRequest', {}, { leak: EXAMPLE_IDS.workRequest });
+    await scenario.send('approveWorkRequest', { id: EXAMPLE_IDS.workRequest });
+    await scenario.send('createWorkRequest', {}, { leak: 'wrq_rejected' });
+    await scenario.send('rejectWorkRequest', { id: 'wrq_rejected' });
 
     assert.deepEqual(scenario.unsent(), [], 'request examples the scenario does not send');
   });
