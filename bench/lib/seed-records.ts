@@ -200,7 +200,7 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
 
     const batch = 50_000;
     for (let from = 0; from < options.count; from += batch) insertBatch(from, Math.min(options.count, from + batch));
-    db.prepare(assigneeMatchesSql('?')).run(options.orgId);
+    db.prepare(assigneeMatchesSql('@org')).run({ org: options.orgId });
     db.pragma('wal_checkpoint(TRUNCATE)');
 
     return { inserted: options.count, totalInOrg: existing + options.count, byStatus, seconds: (performance.now() - started) / 1000 };
