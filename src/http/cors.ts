@@ -30,7 +30,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Sunset',
 ];
 
-export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'];
+export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** How long a browser may cache a preflight's answer, in seconds (Chromium caps it at 2 h). */
 export const CORS_MAX_AGE_SECONDS = 600;
