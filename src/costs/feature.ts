@@ -10,6 +10,8 @@ import { CostLineLists, type LineListSize } from './line-lists.js';
 import { sqliteLineListSize } from './line-counts-sqlite.js';
 import { foldCostLineCountDeltas, postgresLineListSize } from './line-counts-postgres.js';
 import { byDialect } from '../db/database.js';
+import { partIssuesInTransaction, type PartIssues } from './part-issues.js';
+import { PostgresPartIssues } from './part-issues-postgres.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
@@ -38,10 +40,11 @@ export const costsFeature = defineFeature({
   examples: costExamples,
   build({ database, clock, services, logger }) {
     // Cost-line counts are appended as deltas on PostgreSQL (migration 0029); folding them keeps the readers' sums short.
-    const storage = byDialect<{ size: LineListSize; jobs: JobDefinition[] }>(database, {
-      sqlite: () => ({ size: sqliteLineListSize, jobs: [] }),
-      postgres: () => ({
+    const storage = byDialect<{ size: LineListSize; issues: PartIssues; jobs: JobDefinition[] }>(database, {
+      sqlite: () => ({ size: sqliteLineListSize, issues: partIssuesInTransaction, jobs: [] }),
+      postgres: (postgres) => ({
         size: postgresLineListSize,
+        issues: new PostgresPartIssues(postgres.db, postgres.oneStatementWrites, clock, services.organizations, services.recentRecords),
         jobs: [
           {
             placement: 'every-worker',
@@ -52,7 +55,7 @@ export const costsFeature = defineFeature({
         ],
       }),
     });
-    const costs = new CostService(database.db, clock, services.organizations, services.parts, new CostLineLists(storage.size));
+    const costs = new CostService(database.db, clock, services.organizations, services.parts, new CostLineLists(storage.size), storage.issues);
     return { services: { costs }, api: costRoutes(costs), jobs: storage.jobs };
   },
 });

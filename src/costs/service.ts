@@ -8,10 +8,10 @@ import { emitEvent } from '../events/outbox.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { canonicalInstant, isoNow, withCanonicalUpdatedAfter, type Clock } from '../clock.js';
-import { formatMoney, minorUnitsOf, parseMoney } from '../money/money.js';
+import { minorUnitsOf, parseMoney } from '../money/money.js';
 import { divideHalfEven } from '../money/rounding.js';
 import { findPart } from '../parts/repository.js';
-import { formatQuantity, parseQuantity, QUANTITY_SCALE } from '../parts/quantity.js';
+import { parseQuantity } from '../parts/quantity.js';
 import { findEntry } from '../people/repository.js';
 import { findStored } from '../attachments/repository.js';
 import { findRecordForUpdate, writeRecordCosts } from '../records/repository.js';
@@ -19,6 +19,8 @@ import type { RecordsTable } from '../records/tables.js';
 import type { CostLinesTable } from './tables.js';
 import type { CostLineLists } from './line-lists.js';
 import { costsJson, totalsOf, withLine, type CostTotals } from './totals.js';
+import { blankLine, costAddedEvent, issuePrice, partLineRow } from './line-rows.js';
+import type { PartIssues } from './part-issues.js';
 import { MAX_LABOR_MINUTES, type CostKind, type CostLine, type CreateLaborInput, type CreateOtherCostInput, type IssuePartInput, type Labor, type OtherCost, type PartLine } from './schemas.js';
 import {
   deleteCostLine,
@@ -45,40 +47,6 @@ interface LineWrite {
 
 const MILLISECONDS_PER_MINUTE = 60_000n;
 
-/** A blank cost line of a work order: each kind fills its own columns. */
-function blankLine(write: LineWrite, id: string, kind: CostKind, description: string, amountMinor: bigint): CostLinesTable {
-  return {
-    id,
-    org_id: write.record.org_id,
-    record_id: write.record.id,
-    kind,
-    description,
-    amount_minor: Number(amountMinor),
-    currency: write.currency,
-    reverses_id: null,
-    posted: 0,
-    posted_at: null,
-    erp_document_id: null,
-    person_id: null,
-    minutes: null,
-    started_at: null,
-    ended_at: null,
-    rate_minor: null,
-    labor_category: null,
-    note: null,
-    part_id: null,
-    location_id: null,
-    quantity_milli: null,
-    unit_cost_minor: null,
-    movement_id: null,
-    vendor_id: null,
-    invoice_ref: null,
-    attachment_id: null,
-    created_at: write.now,
-    updated_at: write.now,
-  };
-}
-
 /**
  * Labor, parts used and other costs of work orders, and their cost lines for the ERP. Every write
  * locks the work order, writes its lines and its new totals (`costs`, `laborMinutes`) and the
@@ -91,6 +59,7 @@ export class CostService {
     private readonly organizations: OrganizationService,
     private readonly parts: PartService,
     private readonly lineLists: CostLineLists,
+    private readonly issues: PartIssues,
   ) {}
 
   async addLabor(orgId: string, recordId: string, input: CreateLaborInput, within?: InTransaction<Labor>): Promise<Labor> {
@@ -121,25 +90,18 @@ export class CostService {
 
   async issuePart(orgId: string, recordId: string, input: IssuePartInput, within?: InTransaction<PartLine>): Promise<PartLine> {
     const quantityMilli = parseQuantity(input.quantity, { field: 'body.quantity' });
-    return this.onRecord(orgId, recordId, within, async (write) => {
-      const part = await findPart(write.tx, orgId, input.partId, 'share');
-      if (!part) throw errors.unprocessable('The part does not exist in your organization.', [{ field: 'body.partId', message: `no part "${input.partId}" exists in your organization` }]);
-      // The price of this moment, kept on the line: a later change of the part's never reprices it.
-      const unitCostMinor = minorUnitsOf(part.unit_cost_minor);
-      const id = newId('partLine');
-      const movement = await this.parts.moveStock(write.tx, orgId, { type: 'issue', part, locationId: input.locationId, quantityMilli, unitCostMinor, recordId, costLineId: id }, write.now, 'body');
-      const amount = divideHalfEven(quantityMilli * unitCostMinor, QUANTITY_SCALE);
-      const line: CostLinesTable = {
-        ...blankLine(write, id, 'part', `${formatQuantity(quantityMilli)} ${part.unit} ${part.sku} ${part.name}`, amount),
-        part_id: part.id,
-        location_id: input.locationId,
-        quantity_milli: Number(quantityMilli),
-        unit_cost_minor: Number(unitCostMinor),
-        movement_id: movement.id,
-      };
-      await this.addLine(write, line);
-      return toPartLine(line);
-    });
+    const inTransaction = () =>
+      this.onRecord(orgId, recordId, within, async (write) => {
+        const part = await findPart(write.tx, orgId, input.partId, 'share');
+        if (!part) throw errors.unprocessable('The part does not exist in your organization.', [{ field: 'body.partId', message: `no part "${input.partId}" exists in your organization` }]);
+        const issue = { part, locationId: input.locationId, quantityMilli };
+        const id = newId('partLine');
+        const movement = await this.parts.moveStock(write.tx, orgId, { type: 'issue', part, locationId: input.locationId, quantityMilli, unitCostMinor: issuePrice(issue), recordId, costLineId: id }, write.now, 'body');
+        const line = partLineRow(write, issue, movement.id, id);
+        await this.addLine(write, line);
+        return toPartLine(line);
+      });
+    return this.issues.issue({ orgId, recordId, partId: input.partId, locationId: input.locationId, quantityMilli }, within, inTransaction);
   }
 
   /** Returns an unposted part line's stock to its location and takes the line off the work order. */
@@ -267,8 +229,7 @@ export class CostService {
     await insertCostLine(write.tx, line);
     const amount = minorUnitsOf(line.amount_minor);
     write.totals = withLine(write.totals, line.kind as CostKind, amount, line.kind === 'labor' ? Number(line.minutes) : 0);
-    const payload = { recordId: line.record_id, costLineId: line.id, kind: line.kind, amount: formatMoney({ minor: amount, currency: line.currency }) };
-    await emitEvent(write.tx, { orgId: line.org_id, type: 'record.cost_added', payload, occurredAt: write.now });
+    await emitEvent(write.tx, costAddedEvent(line, write.now));
   }
 
   /**

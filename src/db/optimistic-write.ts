@@ -82,7 +82,7 @@ export interface AppendedChange<Row> {
   /** Rows written in the same statement when `next` is (history, events). */
   appends: RowAppends;
   /** What else must still hold when the statement runs, beyond the row's version (see AppendConditions). */
-  conditions?: Pick<AppendConditions, 'counted'>;
+  conditions?: Pick<AppendConditions, 'counted' | 'existing' | 'decrement'>;
 }
 
 export interface OneStatementWrite<Row extends { id: string; org_id: string; version: number }, Result> {
@@ -108,6 +108,15 @@ export interface OneStatementWrite<Row extends { id: string; org_id: string; ver
   onStaleGuess?: () => void;
   /** The idempotent answer: stored by its `claim` row in the same statement. */
   within?: LastInTransaction<Result> | undefined;
+  /**
+   * Answers instead when the statement writes nothing: its `conditions` (beyond the row's version) no
+   * longer held, or another write of the row won the race. Typically the caller's transactional path,
+   * which names the condition that failed and waits its turn on the row's lock where many writes of
+   * one row would keep losing races. Without it the write is decided again from a fresh read.
+   */
+  otherwise?: () => Promise<Result>;
+  /** Locks the row before any row the conditions lock: the order a transactional twin of the write locks them in. */
+  lockRowFirst?: boolean;
 }
 
 /**
@@ -162,7 +171,7 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
     }
     const { outcome, current: stood } = set
       ? await appends
-          .writeIfAtVersion(writes, { ...conditions, update: { table, id: current.id, orgId: current.org_id, version: current.version, set }, ...(claim ? { claim } : {}) })
+          .writeIfAtVersion(writes, { ...conditions, update: { table, id: current.id, orgId: current.org_id, version: current.version, set, ...(change.lockRowFirst ? { lockFirst: true } : {}) }, ...(claim ? { claim } : {}) })
           .catch((error: unknown): { outcome: 'stale'; current?: undefined } => {
             if (isTransientConflict(error)) return { outcome: 'stale' };
             throw error;
@@ -173,6 +182,12 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
       return answer;
     }
     if (outcome === 'claim_taken') throw await within!.claim!.taken();
+    if (change.otherwise) {
+      // A remembered copy may be all that failed: decided once more from the row as it stands first.
+      if (!guessed) return change.otherwise();
+      await readAfresh();
+      continue;
+    }
     if (attempt++ >= MAX_WRITE_ATTEMPTS) throw errors.conflict(`The ${noun.toLowerCase()} is being changed by other requests; retry shortly.`);
     // The row as it stood when the write began, unless the write lost to a change that committed while
     // it ran (the same version then) or found its `conditions` no longer true: the row is read again.

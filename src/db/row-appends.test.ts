@@ -145,6 +145,45 @@ if (TEST_DIALECTS.includes('postgres')) {
       }
     });
 
+    it('takes a decrement only with enough left, with the rows, the row’s update and the claim; otherwise writes nothing', async () => {
+      await sql`CREATE TABLE stock (item text PRIMARY KEY, on_hand bigint NOT NULL, below integer NOT NULL, updated_at text)`.execute(database.db);
+      await sql`INSERT INTO stock VALUES ('i1', 3, 0, NULL)`.execute(database.db);
+      await appendsFor('d0').writeIf(db(), {});
+      let version = 1;
+      const take = (id: string, amount: number, threshold: number | null = null) =>
+        new RowAppends().add('outbox_events' as never, { id } as never).writeIf(db(), {
+          update: { table: 'records' as never, id: 'd0', orgId: 'o1', version, set: { version: version + 1 }, lockFirst: true },
+          decrement: { table: 'stock' as never, where: { item: 'i1' }, column: 'on_hand', amount, set: { updated_at: id }, flagBelow: { column: 'below', threshold } },
+          claim: claim(`decrement-${id}`),
+        });
+      const stock = async () => (await sql<{ on_hand: number; updated_at: string | null }>`SELECT on_hand, updated_at FROM stock WHERE item = 'i1'`.execute(database.db)).rows[0];
+
+      assert.equal(await take('take-2', 2), 'written');
+      version++;
+      assert.deepEqual(await stock(), { on_hand: 1, updated_at: 'take-2' });
+      assert.equal(await take('take-2-more', 2), 'missing', 'more than is left');
+      assert.equal(await take('cross', 1, 1), 'missing', 'what is left would cross the threshold: the flag would have to change');
+      const stale = await new RowAppends().add('outbox_events' as never, { id: 'stale' } as never).writeIf(db(), {
+        update: { table: 'records' as never, id: 'd0', orgId: 'o1', version: version - 1, set: { version }, lockFirst: true },
+        decrement: { table: 'stock' as never, where: { item: 'i1' }, column: 'on_hand', amount: 1 },
+      });
+      assert.equal(stale, 'missing', 'the row locked first is at another version');
+      assert.deepEqual(await stock(), { on_hand: 1, updated_at: 'take-2' });
+      for (const id of ['take-2-more', 'cross', 'stale']) assert.equal(await count('outbox_events', `id = '${id}'`), 0, id);
+      assert.equal(await count('idempotency_keys', "key LIKE 'decrement-%'"), 1);
+      assert.equal(await count('records', `id = 'd0' AND version = ${version}`), 1);
+
+      assert.equal(await take('last', 1, 0), 'written', 'down to zero, not below a threshold of 0');
+      assert.deepEqual(await stock(), { on_hand: 0, updated_at: 'last' });
+    });
+
+    it('checks a reference at the version read', async () => {
+      const at = (version: number) => appendsFor(`v${version}`).writeIf(db(), { existing: [{ table: 'categories' as never, id: 'c1', orgId: 'o1', lockForShare: true, version }] });
+      const current = Number((await sql<{ version: number }>`SELECT version FROM categories WHERE id = 'c1'`.execute(database.db)).rows[0]!.version);
+      assert.equal(await at(current + 1), 'missing');
+      assert.equal(await at(current), 'written');
+    });
+
     it('writes without a claim when none is asked for', async () => {
       assert.equal(await appendsFor('r5').writeIf(db(), {}), 'written');
       assert.equal(await count('records', "id = 'r5'"), 1);

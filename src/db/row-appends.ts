@@ -128,15 +128,31 @@ function conditionalStatement(
   };
   const ctes: string[] = [];
   const required: string[] = [];
+  // Row locks are taken in the order they are listed: each lock's lookup waits for the one before
+  // (an uncorrelated EXISTS is decided before its scan begins), so this statement locks rows in the
+  // order a transaction of the same write would, and the two never wait on each other in a cycle.
+  let lastLock = '';
+  const lockAfterLast = (name: string, lookup: string, strength: 'SHARE' | 'UPDATE') => {
+    ctes.push(`${name} AS (${lookup}${lastLock ? ` AND EXISTS (SELECT 1 FROM ${lastLock})` : ''} FOR ${strength})`);
+    required.push(`EXISTS (SELECT 1 FROM ${name})`);
+    lastLock = name;
+  };
+  if (conditions.update?.lockFirst) {
+    const { table, id, orgId, version } = conditions.update;
+    shape.push(`lock ${table} first`);
+    const lookup = `SELECT 1 FROM ${quote(table)} WHERE "id" = ${bind(id)} AND ${inOrganizationSql(bind(orgId))} AND "version" = ${bind(version)}`;
+    if (withText) lockAfterLast('locked_first', lookup, 'UPDATE');
+  }
   (conditions.existing ?? []).forEach((reference, i) => {
-    shape.push(`existing ${reference.table} ${reference.lockForShare ? 'shared' : ''}`);
+    const atVersion = reference.version !== undefined;
+    shape.push(`existing ${reference.table} ${reference.lockForShare ? 'shared' : ''} ${atVersion ? 'at version' : ''}`);
     const id = bind(reference.id);
     const orgId = bind(reference.orgId);
+    const version = atVersion ? bind(reference.version) : '';
     if (!withText) return;
-    const lookup = `SELECT 1 FROM ${quote(reference.table)} WHERE "id" = ${id} AND ${inOrganizationSql(orgId)}`;
+    const lookup = `SELECT 1 FROM ${quote(reference.table)} WHERE "id" = ${id} AND ${inOrganizationSql(orgId)}${atVersion ? ` AND "version" = ${version}` : ''}`;
     if (!reference.lockForShare) return void required.push(`EXISTS (${lookup})`);
-    ctes.push(`locked_${i} AS (${lookup} FOR SHARE)`);
-    required.push(`EXISTS (SELECT 1 FROM locked_${i})`);
+    lockAfterLast(`locked_${i}`, lookup, 'SHARE');
   });
   for (const rows of conditions.counted ?? []) {
     const columns = Object.keys(rows.where);
@@ -147,7 +163,31 @@ function conditionalStatement(
     const matching = columns.map((column, i) => `${quote(column)} = ${values[i]}`);
     required.push(`(SELECT count(*) FROM ${quote(rows.table)} WHERE ${matching.join(' AND ')}) = ${count}`);
   }
-  const hasRequired = (conditions.existing?.length ?? 0) + (conditions.counted?.length ?? 0) > 0;
+  const { decrement } = conditions;
+  let decrementSet = '';
+  let decrementWhere = '';
+  if (decrement) {
+    // Locked in the gate, with its conditions checked on the row's newest version (FOR UPDATE), so that
+    // the decrement below, made only once the rest is written, cannot find the row otherwise.
+    const keys = Object.keys(decrement.where);
+    const extra = Object.keys(decrement.set ?? {});
+    shape.push(`decrement ${decrement.table} ${decrement.column} where ${keys.join(',')} set ${extra.join(',')} ${decrement.flagBelow ? `flag ${decrement.flagBelow.column}` : ''}`);
+    const matching = keys.map((key) => `${quote(key)} = ${bind(decrement.where[key])}`).join(' AND ');
+    const amount = bind(decrement.amount);
+    const column = quote(decrement.column);
+    let flagCheck = '';
+    if (decrement.flagBelow) {
+      const threshold = bind(decrement.flagBelow.threshold);
+      flagCheck = ` AND ${quote(decrement.flagBelow.column)} = (CASE WHEN ${threshold}::bigint IS NOT NULL AND ${column} - ${amount}::bigint < ${threshold}::bigint THEN 1 ELSE 0 END)`;
+    }
+    const assignments = extra.map((key) => `, ${quote(key)} = ${bind(decrement.set![key])}`).join('');
+    if (withText) {
+      lockAfterLast('to_decrement', `SELECT 1 FROM ${quote(decrement.table)} WHERE ${matching} AND ${column} >= ${amount}::bigint${flagCheck}`, 'UPDATE');
+      decrementSet = `${column} = ${column} - ${amount}::bigint${assignments}`;
+      decrementWhere = matching;
+    }
+  }
+  const hasRequired = (conditions.existing?.length ?? 0) + (conditions.counted?.length ?? 0) + (decrement ? 1 : 0) > 0;
   if (withText) ctes.push(`gate AS (SELECT 1 AS ok${required.length ? ` WHERE ${required.join(' AND ')}` : ''})`);
   const insertFrom = (table: string, row: Row, source: string) => {
     const columns = Object.keys(row);
@@ -187,6 +227,10 @@ function conditionalStatement(
       }
     }
   }
+  if (decrement) {
+    if (withText) ctes.push(`decremented AS (UPDATE ${quote(decrement.table)} SET ${decrementSet} WHERE ${decrementWhere} AND EXISTS (SELECT 1 FROM ${source}) RETURNING 1 AS ok)`);
+    source = 'decremented';
+  }
   if (conditions.claim) {
     const { table, row } = conditions.claim;
     const insert = insertFrom(table, row, source);
@@ -225,7 +269,7 @@ export interface AppendConditions {
    * Rows of an organization that must exist. `lockForShare` keeps one from being deleted until the
    * statement commits: for references no foreign key protects.
    */
-  existing?: { table: TableName; id: string; orgId: string; lockForShare?: boolean }[];
+  existing?: { table: TableName; id: string; orgId: string; lockForShare?: boolean; version?: number }[];
   /**
    * Rows of `table` matching `where` that must number exactly `count`: a decision made from rows read
    * before the statement (a completion's history, which its proof carries) stands only if none was
@@ -235,9 +279,18 @@ export interface AppendConditions {
   counted?: { table: TableName; where: Record<string, unknown>; count: number }[];
   /**
    * A versioned row to change, only if it is still at `version` (an optimistic write): nothing is
-   * written when another write changed it meanwhile ('stale').
+   * written when another write changed it meanwhile ('stale'). With `lockFirst` it is locked before
+   * any other row the statement locks (the order its transactional twin takes them in); found at
+   * another version, it then closes the gate ('missing').
    */
-  update?: { table: TableName; id: string; orgId: string; version: number; set: Row };
+  update?: { table: TableName; id: string; orgId: string; version: number; set: Row; lockFirst?: boolean };
+  /**
+   * A row whose `column` must hold at least `amount`, taken from it once everything else is written
+   * (stock issued). With `flagBelow`, its `flagBelow.column` must already say whether what is left is
+   * below `threshold` (1) or not (0): a write that would move the row across the threshold, which
+   * announces itself, is not made here (the gate stays closed: 'missing').
+   */
+  decrement?: { table: TableName; where: Row; column: string; amount: number | string; set?: Row; flagBelow?: { column: string; threshold: number | string | null } };
   /**
    * A row that must be inserted (an Idempotency-Key's answer), not found already there, for anything to
    * be written: the statement fails as a whole on its unique key ('claim_taken').

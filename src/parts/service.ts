@@ -44,6 +44,25 @@ export interface StockMove {
   note?: string | null;
 }
 
+/** The ledger's row for `move`, with a new id. */
+export function movementRow(orgId: string, move: StockMove, now: string): StockMovementsTable {
+  return {
+    id: newId('stockMovement'),
+    org_id: orgId,
+    part_id: move.part.id,
+    type: move.type,
+    location_id: move.locationId,
+    to_location_id: move.toLocationId ?? null,
+    quantity_milli: Number(move.quantityMilli),
+    unit_cost_minor: Number(move.unitCostMinor),
+    currency: move.part.currency,
+    record_id: move.recordId ?? null,
+    cost_line_id: move.costLineId ?? null,
+    note: move.note ?? null,
+    created_at: now,
+  };
+}
+
 export interface StockLevel {
   locationId: string;
   onHand: string;
@@ -204,21 +223,7 @@ export class PartService {
       }
       await this.noticeReorderPoint(tx, orgId, part, stock, now);
     }
-    const row: StockMovementsTable = {
-      id: newId('stockMovement'),
-      org_id: orgId,
-      part_id: part.id,
-      type: move.type,
-      location_id: move.locationId,
-      to_location_id: move.toLocationId ?? null,
-      quantity_milli: Number(q),
-      unit_cost_minor: Number(move.unitCostMinor),
-      currency: part.currency,
-      record_id: move.recordId ?? null,
-      cost_line_id: move.costLineId ?? null,
-      note: move.note ?? null,
-      created_at: now,
-    };
+    const row = movementRow(orgId, move, now);
     await insertMovement(tx, row);
     return toMovement(row);
   }

@@ -19,10 +19,13 @@ import { RecordService } from './service.js';
 import type { RecordLists } from './list-repository.js';
 import type { RecordCounts } from './record-counts.js';
 import type { RecordWrites } from './writes.js';
+import { RecentRecords } from './recent-records.js';
 
 declare module '../feature.js' {
   interface FeatureServices {
     records: RecordService;
+    /** Work orders this process last wrote or read by id: other features' one-statement writes of a work order decide from them too. */
+    recentRecords: RecentRecords;
   }
 }
 declare module '../keys/scopes.js' {
@@ -57,12 +60,13 @@ export const recordsFeature = defineFeature({
   examples: recordExamples,
   build({ database, clock, logger }) {
     const { db } = database;
+    const recentRecords = new RecentRecords();
     // How a write commits, per database: one statement in a commit group on PostgreSQL, a transaction on SQLite's single writer.
     // Lists and counts per database too (list-*.ts, record-counts-*.ts).
     const storage = byDialect<RecordsOnDatabase>(database, {
       sqlite: () => ({ writes: sqliteRecordWrites, lists: sqliteRecordLists, counts: sqliteRecordCounts, jobs: [] }),
       postgres: (postgres) => ({
-        writes: new PostgresRecordWrites(db, postgres.oneStatementWrites),
+        writes: new PostgresRecordWrites(db, postgres.oneStatementWrites, recentRecords),
         lists: postgresRecordLists,
         counts: postgresRecordCounts,
         // Work-order counts are appended as deltas on PostgreSQL; folding them keeps the readers' sums short.
@@ -86,6 +90,6 @@ export const recordsFeature = defineFeature({
         loop: intervalLoop({ name: 'record-overdue', intervalMs: OVERDUE_INTERVAL_MS, work: () => announceOverdue(db, clock), logger, errorMessage: 'announcing overdue work orders failed' }),
       },
     ];
-    return { services: { records }, api: recordRoutes(records), jobs };
+    return { services: { records, recentRecords }, api: recordRoutes(records), jobs };
   },
 });

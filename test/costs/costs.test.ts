@@ -114,6 +114,25 @@ describe('time, parts and costs', () => {
     ]);
   });
 
+  itOnEachDatabase('announces part.below_reorder_point once when parts issued to work orders cross it, and totals every issue', async (t) => {
+    const tenant = await tenantIn(t, 'EUR');
+    const { main, part, recordId } = await stockedWorkOrder(tenant, { stock: ['7', '0'], reorderPoint: '5' });
+    const issue = (quantity: string, key: string) => tenant.request({ method: 'POST', url: `/api/v1/records/${recordId}/parts`, headers: { 'idempotency-key': key }, payload: { partId: part, locationId: main, quantity } });
+    // 7 → 6 → 5 (at the reorder point, not below) → 4 (crosses) → 3 (already below) → 0.
+    for (const [n, quantity] of ['1', '1', '1', '1', '3'].entries()) assert.equal((await issue(quantity, `issue-${n}`)).statusCode, 201);
+    assert.equal((await issue('1', 'issue-5')).statusCode, 409, 'nothing left');
+    const replayed = await tenant.request({ method: 'POST', url: `/api/v1/records/${recordId}/parts`, headers: { 'idempotency-key': 'issue-4' }, payload: { partId: part, locationId: main, quantity: '3' } });
+    assert.equal(replayed.headers['x-idempotent-replay'], 'true');
+    const crossings = await eventsOf(t, tenant.orgId, ['part.below_reorder_point']);
+    assert.deepEqual(crossings.map((e) => e.payload), [{ partId: part, locationId: main, onHand: '4', reorderPoint: '5' }]);
+    const stock = await get(tenant, `/api/v1/parts/${part}/stock`);
+    assert.equal(stock.stock.find((s: { locationId: string }) => s.locationId === main).onHand, '0');
+    const record = await get(tenant, `/api/v1/records/${recordId}`);
+    assert.equal(record.costs.parts.amount, '111.30');
+    assert.equal((await get(tenant, `/api/v1/records/${recordId}/parts`)).total, 5);
+    assert.equal((await eventsOf(t, tenant.orgId, ['record.cost_added'])).length, 5);
+  });
+
   itOnEachDatabase('posts a cost line once: idempotent with the same document, 409 with another, frozen, corrected by a reversing line', async (t) => {
     const tenant = await tenantIn(t, 'EUR');
     const { main, part, recordId } = await stockedWorkOrder(tenant);
