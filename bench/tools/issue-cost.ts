@@ -1,17 +1,23 @@
 // Server CPU per request of issuing a part (POST /records/{id}/parts) against creating a work order,
-// on PostgreSQL (one `serve --no-worker` and one worker, as the costs part runs), without the costs
-// part's 100k seeding; A/B rounds alternate, medians reported, with what PostgreSQL waited on:
-//   npx tsx bench/tools/issue-cost.ts [seconds] [rounds]
+// without the costs part's 100k seeding; A/B rounds alternate, medians reported. On SQLite one
+// `serve`; with --postgres one `serve --no-worker` and one worker, as the costs part runs, with what
+// PostgreSQL waited on:
+//   npx tsx bench/tools/issue-cost.ts [seconds] [rounds] [--postgres]
 import type { RequestSpec } from 'autocannon';
 import { Baseline, runLoad } from '../lib/load.js';
-import { buildService, serverRunner } from '../lib/processes.js';
+import { buildService, removeDataDir, serverRunner, startService, temporaryDataDir, type ApiTarget } from '../lib/processes.js';
+import type { Tenant } from '../lib/tenant.js';
+import type { Measurement } from '../lib/results.js';
+import { loadMeasurement } from '../lib/results.js';
 import { createCostsTenant, setUpCosts } from '../lib/costs-setup.js';
 import { recordBody } from '../lib/tenant.js';
 import { measureOnPostgres } from '../postgres/measure.js';
 import { onFreshDatabase } from '../postgres/part-run.js';
 import { describeWaits } from '../postgres/wait-samples.js';
 
-const [seconds, rounds] = [Number(process.argv[2] ?? 5), Number(process.argv[3] ?? 3)];
+const numbers = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
+const [seconds, rounds] = [numbers[0] ?? 5, numbers[1] ?? 3];
+const onPostgres = process.argv.includes('--postgres');
 const connections = 10;
 if (serverRunner() === 'dist') buildService();
 process.env.BENCH_DURATION_S = String(seconds);
@@ -19,45 +25,62 @@ const baseline = new Baseline();
 await baseline.at(connections);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-await onFreshDatabase(async ({ deployment, observer }) => {
-  const tenant = await createCostsTenant(deployment.dataDir, deployment.env);
-  await deployment.start({ apiProcesses: 1, workers: 1 });
-  try {
-    const fixture = await setUpCosts(deployment.api.baseUrl, tenant);
-    const run = `${process.pid}-${Date.now()}`;
-    let n = 0;
-    const issue = (): RequestSpec[] => [
-      {
-        method: 'POST',
-        setupRequest: (request) => {
-          const i = n++;
-          const recordId = fixture.issueRecordIds[i % fixture.issueRecordIds.length]!;
-          const body = JSON.stringify({ partId: fixture.partIds[i % fixture.partIds.length], locationId: fixture.locationId, quantity: '1' });
-          return { ...request, path: `/api/v1/records/${recordId}/parts`, body, headers: { ...tenant.headers, 'idempotency-key': `issue-${run}-${i}` } };
-        },
+/** Measures both paths on a running service; `measure` adds the database's CPU where it runs apart. */
+async function compare(api: ApiTarget & { baseUrl: string }, tenant: Tenant, measure: (name: string, load: () => ReturnType<typeof runLoad>) => Promise<Measurement>): Promise<void> {
+  const fixture = await setUpCosts(api.baseUrl, tenant);
+  const run = `${process.pid}-${Date.now()}`;
+  let n = 0;
+  const issue = (): RequestSpec[] => [
+    {
+      method: 'POST',
+      setupRequest: (request) => {
+        const i = n++;
+        const recordId = fixture.issueRecordIds[i % fixture.issueRecordIds.length]!;
+        const body = JSON.stringify({ partId: fixture.partIds[i % fixture.partIds.length], locationId: fixture.locationId, quantity: '1' });
+        return { ...request, path: `/api/v1/records/${recordId}/parts`, body, headers: { ...tenant.headers, 'idempotency-key': `issue-${run}-${i}` } };
       },
-    ];
-    const create = (): RequestSpec[] => [
-      { method: 'POST', setupRequest: (request) => ({ ...request, path: '/api/v1/records', body: recordBody(fixture.categoryId, n++), headers: { ...tenant.headers, 'idempotency-key': `create-${run}-${n}` } }) },
-    ];
-    const paths: Array<[string, () => RequestSpec[]]> = [
-      ['issue a part', issue],
-      ['create a work order', create],
-    ];
-    const url = deployment.api.baseUrl;
-    for (const [, requests] of paths) await runLoad({ url, connections, durationS: 2, requests: requests() });
-    const cpu = new Map<string, number[]>(paths.map(([label]) => [label, []]));
-    for (let round = 0; round < rounds; round++) {
-      for (const [label, requests] of round % 2 === 0 ? paths : [...paths].reverse()) {
-        const m = await measureOnPostgres(observer, baseline, { name: label, connections, apiProcesses: 1, load: () => runLoad({ url, server: deployment.api, connections, durationS: seconds, requests: requests() }) });
-        const total = (m.cpuUsPerReq ?? NaN) + (m.postgresCpuUsPerReq ?? 0);
-        cpu.get(label)!.push(total);
-        process.stdout.write(`round ${round + 1} ${label.padEnd(22)} ${m.value} req/s, API ${m.cpuUsPerReq} + PG ${m.postgresCpuUsPerReq} µs; waits ${m.waits ? describeWaits(m.waits) : '-'}\n`);
-      }
+    },
+  ];
+  const create = (): RequestSpec[] => [
+    { method: 'POST', setupRequest: (request) => ({ ...request, path: '/api/v1/records', body: recordBody(fixture.categoryId, n++), headers: { ...tenant.headers, 'idempotency-key': `create-${run}-${n}` } }) },
+  ];
+  const paths: Array<[string, () => RequestSpec[]]> = [
+    ['issue a part', issue],
+    ['create a work order', create],
+  ];
+  const url = api.baseUrl;
+  for (const [, requests] of paths) await runLoad({ url, connections, durationS: 2, requests: requests() });
+  const cpu = new Map<string, number[]>(paths.map(([label]) => [label, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const [label, requests] of round % 2 === 0 ? paths : [...paths].reverse()) {
+      const m = await measure(label, () => runLoad({ url, server: api, connections, durationS: seconds, requests: requests() }));
+      cpu.get(label)!.push((m.cpuUsPerReq ?? NaN) + (m.postgresCpuUsPerReq ?? 0));
+      const waits = m.waits ? `; waits ${describeWaits(m.waits)}` : '';
+      process.stdout.write(`round ${round + 1} ${label.padEnd(22)} ${m.value} req/s, API ${m.cpuUsPerReq}${m.postgresCpuUsPerReq === undefined ? '' : ` + PG ${m.postgresCpuUsPerReq}`} µs${waits}\n`);
     }
-    const [a, b] = paths.map(([label]) => median(cpu.get(label)!));
-    process.stdout.write(`issue / create (median CPU): ${(a! / b!).toFixed(2)} (${a} vs ${b} µs)\n`);
-  } finally {
-    await deployment.stop();
   }
-});
+  const [a, b] = paths.map(([label]) => median(cpu.get(label)!));
+  process.stdout.write(`issue / create (median CPU): ${(a! / b!).toFixed(2)} (${a} vs ${b} µs)\n`);
+}
+
+if (onPostgres) {
+  await onFreshDatabase(async ({ deployment, observer }) => {
+    const tenant = await createCostsTenant(deployment.dataDir, deployment.env);
+    await deployment.start({ apiProcesses: 1, workers: 1 });
+    try {
+      await compare(deployment.api, tenant, (name, load) => measureOnPostgres(observer, baseline, { name, connections, apiProcesses: 1, load }));
+    } finally {
+      await deployment.stop();
+    }
+  });
+} else {
+  const dataDir = temporaryDataDir();
+  const service = await startService({ dataDir, args: ['serve'] });
+  try {
+    const tenant = await createCostsTenant(dataDir);
+    await compare(service, tenant, async (name, load) => loadMeasurement(name, await load(), await baseline.at(connections)));
+  } finally {
+    await service.stop();
+    removeDataDir(dataDir);
+  }
+}

@@ -5,8 +5,7 @@ import { inListOrder, inOneSnapshot, pageInOneSnapshot, pageWalk, type Checkpoin
 import type { Page } from '../db/page.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { Tables } from '../db/tables.js';
-import type { CostLinesTable } from './tables.js';
-import type { CostLineFilter } from './repository.js';
+import { COST_LINE_COLUMNS, type CostLineFilter, type CostLineRow } from './repository.js';
 
 /**
  * GET /cost-lines: an organization's cost lines, oldest change first (updated_at, then id: a line's
@@ -19,7 +18,7 @@ import type { CostLineFilter } from './repository.js';
  * index range finds quickly.
  */
 export class CostLineLists {
-  private readonly list: CheckpointedList<LineScope, CostLinesTable>;
+  private readonly list: CheckpointedList<LineScope, CostLineRow>;
 
   constructor(
     size: LineListSize,
@@ -38,7 +37,7 @@ export class CostLineLists {
     };
   }
 
-  async page(db: Executor, orgId: string, filter: CostLineFilter, page: Page): Promise<{ rows: CostLinesTable[]; total: number }> {
+  async page(db: Executor, orgId: string, filter: CostLineFilter, page: Page): Promise<{ rows: CostLineRow[]; total: number }> {
     const posted = filter.posted === undefined ? undefined : filter.posted ? 1 : 0;
     if (filter.recordId === undefined && filter.updatedAfter === undefined) return pageInOneSnapshot(db, this.list, { orgId, posted }, page);
     return inOneSnapshot(db, async (snapshot) => {
@@ -50,7 +49,7 @@ export class CostLineLists {
       const walk = pageWalk(page, total, 'oldest-first');
       if (!walk) return { rows: [], total };
       const direction = walk.order === 'oldest-first' ? 'asc' : 'desc';
-      const rows = await lines.selectAll().orderBy('updated_at', direction).orderBy('id', direction).limit(walk.limit).offset(walk.offset).execute();
+      const rows = await lines.select(COST_LINE_COLUMNS).orderBy('updated_at', direction).orderBy('id', direction).limit(walk.limit).offset(walk.offset).execute();
       return { rows: inListOrder(rows, walk, 'oldest-first'), total };
     });
   }
@@ -94,7 +93,7 @@ function rowsOfIds(db: Executor, ids: SelectQueryBuilder<Tables, 'cost_lines', {
     .selectFrom(ids.as('page'))
     .crossJoin('cost_lines')
     .whereRef('cost_lines.id', '=', 'page.id')
-    .selectAll('cost_lines')
+    .select(COST_LINE_COLUMNS.map((column) => `cost_lines.${column}` as const))
     .orderBy('cost_lines.updated_at', direction)
     .orderBy('cost_lines.id', direction);
 }

@@ -13,7 +13,30 @@ export type CostLineFilter = Omit<CostLineListQuery, 'limit' | 'offset'>;
 const money = (minor: number | string, currency: string): Money => formatMoney({ minor: minorUnitsOf(minor), currency });
 const common = (row: CostLinesTable) => ({ reversesId: row.reverses_id, postedAt: row.posted_at, createdAt: row.created_at });
 
-export function toCostLine(row: CostLinesTable): CostLine {
+/** The columns a cost line's answer is made of: a list reads these, not the other kinds' columns of every row. */
+export const COST_LINE_COLUMNS = [
+  'id',
+  'record_id',
+  'kind',
+  'description',
+  'amount_minor',
+  'currency',
+  'minutes',
+  'quantity_milli',
+  'person_id',
+  'part_id',
+  'vendor_id',
+  'reverses_id',
+  'posted',
+  'posted_at',
+  'erp_document_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof CostLinesTable)[];
+
+export type CostLineRow = Pick<CostLinesTable, (typeof COST_LINE_COLUMNS)[number]>;
+
+export function toCostLine(row: CostLineRow): CostLine {
   return {
     id: row.id,
     recordId: row.record_id,
