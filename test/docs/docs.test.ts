@@ -19,6 +19,15 @@ describe('reference documentation', () => {
     assert.deepEqual(mentions, []);
   });
 
+  it('carries no unresolved merge: no conflict marker in any integrator page', () => {
+    const markers = INTEGRATOR_DOCS.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, index) => (/^(<{7}|={7}|>{7})( |$)/.test(line) ? [`${file}:${index + 1}: ${line}`] : [])),
+    );
+    assert.deepEqual(markers, []);
+  });
+
   it('docs/errors.md is the page of error codes the service serves, written from the catalogue', () => {
     assert.equal(readFileSync('docs/errors.md', 'utf8'), errorsMarkdown(), 'docs/errors.md is stale: run `npx tsx scripts/write-errors-doc.ts`');
   });
