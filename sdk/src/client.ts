@@ -1,6 +1,6 @@
 import createFetchClient from 'openapi-fetch';
 import { OPERATIONS } from './generated/operations.js';
-import type { CallOptions, ListItem, ListOperationId, OperationArgs, OperationId, OperationInput, OperationResult } from './operation-types.js';
+import type { CallOptions, CustomFieldFilters, ListItem, ListOperationId, OperationArgs, OperationId, OperationInput, OperationResult } from './operation-types.js';
 import { errorFromResponse } from './problem-error.js';
 import { createRetryingFetch } from './retrying-fetch.js';
 import type { RetryOptions } from './retry-policy.js';
@@ -78,7 +78,7 @@ export function createClient(options: ClientOptions): WorkOrderClient {
     const binary = input.contentType !== undefined;
     if (binary) headers['content-type'] = input.contentType!;
     const { response, error } = await http.request(operation.method.toLowerCase() as 'get', operation.path as never, {
-      params: { path: input.path, query: input.query },
+      params: { path: input.path, query: withCustomFieldParameters(input.query) },
       body: input.body,
       headers,
       parseAs: 'stream',
@@ -138,4 +138,16 @@ async function readBody(response: Response, documented: readonly string[]): Prom
   }
   if (documented.length > 0 && documented.every((mediaType) => mediaType.startsWith('text/'))) return response.text();
   return new Uint8Array(await response.arrayBuffer());
+}
+
+/** The query with its `customFields` filters written as the `cf.<key>` and `cf.<key>[op]` parameters the service reads. */
+function withCustomFieldParameters(query: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const filters = query?.customFields as CustomFieldFilters | undefined;
+  if (!query || filters === undefined) return query;
+  const { customFields: _written, ...rest } = query;
+  for (const [key, condition] of Object.entries(filters)) {
+    if (typeof condition !== 'object' || condition === null) rest[`cf.${key}`] = String(condition);
+    else for (const [op, bound] of Object.entries(condition)) if (bound !== undefined) rest[`cf.${key}[${op}]`] = String(bound);
+  }
+  return rest;
 }

@@ -2,6 +2,8 @@ export { createClient, type ApiResponse, type ClientOptions, type OperationMetho
 export type {
   BinaryBody,
   CallOptions,
+  CustomFieldFilters,
+  CustomFieldRange,
   ListItem,
   ListOperationId,
   OperationArgs,

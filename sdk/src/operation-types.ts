@@ -21,10 +21,30 @@ type Part<Key extends string, Value> = [Exclude<Value, undefined>] extends [neve
 type QueryOf<Id extends OperationId> = Parameters<Id> extends { query?: infer Q }
   ? [Exclude<Q, undefined>] extends [never]
     ? undefined
-    : Simplify<Omit<Exclude<Q, undefined>, 'limit' | 'offset'> & Partial<Pick<Exclude<Q, undefined>, Extract<keyof Exclude<Q, undefined>, 'limit' | 'offset'>>>>
+    : Simplify<WithCustomFieldFilters<Id, Omit<Exclude<Q, undefined>, 'limit' | 'offset'> & Partial<Pick<Exclude<Q, undefined>, Extract<keyof Exclude<Q, undefined>, 'limit' | 'offset'>>>>>
   : undefined;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** A bound of a number or date custom field: `cf.<key>[gte]=…` and so on, all of them applying. */
+export interface CustomFieldRange {
+  gt?: number | string;
+  gte?: number | string;
+  lt?: number | string;
+  lte?: number | string;
+}
+
+/**
+ * The `cf.` filters of a list, by the field's key (the organization's own, hence not in the document):
+ * a value is exact (text, select, boolean, number, date `YYYY-MM-DD`), a range bounds a number or a
+ * date. `{ unit: '4B', floor: { gte: 2, lt: 5 } }` sends `cf.unit=4B&cf.floor[gte]=2&cf.floor[lt]=5`.
+ */
+export type CustomFieldFilters = Record<string, string | number | boolean | CustomFieldRange>;
+
+/** The lists that filter by custom fields. */
+type CustomFieldListId = 'listRecords' | 'listAssets' | 'listLocations';
+
+type WithCustomFieldFilters<Id, Q> = Id extends CustomFieldListId ? Q & { customFields?: CustomFieldFilters } : Q;
 type QueryPart<Id extends OperationId> = [QueryOf<Id>] extends [undefined]
   ? unknown
   : RequiredKeys<NonNullable<QueryOf<Id>>> extends never
