@@ -51,7 +51,7 @@ export const peopleFeature = defineFeature({
       api,
       pages: [
         {
-          plugin: jobPageRoutes({ db, config, links: accessLinks, budgets, records: services.records, comments: services.comments, attachments: services.attachments }),
+          plugin: jobPageRoutes({ db, config, links: accessLinks, budgets, records: services.records, comments: services.comments, attachments: services.attachments, checklists: () => services.checklists }),
           prefix: JOB_PREFIX,
           sameOriginOnly: true,
         },

@@ -27,6 +27,10 @@ fieldset{border:1px solid #d0d0cc;border-radius:.375rem;margin:.75rem 0 0;paddin
 .photos .file{padding:.5rem;background:#ecece8;border-radius:.375rem;overflow-wrap:anywhere}
 .notes{list-style:none;padding:0;margin:0}.notes li{border-bottom:1px solid #ecece8;padding:.35rem 0}.notes p{margin:0;white-space:pre-wrap}
 .quiet{color:#4a4a48}
+h3{font-size:1.05rem;margin:.75rem 0 .25rem}
+.items{padding-left:1.25rem;margin:0}.items li{padding:.5rem 0;border-bottom:1px solid #ecece8}.item-label{margin:0;font-weight:600}
+.answer{margin:.25rem 0 0;color:#14532d}.answer.failed{color:#7f1d1d;font-weight:600}
+input[type=number],input[type=text],select{width:100%;font:inherit;padding:.6rem;border:1px solid #767672;border-radius:.375rem;background:#fff;min-height:3rem}
 .message{padding:.75rem 1rem;border-radius:.5rem;font-weight:600}.message.success{background:#dcf3e1;color:#14532d}.message.error{background:#fde2e1;color:#7f1d1d}
 .outcome{border-color:#14622f}
 #upload-status:empty{display:none}`;

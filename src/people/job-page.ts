@@ -1,5 +1,7 @@
 import { html, type SafeHtml } from '../admin/html.js';
 import type { WorkOrder } from '../records/schemas.js';
+import type { RecordChecklistView } from '../checklists/schemas.js';
+import { checklistSection } from './job-checklists.js';
 
 /** What the job page shows of one work order, read for its link. */
 export interface JobView {
@@ -10,6 +12,8 @@ export interface JobView {
   locationName: string | null;
   /** Image attachments of the work order, oldest first. */
   photos: { id: string; filename: string; mediaType: string }[];
+  /** The work order's checklists with their answers. */
+  checklists: RecordChecklistView[];
   /** What was written through this link, oldest first. */
   notes: { body: string; createdAt: string }[];
   /** A message after an action, or why it was refused. */
@@ -138,6 +142,7 @@ ${outcome}
 <h2 id="details-heading">Details</h2>
 <dl class="details">${details.filter(([, value]) => value).map(([term, value]) => html`<div><dt>${term}</dt><dd>${value}</dd></div>`)}</dl>
 </section>
+${checklistSection(view.checklists, base, final, view.photos)}
 ${complete}
 <section aria-labelledby="photos-heading">
 <h2 id="photos-heading">Photos</h2>

@@ -10,6 +10,8 @@ import { pageSecurityHeaders } from '../admin/security.js';
 import type { RecordService } from '../records/service.js';
 import { toWorkOrder } from '../records/repository.js';
 import type { CommentService } from '../comments/service.js';
+import type { ChecklistService } from '../checklists/service.js';
+import { answerFromForm } from './job-checklists.js';
 import type { AttachmentService, ReceivedUpload, Upload } from '../attachments/service.js';
 import { acceptMultipart, formParts, isMultipart, type MultipartLimits } from '../http/multipart.js';
 import type { AccessLinkService, OpenedLink } from './access-links.js';
@@ -40,6 +42,8 @@ export interface JobPageDeps {
   readonly records: RecordService;
   readonly comments: CommentService;
   readonly attachments: AttachmentService;
+  /** The checklists feature is built after this one: its service is found when a request needs it. */
+  readonly checklists: () => ChecklistService;
 }
 
 type TokenRequest = FastifyRequest<{ Params: { token: string } }>;
@@ -82,12 +86,13 @@ export function jobPageRoutes(deps: JobPageDeps): FastifyPluginAsync {
   const view = async (opened: OpenedLink, token: string, message?: JobView['message']): Promise<string> => {
     const record = toWorkOrder(opened.record);
     const { orgId } = opened.principal;
-    const [places, photos, notes] = await Promise.all([
+    const [places, photos, notes, checklists] = await Promise.all([
       placeNames(deps.db, orgId, record.assetId, record.locationId),
       imagesOfRecord(deps.db, orgId, record.id, MAX_PHOTOS_SHOWN),
       commentsThroughLink(deps.db, orgId, record.id, opened.link.id),
+      record.checklists.length ? deps.checklists().ofRecord(orgId, record.id) : [],
     ]);
-    return jobPage({ token, holderName: opened.holderName, record, ...places, photos, notes, ...(message ? { message } : {}) });
+    return jobPage({ token, holderName: opened.holderName, record, ...places, photos, notes, checklists, ...(message ? { message } : {}) });
   };
 
   /** Spends the budgets, opens the link; refuses cross-site writes and any write once the job is finished. */
@@ -228,6 +233,17 @@ export function jobPageRoutes(deps: JobPageDeps): FastifyPluginAsync {
       });
       await links.noteUse(request.jobLink!.link);
       return reply.code(201).send({ id: attachment.id, filename: attachment.filename });
+    });
+
+    // The same answer as PUT /records/{id}/checklists/{checklistId}/items/{key}, through the same checks, by the link.
+    app.post<{ Params: { token: string; checklistId: string; key: string } }>('/:token/checklists/:checklistId/items/:key', { preHandler: openLink }, async (request, reply) => {
+      const { principal, record } = request.jobLink!;
+      const checklists = deps.checklists();
+      const given = (await checklists.ofRecord(principal.orgId, record.id)).find((checklist) => checklist.checklistId === request.params.checklistId);
+      const item = given?.items.find((candidate) => candidate.key === request.params.key);
+      if (!item) throw errors.notFound('Checklist item');
+      await checklists.answer(principal, record.id, request.params.checklistId, item.key, answerFromForm(item, request.body));
+      return done(request, reply);
     });
 
     app.post<{ Params: { token: string } }>('/:token/complete', { preHandler: openLink }, async (request, reply) => {

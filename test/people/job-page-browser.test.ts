@@ -45,6 +45,13 @@ describe('the job page in a browser', () => {
     const category = await api('POST', '/api/v1/categories', { name: 'Plumbing' });
     const site = await api('POST', '/api/v1/locations', { name: 'Harbour House' });
     const acme = await api('POST', '/api/v1/vendors', { name: 'Acme Plumbing', phone: '+44 20 7946 0000', trades: ['Plumbing'] });
+    const checklist = await api('POST', '/api/v1/checklists', {
+      name: 'Leak repair',
+      items: [
+        { key: 'dry', label: 'Cabinet dry after 10 minutes', type: 'pass_fail', required: true },
+        { key: 'repaired', label: 'Photo of the repair', type: 'photo', required: true },
+      ],
+    });
     const leak = await api('POST', '/api/v1/records', {
       categoryId: category.id,
       locationId: site.id,
@@ -54,6 +61,7 @@ describe('the job page in a browser', () => {
       priority: 'HIGH',
       dueAt: '2030-05-04T14:00:00.000Z',
       assignees: [{ type: 'vendor', id: acme.id }],
+      checklistIds: [checklist.id],
     });
     const link = await api('POST', `/api/v1/records/${leak.id}/access-links`, { vendorId: acme.id, expiresIn: 'P7D' });
     const jobUrl = `${base}${new URL(link.url).pathname}`;
@@ -86,13 +94,24 @@ describe('the job page in a browser', () => {
     await page.getByLabel('Add photos').setInputFiles(photoPath);
     await page.getByRole('button', { name: 'Upload photos' }).click();
     await page.getByRole('img', { name: 'Photo new-trap.png' }).waitFor();
-    await page.getByLabel('new-trap.png').waitFor();
+    const completion = page.locator('form[action$="/complete"]');
+    await completion.getByLabel('new-trap.png').waitFor();
     await check('with a photo');
+
+    // The checklist, answered with the page's plain forms; completion waits for it.
+    const item = (label: string) => page.getByRole('listitem').filter({ hasText: label });
+    await item('Cabinet dry after 10 minutes').getByLabel('Pass').check();
+    await item('Cabinet dry after 10 minutes').getByRole('button', { name: 'Save answer' }).click();
+    await item('Cabinet dry after 10 minutes').getByText('Answered: Pass').waitFor();
+    await item('Photo of the repair').getByLabel('new-trap.png').check();
+    await item('Photo of the repair').getByRole('button', { name: 'Save answer' }).click();
+    await page.getByText('Every required item is answered.').waitFor();
+    await check('checklist answered');
     mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     await page.getByLabel('What was done').fill('Replaced the cracked trap and the isolation valve; no more leak.');
-    assert.equal(await page.getByLabel('new-trap.png').isChecked(), true);
+    assert.equal(await completion.getByLabel('new-trap.png').isChecked(), true);
     await page.getByRole('button', { name: 'Complete job' }).click();
     await page.getByText('Nothing more can be done through this link.').waitFor();
     await check('completed');
@@ -114,6 +133,11 @@ describe('the job page in a browser', () => {
     assert.deepEqual(statement.assignees, [{ type: 'vendor', id: acme.id, name: 'Acme Plumbing' }]);
     const byLink = statement.history.filter((entry) => entry.actor === `link:${link.id}`);
     assert.deepEqual(byLink.map((entry) => [entry.action, entry.actorName]), [['start', 'Acme Plumbing'], ['commented', 'Acme Plumbing'], ['attachment_added', 'Acme Plumbing'], ['complete', 'Acme Plumbing']]);
+    assert.deepEqual(
+      statement.checklists?.[0]?.answers.map((answer) => [answer.key, answer.value]),
+      [['dry', 'pass'], ['repaired', { attachmentIds: [statement.evidence[0]!.attachmentId] }]],
+    );
+    assert.deepEqual(statement.checklists?.[0]?.answers.map((answer) => answer.answeredBy), [`link:${link.id}`, `link:${link.id}`]);
     assert.equal(statement.evidence[0]!.name, 'new-trap.png');
     assert.equal(statement.evidence[0]!.size, photo.length);
     assert.match(describeCompletion(statement), new RegExp(`by link:${link.id} for "Acme Plumbing" .* named "Acme Plumbing" \\(vendor ${acme.id}\\) as assignee\\.`));
