@@ -15,7 +15,8 @@ export const QUERY_DEADLINE_GRACE_MS = 2_000;
  * `unavailable`), and the pool discards the client (it is no longer queryable) instead of handing
  * the stuck session to the next request. The deadline follows the session's own setting: a session
  * that runs `SET statement_timeout = 0` (migrations, which may build an index for minutes) has none
- * until it runs `RESET statement_timeout`. No deadline when `statementTimeoutMs` is 0.
+ * until it runs `RESET statement_timeout`. No deadline when `statementTimeoutMs` is 0. A streamed
+ * query must end within the deadline too: a COPY of one attachment chunk is 512 KiB.
  */
 export function withQueryDeadline(pool: pg.Pool, statementTimeoutMs: number): pg.Pool {
   if (statementTimeoutMs <= 0) return pool;
@@ -38,8 +39,18 @@ export function withQueryDeadline(pool: pg.Pool, statementTimeoutMs: number): pg
       }
       const result = query(...args);
       const deadline = deadlines.get(client)!;
-      // A callback or a cursor (Submittable) is not what Kysely sends; those run without a deadline.
-      if (deadline === 0 || !(result instanceof Promise)) return result;
+      if (deadline === 0) return result;
+      // A streamed query (a Submittable: the binary COPY that downloads read, src/db/postgres/binary-copy.ts)
+      // has the same deadline, until it ends one way or another; a callback query, which nothing here
+      // sends, has none.
+      if (!(result instanceof Promise)) {
+        if (isStream(result)) {
+          const timer = setTimeout(() => giveUp(client, deadline), deadline);
+          const settle = () => clearTimeout(timer);
+          for (const event of ['end', 'error', 'close', 'finish']) result.once(event, settle);
+        }
+        return result;
+      }
       // Outside pipeline mode a client runs one query at a time: its deadline runs from now.
       if (!(client as unknown as { pipeline?: boolean }).pipeline) {
         const timer = setTimeout(() => giveUp(client, deadline), deadline);
@@ -69,6 +80,10 @@ export function withQueryDeadline(pool: pg.Pool, statementTimeoutMs: number): pg
     return client;
   };
   return pool;
+}
+
+function isStream(value: unknown): value is { once(event: string, listener: () => void): unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as { once?: unknown }).once === 'function';
 }
 
 /** Ends a connection whose query went unanswered: its query fails, and the pool drops the client. */
