@@ -107,7 +107,7 @@ function walk(tenant: Tenant, rows: number, pathOf: (offset: number) => string):
 }
 
 /** POST /records/{id}/parts: one unit with a fresh Idempotency-Key, spread over the fixture's work orders and parts. */
-function issueRequests(tenant: Tenant, fixture: CostsFixture): RequestSpec[] {
+export function issueRequests(tenant: Tenant, fixture: CostsFixture): RequestSpec[] {
   const run = `${process.pid}-${Date.now()}`;
   let n = 0;
   return [

@@ -10,7 +10,8 @@ import type { Tenant } from '../lib/tenant.js';
 import type { Measurement } from '../lib/results.js';
 import { loadMeasurement } from '../lib/results.js';
 import { createCostsTenant, setUpCosts } from '../lib/costs-setup.js';
-import { recordBody } from '../lib/tenant.js';
+import { issueRequests } from '../parts/costs.js';
+import { createRequests } from '../parts/create.js';
 import { measureOnPostgres } from '../postgres/measure.js';
 import { onFreshDatabase } from '../postgres/part-run.js';
 import { describeWaits } from '../postgres/wait-samples.js';
@@ -28,25 +29,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 /** Measures both paths on a running service; `measure` adds the database's CPU where it runs apart. */
 async function compare(api: ApiTarget & { baseUrl: string }, tenant: Tenant, measure: (name: string, load: () => ReturnType<typeof runLoad>) => Promise<Measurement>): Promise<void> {
   const fixture = await setUpCosts(api.baseUrl, tenant);
-  const run = `${process.pid}-${Date.now()}`;
-  let n = 0;
-  const issue = (): RequestSpec[] => [
-    {
-      method: 'POST',
-      setupRequest: (request) => {
-        const i = n++;
-        const recordId = fixture.issueRecordIds[i % fixture.issueRecordIds.length]!;
-        const body = JSON.stringify({ partId: fixture.partIds[i % fixture.partIds.length], locationId: fixture.locationId, quantity: '1' });
-        return { ...request, path: `/api/v1/records/${recordId}/parts`, body, headers: { ...tenant.headers, 'idempotency-key': `issue-${run}-${i}` } };
-      },
-    },
-  ];
-  const create = (): RequestSpec[] => [
-    { method: 'POST', setupRequest: (request) => ({ ...request, path: '/api/v1/records', body: recordBody(fixture.categoryId, n++), headers: { ...tenant.headers, 'idempotency-key': `create-${run}-${n}` } }) },
-  ];
   const paths: Array<[string, () => RequestSpec[]]> = [
-    ['issue a part', issue],
-    ['create a work order', create],
+    ['issue a part', () => issueRequests(tenant, fixture)],
+    ['create a work order', () => createRequests(tenant, fixture.categoryId)],
   ];
   const url = api.baseUrl;
   for (const [, requests] of paths) await runLoad({ url, connections, durationS: 2, requests: requests() });

@@ -1,14 +1,8 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import type { LightMyRequestResponse } from 'fastify';
 import { itOnEachDatabase, recordBody, seedCategory, TestClock, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { sampleFiles } from '../helpers/files.js';
-
-async function create(tenant: Tenant, url: string, payload: unknown): Promise<{ id: string } & Record<string, any>> {
-  const response = await tenant.request({ method: 'POST', url, payload: payload as never });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json();
-}
+import { create, jobPageClient, seeOther } from './job-page-helpers.js';
 
 /** A vendor, a work order assigned to it, and a link for it. */
 async function jobFor(t: TestApp, tenant: Tenant, expiresIn = 'P7D') {
@@ -17,20 +11,9 @@ async function jobFor(t: TestApp, tenant: Tenant, expiresIn = 'P7D') {
   const leak = await create(tenant, '/api/v1/records', recordBody(categoryId, { description: 'Leak under the sink', assignees: [{ type: 'vendor', id: acme.id }] }));
   const link = await create(tenant, `/api/v1/records/${leak.id}/access-links`, { vendorId: acme.id, expiresIn });
   const path = new URL(link.url).pathname;
-  const page = (suffix = '', options: { method?: 'GET' | 'POST'; payload?: string | Buffer; headers?: Record<string, string> } = {}) =>
-    t.app.inject({ method: options.method ?? 'GET', url: `${path}${suffix}`, ...(options.payload !== undefined ? { payload: options.payload } : {}), headers: options.headers ?? {} });
-  const form = (suffix: string, fields: Record<string, string | string[]>) => {
-    const body = new URLSearchParams();
-    for (const [name, value] of Object.entries(fields)) for (const one of [value].flat()) body.append(name, one);
-    return page(suffix, { method: 'POST', payload: body.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  };
+  const { page, form } = jobPageClient(t, path);
   return { acme, leak, link, path, page, form, categoryId };
 }
-
-const seeOther = (response: LightMyRequestResponse, path: string) => {
-  assert.equal(response.statusCode, 303, response.body);
-  assert.equal(response.headers.location, path);
-};
 
 describe('access links and the job page', () => {
   itOnEachDatabase('lets a vendor start, comment, upload a photo and complete with it, each as link:lnk_… with its name', async (t) => {

@@ -1,14 +1,8 @@
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import type { LightMyRequestResponse } from 'fastify';
 import { itOnEachDatabase, recordBody, seedCategory, type TestApp, type Tenant } from '../helpers/test-app.js';
 import { sampleFiles } from '../helpers/files.js';
-
-async function create(tenant: Tenant, url: string, payload: unknown): Promise<{ id: string } & Record<string, any>> {
-  const response = await tenant.request({ method: 'POST', url, payload: payload as never });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json();
-}
+import { create, jobPageClient, seeOther } from './job-page-helpers.js';
 
 const ITEMS = [
   { key: 'valve', label: 'Safety valve', type: 'pass_fail', required: true },
@@ -28,24 +22,13 @@ async function checklistJob(t: TestApp, tenant: Tenant) {
   const job = await create(tenant, '/api/v1/records', recordBody(categoryId, { description: 'Annual boiler service', assignees: [{ type: 'vendor', id: acme.id }], checklistIds: [checklist.id] }));
   const link = await create(tenant, `/api/v1/records/${job.id}/access-links`, { vendorId: acme.id, expiresIn: 'P7D' });
   const path = new URL(link.url).pathname;
-  const page = (suffix = '', options: { method?: 'GET' | 'POST'; payload?: string | Buffer; headers?: Record<string, string> } = {}) =>
-    t.app.inject({ method: options.method ?? 'GET', url: `${path}${suffix}`, ...(options.payload !== undefined ? { payload: options.payload } : {}), headers: options.headers ?? {} });
-  const form = (suffix: string, fields: Record<string, string | string[]>) => {
-    const body = new URLSearchParams();
-    for (const [name, value] of Object.entries(fields)) for (const one of [value].flat()) body.append(name, one);
-    return page(suffix, { method: 'POST', payload: body.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  };
+  const { page, form } = jobPageClient(t, path);
   const answer = (key: string, fields: Record<string, string | string[]>) => form(`/checklists/${checklist.id}/items/${key}`, fields);
   assert.equal((await form('/start', {})).statusCode, 303);
   const photo = await page('/photos?filename=burner.jpg', { method: 'POST', payload: sampleFiles.jpeg(), headers: { 'content-type': 'image/jpeg' } });
   assert.equal(photo.statusCode, 201, photo.body);
   return { job, link, checklist, path, page, form, answer, photoId: photo.json().id as string };
 }
-
-const seeOther = (response: LightMyRequestResponse, path: string) => {
-  assert.equal(response.statusCode, 303, response.body);
-  assert.equal(response.headers.location, path);
-};
 
 describe('checklists on the job page', () => {
   itOnEachDatabase('lets a contractor answer every item type with plain forms, as link:lnk_…, and complete only once every required item is answered', async (t) => {
