@@ -4,7 +4,7 @@ import { AccessLinkService } from './access-links.js';
 import { accessLinkRoutes } from './access-link-routes.js';
 import { resolveAssignees } from './assignees.js';
 import { PEOPLE_EVENTS } from './events.js';
-import { JobPageBudgets } from './job-budgets.js';
+import { PageBudgets } from '../http/page-budgets.js';
 import { JOB_PREFIX, jobPageRoutes } from './job-routes.js';
 import { directoryRoutes } from './routes.js';
 import { peopleComponents } from './schemas.js';
@@ -41,7 +41,7 @@ export const peopleFeature = defineFeature({
     const directory = new DirectoryService(db, clock, services.organizations);
     services.records.resolveAssigneesWith(resolveAssignees);
     const accessLinks = new AccessLinkService(db, clock, config.publicUrl);
-    const budgets = new JobPageBudgets(db, clock, { perLink: config.jobPage.requestsPerLink, perAddress: config.jobPage.requestsPerAddress });
+    const budgets = new PageBudgets(db, clock, { namespace: 'job', perLink: config.jobPage.requestsPerLink, perAddress: config.jobPage.requestsPerAddress });
     const api = async (app: Parameters<ReturnType<typeof directoryRoutes>>[0]) => {
       await app.register(directoryRoutes(directory));
       await app.register(accessLinkRoutes(accessLinks));
@@ -60,7 +60,7 @@ export const peopleFeature = defineFeature({
         {
           placement: 'every-worker',
           periodMs: BUDGET_PURGE_INTERVAL_MS,
-          does: 'deletes the job page’s request budgets whose window is over',
+          does: 'deletes the public pages’ request budgets (job page, intake form) whose window is over',
           loop: intervalLoop({ name: 'job-page-budget-purge', intervalMs: BUDGET_PURGE_INTERVAL_MS, work: () => budgets.purgeEnded(), logger, errorMessage: 'purging job page budgets failed' }),
         },
       ],

@@ -15,7 +15,7 @@ import { answerFromForm } from './job-checklists.js';
 import type { AttachmentService, ReceivedUpload, Upload } from '../attachments/service.js';
 import { acceptMultipart, formParts, isMultipart, type MultipartLimits } from '../http/multipart.js';
 import type { AccessLinkService, OpenedLink } from './access-links.js';
-import type { JobPageBudgets } from './job-budgets.js';
+import type { PageBudgets } from '../http/page-budgets.js';
 import { FINAL_STATUSES, jobPage, unavailablePage, type JobView } from './job-page.js';
 import { JOB_CSS, JOB_JS } from './job-assets.js';
 import { commentsThroughLink, imagesOfRecord, placeNames } from './job-repository.js';
@@ -38,7 +38,7 @@ export interface JobPageDeps {
   readonly db: Db;
   readonly config: Config;
   readonly links: AccessLinkService;
-  readonly budgets: JobPageBudgets;
+  readonly budgets: PageBudgets;
   readonly records: RecordService;
   readonly comments: CommentService;
   readonly attachments: AttachmentService;

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../clock.js';
 
 /** How long one budget window lasts: the admin sign-in's throttling counts over the same span. */
-export const JOB_PAGE_WINDOW_MS = 15 * 60_000;
+export const PAGE_BUDGET_WINDOW_MS = 15 * 60_000;
 
 export interface BudgetOutcome {
   allowed: boolean;
@@ -12,31 +12,33 @@ export interface BudgetOutcome {
 }
 
 /**
- * The job page's request budgets: a fixed-window counter per access link and per client address,
- * kept in the database so that every API process shares them (as the admin sign-in's throttling is),
- * without Redis. One upsert per budget per request: an address spends its budget whether or not
- * the token it sends opens anything, so guessing tokens is bounded as well as using one.
+ * The request budgets of a public page opened by a link's token (the job page, the intake form): a
+ * fixed-window counter per link and per client address, kept in the database so that every API
+ * process shares them (as the admin sign-in's throttling is), without Redis. One upsert per budget
+ * per request: an address spends its budget whether or not the token it sends opens anything, so
+ * guessing tokens is bounded as well as using one. Each page counts under its own `namespace`, in
+ * the one table (`job_page_budgets`, named for the page that came first).
  */
-export class JobPageBudgets {
+export class PageBudgets {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    readonly limits: { perLink: number; perAddress: number },
+    readonly limits: { namespace: string; perLink: number; perAddress: number },
   ) {}
 
   spendForAddress(address: string): Promise<BudgetOutcome> {
-    return this.spend(`address:${address}`, this.limits.perAddress);
+    return this.spend(`${this.limits.namespace}:address:${address}`, this.limits.perAddress);
   }
 
   spendForLink(linkId: string): Promise<BudgetOutcome> {
-    return this.spend(`link:${linkId}`, this.limits.perLink);
+    return this.spend(`${this.limits.namespace}:link:${linkId}`, this.limits.perLink);
   }
 
   private async spend(key: string, limit: number): Promise<BudgetOutcome> {
     const now = this.clock.now();
     const nowText = now.toISOString();
     // A window that started this long ago is over: the counter starts again.
-    const over = new Date(now.getTime() - JOB_PAGE_WINDOW_MS).toISOString();
+    const over = new Date(now.getTime() - PAGE_BUDGET_WINDOW_MS).toISOString();
     const row = await this.db
       .insertInto('job_page_budgets')
       .values({ key, window_started_at: nowText, used: 1 })
@@ -48,13 +50,13 @@ export class JobPageBudgets {
       )
       .returning(['used', 'window_started_at'])
       .executeTakeFirstOrThrow();
-    const endsInMs = Date.parse(row.window_started_at) + JOB_PAGE_WINDOW_MS - now.getTime();
+    const endsInMs = Date.parse(row.window_started_at) + PAGE_BUDGET_WINDOW_MS - now.getTime();
     return { allowed: Number(row.used) <= limit, retryAfterSeconds: Math.max(1, Math.ceil(endsInMs / 1000)) };
   }
 
-  /** Deletes counters whose window is over (a background job of the workers). */
+  /** Deletes counters whose window is over, of every namespace (a background job of the workers). */
   async purgeEnded(): Promise<void> {
-    const over = new Date(this.clock.now().getTime() - JOB_PAGE_WINDOW_MS).toISOString();
+    const over = new Date(this.clock.now().getTime() - PAGE_BUDGET_WINDOW_MS).toISOString();
     await this.db.deleteFrom('job_page_budgets').where('window_started_at', '<=', over).execute();
   }
 }
