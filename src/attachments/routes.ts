@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../errors.js';
 import { principalOf } from '../http/auth.js';
@@ -12,7 +11,8 @@ import { answerInTransaction } from '../http/idempotent-answers.js';
 import { IdParams } from '../http/schema-types.js';
 import { problemResponse, problems, componentRef } from '../http/openapi.js';
 import { ALLOWED_MEDIA_TYPES } from './media-type.js';
-import type { AttachmentService, Upload } from './service.js';
+import { acceptStreamedUploads, uploadOf } from './upload-body.js';
+import type { AttachmentService } from './service.js';
 import { AttachmentList, AttachmentListQuery, AttachmentParams, AttachmentSchema, UploadBody, UploadQuery, type Attachment } from './schemas.js';
 
 const tags = ['Work orders'];
@@ -42,19 +42,10 @@ const DownloadRequestHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: 'ETags you hold, or `*`: 304 when one is the file’s.' })),
 });
 
-/** Upload bodies, handed over as the request's stream by the content-type parser below. */
-const uploadStreams = new WeakMap<FastifyRequest, Readable>();
-
 export function attachmentRoutes(attachments: AttachmentService, maxBytes: number): FastifyPluginAsyncTypebox {
   return async (app) => {
-    // @NOTE: an upload is never buffered: whatever its Content-Type, the body is handed to the
-    // handler as the stream it is, and the service reads it chunk by chunk (its own limit and media
-    // type checks apply). These parsers are this plugin's only ones: JSON routes are elsewhere.
-    app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', (request, payload, done) => {
-      uploadStreams.set(request, payload as Readable);
-      done(null, undefined);
-    });
+    // Every body here is an upload, streamed as it arrives: JSON routes are elsewhere.
+    acceptStreamedUploads(app);
 
     app.post(
       '/records/:id/attachments',
@@ -198,32 +189,4 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
       },
     );
   };
-}
-
-/** The upload a request carries: its headers, and its body as it arrives. */
-function uploadOf(request: FastifyRequest, filename: string): Upload {
-  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
-  if (encoding && encoding !== 'identity') {
-    throw new AppError('unsupported_media_type', `Content-Encoding "${encoding.slice(0, 40)}" is not supported: send the file as it is.`, {
-      headers: { 'accept-encoding': 'identity', connection: 'close' },
-    });
-  }
-  const length = request.headers['content-length'];
-  const stream = uploadStreams.get(request);
-  return {
-    filename,
-    contentType: request.headers['content-type'],
-    contentLength: length === undefined ? undefined : Number(length),
-    body: stream ? bytesOf(stream) : undefined,
-  };
-}
-
-/** The body's bytes; a client that goes away mid-body ends it with a 400 (nobody is left to read it). */
-async function* bytesOf(stream: Readable): AsyncIterable<Uint8Array> {
-  try {
-    // Not destroyed when the reader stops early (a refusal): the answer still goes out on its socket.
-    for await (const piece of stream.iterator({ destroyOnReturn: false })) yield piece as Uint8Array;
-  } catch {
-    throw new AppError('malformed_request', 'The upload was cut off: the connection closed before the whole body arrived.', { headers: { connection: 'close' } });
-  }
 }
