@@ -1,6 +1,7 @@
 import { defineFeature } from '../feature.js';
 import { REQUEST_EVENTS } from './events.js';
 import { requestRoutes } from './routes.js';
+import { requestAttachmentRoutes } from './attachment-routes.js';
 import { requestComponents } from './schemas.js';
 import { requestExamples } from './examples.js';
 import { RequestService } from './service.js';
@@ -27,8 +28,12 @@ export const requestsFeature = defineFeature({
   events: REQUEST_EVENTS,
   schemas: requestComponents,
   examples: requestExamples,
-  build({ database, clock, services }) {
+  build({ database, clock, config, services }) {
     const requests = new RequestService(database.db, clock, services.records, services.attachments);
-    return { services: { requests }, api: requestRoutes(requests) };
+    const api = async (app: Parameters<ReturnType<typeof requestRoutes>>[0]) => {
+      await app.register(requestRoutes(requests));
+      await app.register(requestAttachmentRoutes(requests, config.attachments.maxBytes));
+    };
+    return { services: { requests }, api };
   },
 });

@@ -192,27 +192,35 @@ export class RequestService {
     });
   }
 
-  /** Attaches a file to a SUBMITTED request (once decided, its work order takes files instead). */
-  async addAttachment(principal: Principal, id: string, upload: Upload): Promise<RequestAttachment> {
+  /**
+   * Receives a file for a SUBMITTED request (once decided, its work order takes files instead): its
+   * bytes checked and kept, not yet visible. `storeAttachment` makes it the request's, or `discard` drops it.
+   */
+  async receiveAttachment(principal: Principal, id: string, upload: Upload): Promise<ReceivedUpload> {
     const found = await findRequest(this.db, principal.orgId, id);
     if (!found) throw errors.notFound(`Work request "${id}"`);
     if (found.status !== 'SUBMITTED') throw decided(id, found.status);
-    const received = await this.attachments.receiveForRequest(principal.orgId, id, upload);
-    try {
-      await this.db.transaction().execute(async (tx) => {
-        const current = await this.openUndecided(tx, principal.orgId, id);
-        // Counted in the transaction: outside it, SQLite's one connection is held by this transaction.
-        const { total } = await listStoredOfRequest(tx, principal.orgId, id, { limit: 1, offset: 0 });
-        if (total >= MAX_REQUEST_ATTACHMENTS) throw new AppError('payload_too_large', `A work request takes at most ${MAX_REQUEST_ATTACHMENTS} files.`);
-        await this.attachments.storeForRequest(tx, received);
-        // A new version: a client holding the request's ETag sees that it changed.
-        await tx.updateTable('work_requests').set({ updated_at: isoNow(this.clock), version: current.version + 1 }).where('id', '=', id).execute();
-      });
-    } catch (error) {
-      await this.attachments.discard(received);
-      throw error;
-    }
-    return toRequestAttachment(received.row);
+    return this.attachments.receiveForRequest(principal.orgId, id, upload);
+  }
+
+  /** Makes a received file the request's, if it is still SUBMITTED and has room; a new version of the request. */
+  async storeAttachment(principal: Principal, id: string, received: ReceivedUpload, within?: InTransaction<RequestAttachment>): Promise<RequestAttachment> {
+    return this.db.transaction().execute(async (tx) => {
+      const current = await this.openUndecided(tx, principal.orgId, id);
+      // Counted in the transaction: outside it, SQLite's one connection is held by this transaction.
+      const { total } = await listStoredOfRequest(tx, principal.orgId, id, { limit: 1, offset: 0 });
+      if (total >= MAX_REQUEST_ATTACHMENTS) throw new AppError('payload_too_large', `A work request takes at most ${MAX_REQUEST_ATTACHMENTS} files.`);
+      await this.attachments.storeForRequest(tx, received);
+      // A new version: a client holding the request's ETag sees that it changed.
+      await tx.updateTable('work_requests').set({ updated_at: isoNow(this.clock), version: current.version + 1 }).where('id', '=', id).execute();
+      const attachment = toRequestAttachment(received.row);
+      await within?.(tx, attachment);
+      return attachment;
+    });
+  }
+
+  discardAttachment(received: ReceivedUpload): Promise<void> {
+    return this.attachments.discard(received);
   }
 
   async listAttachments(orgId: string, id: string, page: Page): Promise<{ attachments: RequestAttachment[]; total: number }> {

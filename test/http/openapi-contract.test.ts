@@ -139,6 +139,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/requests/{id}/reject': 'rejectWorkRequest',
   'POST /api/v1/requests/{id}/cancel': 'cancelWorkRequest',
   'GET /api/v1/requests/{id}/attachments': 'listWorkRequestAttachments',
+  'POST /api/v1/requests/{id}/attachments': 'uploadWorkRequestAttachment',
   'POST /api/v1/records/{id}/access-links': 'createRecordAccessLink',
   'GET /api/v1/records/{id}/access-links': 'listRecordAccessLinks',
   'DELETE /api/v1/records/{id}/access-links/{linkId}': 'revokeRecordAccessLink',
@@ -442,9 +443,13 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     await call(tenant, { method: 'GET', url: '/api/v1/requests?status=SUBMITTED&channel=api' });
     await call(tenant, { method: 'GET', url: `/api/v1/requests/${asked.id}` });
     await call(tenant, { method: 'GET', url: '/api/v1/requests/wrq_missing' });
+    const requestPhoto = (mediaType: string) =>
+      call(tenant, { method: 'POST', url: `/api/v1/requests/${asked.id}/attachments?filename=light.jpg`, payload: sampleFiles.jpeg(), headers: { 'content-type': mediaType } });
+    assert.equal((await requestPhoto('image/jpeg')).statusCode, 201);
+    assert.equal((await requestPhoto('image/png')).statusCode, 415);
     await call(tenant, { method: 'GET', url: `/api/v1/requests/${asked.id}/attachments` });
     assert.equal((await post(`/api/v1/requests/${asked.id}/approve`, {})).statusCode, 422);
-    assert.equal((await post(`/api/v1/requests/${asked.id}/approve`, { categoryId: category.id, priority: 'HIGH' }, { 'if-match': '"1"' })).statusCode, 200);
+    assert.equal((await post(`/api/v1/requests/${asked.id}/approve`, { categoryId: category.id, priority: 'HIGH' }, { 'if-match': '"2"' })).statusCode, 200);
     assert.equal((await post(`/api/v1/requests/${asked.id}/reject`, { reason: 'Too late' })).statusCode, 409);
     const unwanted = json(await post('/api/v1/requests', { description: 'Paint the door', requesterName: 'Bo' }));
     assert.equal((await post(`/api/v1/requests/${unwanted.id}/reject`, { reason: 'Not ours' })).statusCode, 200);
