@@ -113,6 +113,15 @@ export interface Config {
     /** Requests one client address may make, to any link or none (`WO_JOB_PAGE_REQUESTS_PER_ADDRESS`). */
     readonly requestsPerAddress: number;
   };
+  /** The public intake form (`/intake/{token}`): what a submission must spend, per 15-minute window, shared by every process through the database. */
+  readonly intake: {
+    /** Submissions one intake link may take (`WO_INTAKE_SUBMISSIONS_PER_LINK`). */
+    readonly submissionsPerLink: number;
+    /** Submissions one client address may send, to any link or none (`WO_INTAKE_SUBMISSIONS_PER_ADDRESS`). */
+    readonly submissionsPerAddress: number;
+    /** The proof-of-work's largest secret number (`WO_INTAKE_POW_MAX_NUMBER`): a browser tries half of them on average. */
+    readonly proofOfWorkMaxNumber: number;
+  };
   /**
    * How much V8 lets the old generation grow past what the last full GC kept, in percent (V8's
    * `--heap-growing-percent`), for the long-running commands; 0 leaves V8's own factor (up to 4×).
@@ -310,6 +319,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     jobPage: {
       requestsPerLink: readInteger(env, 'WO_JOB_PAGE_REQUESTS_PER_LINK', 300, 1, 1_000_000),
       requestsPerAddress: readInteger(env, 'WO_JOB_PAGE_REQUESTS_PER_ADDRESS', 600, 1, 1_000_000),
+    },
+    intake: {
+      submissionsPerLink: readInteger(env, 'WO_INTAKE_SUBMISSIONS_PER_LINK', 100, 1, 1_000_000),
+      submissionsPerAddress: readInteger(env, 'WO_INTAKE_SUBMISSIONS_PER_ADDRESS', 10, 1, 1_000_000),
+      proofOfWorkMaxNumber: readInteger(env, 'WO_INTAKE_POW_MAX_NUMBER', 50_000, 1_000, 10_000_000),
     },
     heapGrowingPercent: readInteger(env, 'WO_HEAP_GROWING_PERCENT', 50, 0, 1000),
     client: { apiKey: env.WO_API_KEY?.trim() || undefined },

@@ -17,6 +17,7 @@ import { costsFeature } from './costs/feature.js';
 import { customFieldsFeature } from './custom-fields/feature.js';
 import { checklistsFeature } from './checklists/feature.js';
 import { requestsFeature } from './requests/feature.js';
+import { intakeFeature } from './intake/feature.js';
 import { proofsFeature } from './proofs/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { eventFeedFeature } from './events/feature.js';
@@ -42,6 +43,7 @@ export const FEATURES: readonly Feature[] = [
   customFieldsFeature,
   checklistsFeature,
   requestsFeature,
+  intakeFeature,
   proofsFeature,
   webhooksFeature,
   eventFeedFeature,

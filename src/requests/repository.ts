@@ -3,8 +3,8 @@ import type { Page } from '../db/page.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
 import { takesRowLocks } from '../db/row-locks.js';
 import type { StoredAttachmentRow } from '../attachments/repository.js';
-import type { IntakeLinksTable, WorkRequestsTable } from './tables.js';
-import type { IntakeLink, RequestAttachment, RequestStatus, WorkRequest, WorkRequestListQuery } from './schemas.js';
+import type { WorkRequestsTable } from './tables.js';
+import type { RequestAttachment, RequestStatus, WorkRequest, WorkRequestListQuery } from './schemas.js';
 
 export type WorkRequestFilter = Omit<WorkRequestListQuery, 'limit' | 'offset'>;
 
@@ -26,20 +26,6 @@ export function toWorkRequest(row: WorkRequestsTable): WorkRequest {
     recordId: row.record_id,
     rejectionReason: row.rejection_reason,
     decidedAt: row.decided_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    version: row.version,
-  };
-}
-
-export function toIntakeLink(row: IntakeLinksTable): IntakeLink {
-  return {
-    id: row.id,
-    name: row.name,
-    locationId: row.location_id,
-    assetId: row.asset_id,
-    categoryId: row.category_id,
-    enabled: Boolean(row.enabled),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     version: row.version,
@@ -111,25 +97,15 @@ export async function listRequests(db: Executor, orgId: string, filter: WorkRequ
   return { rows: pageRows, total: Number(total.n) };
 }
 
-export function findIntakeLink(db: Executor, orgId: string, id: string): Promise<IntakeLinksTable | undefined> {
-  return db.selectFrom('intake_links').selectAll().where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).executeTakeFirst();
-}
-
-export function findIntakeLinkByTokenHash(db: Executor, tokenHash: string): Promise<IntakeLinksTable | undefined> {
-  return db.selectFrom('intake_links').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-}
-
-export async function listIntakeLinks(db: Executor, orgId: string, page: Page): Promise<{ rows: IntakeLinksTable[]; total: number }> {
-  const matching = db.selectFrom('intake_links').where('org_id', '=', orgId);
-  const [rows, counted] = await Promise.all([
-    matching.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(counted.n) };
-}
-
-/** Whether the work order's completion proof is sealed into the log (the status page then links to /verify). */
-export async function hasSealedProof(db: Executor, orgId: string, recordId: string): Promise<boolean> {
-  const row = await db.selectFrom('proof_statements').select('id').where('org_id', '=', orgId).where('record_id', '=', recordId).where('status', '=', 'sealed').limit(1).executeTakeFirst();
-  return row !== undefined;
+/** The work order's latest completion proof sealed into the log, if any (the status page then links to /verify). */
+export function sealedProofOf(db: Executor, orgId: string, recordId: string): Promise<{ id: string; statement_digest: string; leaf_index: number | null; sealed_at: string | null } | undefined> {
+  return db
+    .selectFrom('proof_statements')
+    .select(['id', 'statement_digest', 'leaf_index', 'sealed_at'])
+    .where('org_id', '=', orgId)
+    .where('record_id', '=', recordId)
+    .where('status', '=', 'sealed')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }

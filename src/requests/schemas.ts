@@ -11,11 +11,11 @@ export const REQUEST_CHANNELS = ['api', 'intake'] as const;
 /** Photos one request may carry: the public form's limit, and the API's. */
 export const MAX_REQUEST_ATTACHMENTS = 5;
 
-const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$', description: 'Where the requester can be reached by email.' });
-const Phone = Type.String({ minLength: 3, maxLength: 40, pattern: '^[0-9+() .-]+$', description: 'Where the requester can be reached by phone.' });
+export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$', description: 'Where the requester can be reached by email.' });
+export const Phone = Type.String({ minLength: 3, maxLength: 40, pattern: '^[0-9+() .-]+$', description: 'Where the requester can be reached by phone.' });
 
 /** Each field a request's creator sets. */
-const fields = {
+export const fields = {
   description: Text(5000, 'What is wrong, in the requester’s words.'),
   requesterName: Text(200, 'Who reports it.'),
   requesterEmail: Email,
@@ -105,67 +105,6 @@ export type RequestAttachment = Static<typeof RequestAttachmentSchema>;
 export const RequestAttachmentList = listEnvelope('attachments', Type.Ref('WorkRequestAttachment'), { $id: 'WorkRequestAttachmentList', description: 'A page of a work request’s attachments, oldest first.' });
 export const RequestAttachmentListQuery = ListQuery({});
 
-/** Each field of an intake link its creator sets and PATCH changes. */
-const linkFields = {
-  name: Text(200, 'What it is for, as staff know it: “Block B, front door”.'),
-  locationId: Nullable(IdOf('loc', 'The location every request through it gets (`loc_…`).')),
-  assetId: Nullable(IdOf('ast', 'The asset every request through it gets (`ast_…`).')),
-  categoryId: Nullable(IdOf('cat', 'The category every request through it gets (`cat_…`).')),
-  enabled: Type.Boolean({ description: 'false: its form is the same 404 as an unknown link until enabled again.' }),
-};
-
-export const IntakeLinkSchema = Type.Object(
-  {
-    id: IdOf('itk', 'Intake-link identifier (`itk_…`); requests through it are filed by `intake:<id>`.'),
-    name: Type.String(),
-    locationId: Nullable(Type.String()),
-    assetId: Nullable(Type.String()),
-    categoryId: Nullable(Type.String()),
-    enabled: Type.Boolean(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    version: Type.Integer({ description: 'Increases with every change (a rotation too); the ETag is this number in quotes.' }),
-  },
-  { $id: 'IntakeLink', description: 'A public form for people without an API key (tenants, staff, visitors), pinned to a location, an asset and a category; its token is never shown again after creation or rotation.' },
-);
-export type IntakeLink = Static<typeof IntakeLinkSchema>;
-
-export const CreatedIntakeLinkSchema = Type.Composite(
-  [
-    IntakeLinkSchema,
-    Type.Object({
-      token: Type.String({ description: 'The link’s secret, shown this once (the service keeps only its SHA-256): rotate to get a new one.' }),
-      url: Type.String({ description: 'The public form: `<WO_PUBLIC_URL>/intake/<token>`.' }),
-      qrUrl: Type.String({ description: 'Its QR code as SVG, to print: `<url>/qr.svg`.' }),
-    }),
-  ],
-  { $id: 'CreatedIntakeLink', description: 'An intake link with its token and URLs, as answered by its creation and each rotation.' },
-);
-export type CreatedIntakeLink = Static<typeof CreatedIntakeLinkSchema>;
-
-export const CreateIntakeLinkBody = Type.Object(optionalExcept(linkFields, ['name']), { $id: 'CreateIntakeLinkRequest', additionalProperties: false, description: 'A new intake link.' });
-export type CreateIntakeLinkInput = Static<typeof CreateIntakeLinkBody>;
-export const UpdateIntakeLinkBody = Type.Object(optionalExcept(linkFields), { $id: 'UpdateIntakeLinkRequest', additionalProperties: false, minProperties: 1, description: 'Fields to change.' });
-export type UpdateIntakeLinkInput = Static<typeof UpdateIntakeLinkBody>;
-
-export const IntakeLinkListQuery = ListQuery({});
-export const IntakeLinkList = listEnvelope('intakeLinks', Type.Ref('IntakeLink'), { $id: 'IntakeLinkList', description: 'A page of intake links, newest first.' });
-
-/** The public form's fields as JSON (POST /intake/{token} with `application/json`). */
-export const IntakeSubmission = Type.Object(
-  {
-    description: fields.description,
-    requesterName: fields.requesterName,
-    requesterEmail: Type.Optional(Email),
-    requesterPhone: Type.Optional(Phone),
-    address: Type.Optional(Text(500, 'Unit or room.')),
-    altcha: Type.String({ minLength: 1, maxLength: 4000, description: 'The solved proof-of-work (ALTCHA payload, base64 JSON).' }),
-    website: Type.Optional(Type.String({ maxLength: 200, description: 'The honeypot: left empty by people.' })),
-  },
-  { additionalProperties: false },
-);
-export type IntakeSubmission = Static<typeof IntakeSubmission>;
-
 /** This feature's named schemas: registered once with the app, emitted as OpenAPI components. */
 export const requestComponents = [
   WorkRequestSchema,
@@ -175,5 +114,4 @@ export const requestComponents = [
   RejectRequestBody,
   RequestAttachmentSchema,
   RequestAttachmentList,
-  // The intake-link schemas above join once their operations do (issue 48): a component no operation uses is noise to a client generator.
 ];

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createPrivateFile } from '../private-files.js';
@@ -31,6 +31,14 @@ export class SecretBox {
   private get key(): Buffer {
     this.cachedKey ??= this.loadKey();
     return this.cachedKey;
+  }
+
+  /**
+   * A key of its own for `purpose` (HKDF-SHA256 of the deployment's secret key): every process
+   * derives the same one, and it reveals nothing of the secret key or of another purpose's key.
+   */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `wo ${purpose}`, 32));
   }
 
   seal(plaintext: string, boundTo: string): string {

@@ -140,6 +140,12 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/requests/{id}/cancel': 'cancelWorkRequest',
   'GET /api/v1/requests/{id}/attachments': 'listWorkRequestAttachments',
   'POST /api/v1/requests/{id}/attachments': 'uploadWorkRequestAttachment',
+  'POST /api/v1/intake-links': 'createIntakeLink',
+  'GET /api/v1/intake-links': 'listIntakeLinks',
+  'GET /api/v1/intake-links/{id}': 'getIntakeLink',
+  'PATCH /api/v1/intake-links/{id}': 'updateIntakeLink',
+  'DELETE /api/v1/intake-links/{id}': 'deleteIntakeLink',
+  'POST /api/v1/intake-links/{id}/rotate': 'rotateIntakeLink',
   'POST /api/v1/records/{id}/access-links': 'createRecordAccessLink',
   'GET /api/v1/records/{id}/access-links': 'listRecordAccessLinks',
   'DELETE /api/v1/records/{id}/access-links/{linkId}': 'revokeRecordAccessLink',
@@ -457,6 +463,18 @@ describe('the OpenAPI document describes the answers the service gives', () => {
     assert.equal((await bareAction(`/api/v1/requests/${withdrawn.id}/cancel`)).statusCode, 200);
     assert.equal((await bareAction(`/api/v1/requests/${withdrawn.id}/cancel`)).statusCode, 409);
 
+    // Intake links: the public form's token shown once, rotated, disabled, deleted.
+    const intake = json(await post('/api/v1/intake-links', { name: 'Front door', categoryId: category.id }, { 'idempotency-key': randomUUID() }));
+    assert.equal((await post('/api/v1/intake-links', { name: 'Nowhere', locationId: 'loc_missing' })).statusCode, 422);
+    await call(tenant, { method: 'GET', url: '/api/v1/intake-links' });
+    await call(tenant, { method: 'GET', url: `/api/v1/intake-links/${intake.id}` });
+    await call(tenant, { method: 'GET', url: '/api/v1/intake-links/itk_missing' });
+    assert.equal((await call(tenant, { method: 'PATCH', url: `/api/v1/intake-links/${intake.id}`, payload: { enabled: false }, headers: { 'if-match': '"1"' } })).statusCode, 200);
+    assert.equal((await call(tenant, { method: 'PATCH', url: `/api/v1/intake-links/${intake.id}`, payload: { enabled: true }, headers: { 'if-match': '"1"' } })).statusCode, 412);
+    assert.equal((await bareAction(`/api/v1/intake-links/${intake.id}/rotate`)).statusCode, 200);
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/intake-links/${intake.id}` })).statusCode, 204);
+    assert.equal((await call(tenant, { method: 'DELETE', url: `/api/v1/intake-links/${intake.id}` })).statusCode, 404);
+
     // Webhooks (the receiver on loopback).
     const webhook = json(await post('/api/v1/webhooks', { name: 'ERP', url: hook.url, events: ['record.created', 'record.proof_delivered'] }));
     await call(tenant, { method: 'GET', url: '/api/v1/webhooks' });
@@ -660,6 +678,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'custom-fields': await create('/api/v1/custom-fields', { key: 'stale', label: 'Stale', entity: 'asset', type: 'text' }),
       checklists: await create('/api/v1/checklists', { name: 'Stale', items: [{ key: 'ok', label: 'OK', type: 'checkbox' }] }),
       requests: await create('/api/v1/requests', { description: 'Stale request', requesterName: 'Ann', categoryId }),
+      'intake-links': await create('/api/v1/intake-links', { name: 'Stale form' }),
     };
     const bodies: Record<string, unknown> = {
       'PATCH categories': { description: 'x' },
@@ -675,6 +694,7 @@ describe('the OpenAPI document describes the answers the service gives', () => {
       'PATCH parts': { name: 'x' },
       'PATCH custom-fields': { label: 'x' },
       'PATCH checklists': { name: 'x' },
+      'PATCH intake-links': { name: 'x' },
       checklists: { checklistId: ids.checklists },
       assign: { assignee: 'Technician 4' },
       hold: { reason: 'Parts' },
@@ -691,8 +711,8 @@ describe('the OpenAPI document describes the answers the service gives', () => {
         assert.ok(collection && ids[collection], `${method} ${template}: no resource to try it on`);
         const url = template.replace('{id}', ids[collection]!);
         const action = /\/\{id\}\/([a-z-]+)$/.exec(template)?.[1];
-        // A request's cancel takes no body (a work order's takes a reason).
-        const body = method === 'delete' || `${collection}/${action}` === 'requests/cancel' ? undefined : (bodies[action ?? `PATCH ${collection}`] ?? {});
+        // A request's cancel and a link's rotation take no body (a work order's cancel takes a reason).
+        const body = method === 'delete' || ['requests/cancel', 'intake-links/rotate'].includes(`${collection}/${action}`) ? undefined : (bodies[action ?? `PATCH ${collection}`] ?? {});
         const response = await tenant.request({ method: method.toUpperCase() as 'POST', url, headers: { 'if-match': '"999"' }, ...(body === undefined ? {} : { payload: body as never }) });
         assert.equal(response.statusCode, 412, `${method.toUpperCase()} ${template}: ${response.body}`);
         checked.push(`${method.toUpperCase()} ${template}`);

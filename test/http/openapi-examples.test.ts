@@ -174,6 +174,8 @@ describe('the request examples of the OpenAPI document', () => {
     await scenario.send('approveWorkRequest', { id: EXAMPLE_IDS.workRequest });
     await scenario.send('createWorkRequest', {}, { leak: 'wrq_rejected' });
     await scenario.send('rejectWorkRequest', { id: 'wrq_rejected' });
+    await scenario.send('createIntakeLink', {}, { frontDoor: EXAMPLE_IDS.intakeLink });
+    await scenario.send('updateIntakeLink', { id: EXAMPLE_IDS.intakeLink });
 
     assert.deepEqual(scenario.unsent(), [], 'request examples the scenario does not send');
   });
