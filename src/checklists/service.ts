@@ -3,7 +3,7 @@ import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import type { Page } from '../db/page.js';
-import { AppError, errors } from '../errors.js';
+import { AppError, errors, type FieldError } from '../errors.js';
 import { emitEvent } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
@@ -33,6 +33,7 @@ export class ChecklistService implements RecordChecklists {
   async create(orgId: string, input: CreateChecklistInput, within?: InTransaction<Checklist>): Promise<Checklist> {
     const problems = itemProblems(input.items);
     if (problems.length > 0) throw errors.validation(problems);
+    await this.assertMetersExist(orgId, input.items);
     const now = isoNow(this.clock);
     const row: ChecklistsTable = { id: newId('checklist'), org_id: orgId, name: input.name.trim(), version: 1, items: JSON.stringify(input.items), created_at: now, updated_at: now };
     return this.db.transaction().execute(async (tx) => {
@@ -60,6 +61,7 @@ export class ChecklistService implements RecordChecklists {
     if (input.items) {
       const problems = itemProblems(input.items);
       if (problems.length > 0) throw errors.validation(problems);
+      await this.assertMetersExist(orgId, input.items);
     }
     return writeOptimistically(this.db, {
       noun: 'Checklist',
@@ -80,6 +82,15 @@ export class ChecklistService implements RecordChecklists {
       },
       present: repo.toChecklist,
     });
+  }
+
+  /** 422 naming each meter_reading item whose meter is not one of the organization's: it could never be answered. */
+  private async assertMetersExist(orgId: string, items: readonly ChecklistItem[]): Promise<void> {
+    const problems: FieldError[] = [];
+    for (const [index, item] of items.entries()) {
+      if (item.type === 'meter_reading' && !(await this.meters.find(orgId, item.meterId!))) problems.push({ field: `body.items.${index}.meterId`, message: `no meter "${item.meterId}" exists in your organization` });
+    }
+    if (problems.length > 0) throw errors.unprocessable('A meter_reading item refers to a meter that does not exist in your organization.', problems);
   }
 
   /** RecordChecklists: the checklists `checklistIds` names, at their current versions. */
