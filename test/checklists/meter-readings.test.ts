@@ -175,4 +175,26 @@ describe('checklists: meter_reading items', () => {
     assert.deepEqual(events.filter((e) => e.followUpRecordId !== null).map((e) => [e.key, e.followUpRecordId]), [['run_hours', followUpId]]);
     assert.deepEqual(events.map((e) => [e.key, e.failed]), [['run_hours', true], ['run_hours', true], ['run_hours', true], ['oil_pressure', true], ['oil_pressure', false], ['oil_pressure', false]]);
   });
+
+  itOnEachDatabase('refuses, on create and on PATCH, a meter_reading item whose meter is not one of the organization’s (422 naming the item’s meterId)', async (t) => {
+    const tenant = await t.newTenant();
+    const stranger = await t.newTenant();
+    const theirs = await post(stranger, '/api/v1/meters', { name: 'Their hours', unit: 'h', kind: 'cumulative' });
+    const ours = await post(tenant, '/api/v1/meters', { name: 'Run hours', unit: 'h', kind: 'cumulative' });
+    const items = (meterId: string) => [
+      { key: 'ok', label: 'All fine', type: 'checkbox' },
+      { key: 'hours', label: 'Run hours', type: 'meter_reading', meterId, required: true },
+    ];
+    for (const meterId of [theirs.id, 'mtr_01JN0000000000000000000000']) {
+      const created = await tenant.request({ method: 'POST', url: '/api/v1/checklists', payload: { name: 'Round', items: items(meterId) } });
+      assert.equal(created.statusCode, 422, created.body);
+      assert.deepEqual(created.json().errors.map((e: { field: string }) => e.field), ['body.items.1.meterId']);
+    }
+    const checklist = await post(tenant, '/api/v1/checklists', { name: 'Round', items: items(ours.id) });
+    const patched = await tenant.request({ method: 'PATCH', url: `/api/v1/checklists/${checklist.id}`, payload: { items: items(theirs.id) } });
+    assert.equal(patched.statusCode, 422, patched.body);
+    assert.deepEqual(patched.json().errors.map((e: { field: string }) => e.field), ['body.items.1.meterId']);
+    assert.equal((await tenant.request({ method: 'GET', url: `/api/v1/checklists/${checklist.id}` })).json().version, 1);
+    assert.deepEqual(await readingValues(stranger, theirs.id), []);
+  });
 });
