@@ -3,7 +3,7 @@ import type { InTransaction } from '../idempotency/in-transaction.js';
 import { writeOptimistically } from '../db/optimistic-write.js';
 import { assertVersion, updateIfVersion } from '../db/versioned-rows.js';
 import type { Page } from '../db/page.js';
-import { errors } from '../errors.js';
+import { AppError, errors, type FieldError } from '../errors.js';
 import { emitEvent } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
@@ -33,6 +33,7 @@ export class ChecklistService implements RecordChecklists {
   async create(orgId: string, input: CreateChecklistInput, within?: InTransaction<Checklist>): Promise<Checklist> {
     const problems = itemProblems(input.items);
     if (problems.length > 0) throw errors.validation(problems);
+    await this.assertMetersExist(orgId, input.items);
     const now = isoNow(this.clock);
     const row: ChecklistsTable = { id: newId('checklist'), org_id: orgId, name: input.name.trim(), version: 1, items: JSON.stringify(input.items), created_at: now, updated_at: now };
     return this.db.transaction().execute(async (tx) => {
@@ -60,6 +61,7 @@ export class ChecklistService implements RecordChecklists {
     if (input.items) {
       const problems = itemProblems(input.items);
       if (problems.length > 0) throw errors.validation(problems);
+      await this.assertMetersExist(orgId, input.items);
     }
     return writeOptimistically(this.db, {
       noun: 'Checklist',
@@ -80,6 +82,15 @@ export class ChecklistService implements RecordChecklists {
       },
       present: repo.toChecklist,
     });
+  }
+
+  /** 422 naming each meter_reading item whose meter is not one of the organization's: it could never be answered. */
+  private async assertMetersExist(orgId: string, items: readonly ChecklistItem[]): Promise<void> {
+    const problems: FieldError[] = [];
+    for (const [index, item] of items.entries()) {
+      if (item.type === 'meter_reading' && !(await this.meters.find(orgId, item.meterId!))) problems.push({ field: `body.items.${index}.meterId`, message: `no meter "${item.meterId}" exists in your organization` });
+    }
+    if (problems.length > 0) throw errors.unprocessable('A meter_reading item refers to a meter that does not exist in your organization.', problems);
   }
 
   /** RecordChecklists: the checklists `checklistIds` names, at their current versions. */
@@ -148,7 +159,7 @@ export class ChecklistService implements RecordChecklists {
       for (const [index, id] of checked.attachmentIds.entries()) {
         if (!(await findStored(tx, orgId, recordId, id))) throw errors.validation([{ field: item.type === 'photo' ? `body.value.attachmentIds.${index}` : 'body.value.attachmentId', message: `no attachment "${id}" of this work order exists` }]);
       }
-      if (item.type === 'meter_reading') await this.meters.postReadingsInTransaction(tx, orgId, item.meterId!, { readings: [{ value: (checked.value as { value: number }).value }] });
+      if (item.type === 'meter_reading') await this.postReading(tx, orgId, item.meterId!, (checked.value as { value: number }).value);
       const now = isoNow(this.clock);
       const row = { record_id: recordId, checklist_id: checklistId, item_key: key, org_id: orgId, value: JSON.stringify(checked.value), failed: checked.failed ? 1 : 0, answered_by: actorName(principal.actor), answered_at: now };
       await repo.upsertAnswer(tx, row);
@@ -156,6 +167,24 @@ export class ChecklistService implements RecordChecklists {
       await emitEvent(tx, { orgId, type: 'record.checklist_answered', payload: { recordId, checklistId, key, failed: checked.failed, followUpRecordId: followUp ?? null }, occurredAt: now });
       return repo.toAnswer(row, followUp ?? (await repo.followUpsOf(tx, orgId, recordId)).get(`${checklistId}:${key}`));
     });
+  }
+
+  /**
+   * A meter_reading answer's reading, posted in the answer's transaction. The meters name the field
+   * of a readings batch (`body.readings.0.value`), which the answer's body does not have: a refusal
+   * is told again about `body.value.value`.
+   */
+  private async postReading(tx: Tx, orgId: string, meterId: string, value: number): Promise<void> {
+    try {
+      await this.meters.postReadingsInTransaction(tx, orgId, meterId, { readings: [{ value }] });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'meter_decreased') throw error;
+      const messages = (error.extra.errors ?? []).map((problem) => ({ field: 'body.value.value', message: problem.message }));
+      throw errors.meterDecreased(
+        `The reading would make cumulative meter "${meterId}" go down: the answer was not stored and no reading was posted. If the meter restarted its count, post the reading to /api/v1/meters/${meterId}/readings with reset: true, then answer.`,
+        messages,
+      );
+    }
   }
 
   /** The one follow-up of a failed item: created by whichever answer claims it first, never twice. */

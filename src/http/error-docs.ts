@@ -223,7 +223,7 @@ export const ERROR_DOCS: { readonly [C in ErrorCode]: ErrorDoc } = {
     },
   },
   meter_decreased: {
-    when: 'A reading of a cumulative meter (`POST /meters/{id}/readings`) is lower than the reading just before it by `readAt`, or higher than the one just after it, and is not marked `reset: true`. `errors[]` names the item (`body.readings.3.value`); nothing of the batch is stored.',
+    when: 'A reading of a cumulative meter (`POST /meters/{id}/readings`) is lower than the reading just before it by `readAt`, or higher than the one just after it, and is not marked `reset: true`. `errors[]` names the item (`body.readings.3.value`); nothing of the batch is stored. A checklist’s `meter_reading` answer that would do so is refused the same way, naming `body.value.value`, and is not stored.',
     action: 'Correct the reading, or mark it `reset: true` when the counter really restarted (replaced, rolled over).',
     example: {
       detail: 'A cumulative meter’s readings must not go down without reset: true; nothing of the batch was stored.',

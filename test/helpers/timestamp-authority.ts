@@ -66,11 +66,17 @@ subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 `;
 
-function tsaConfig(dir: string): string {
+/**
+ * The `openssl ts -reply` configuration of one request, with a serial file of that request's own:
+ * openssl reads the file, then truncates and rewrites it, so two replies sharing one file race and
+ * the one that reads it empty answers "PKIStatus 2: Error during serial number generation" (the
+ * timestamping job asks for several checkpoints in parallel).
+ */
+function tsaConfig(serialFile: string): string {
   return `[tsa]
 default_tsa = tsa_config
 [tsa_config]
-serial = ${dir}/serial
+serial = ${serialFile}
 crypto_device = builtin
 signer_digest = sha256
 default_policy = 1.3.6.1.4.1.55555.1
@@ -110,8 +116,6 @@ function rejectedReply(): Uint8Array {
 export async function startTestTsa(): Promise<TestTsa> {
   const dir = mkdtempSync(path.join(tmpdir(), 'wo-tsa-'));
   writeFileSync(path.join(dir, 'ext.cnf'), EXTENSIONS);
-  writeFileSync(path.join(dir, 'tsa.cnf'), tsaConfig(dir));
-  writeFileSync(path.join(dir, 'serial'), '01\n');
   await makeCa(dir, 'root', '/CN=Test Root CA');
   await makeCa(dir, 'other-root', '/CN=Other Root CA');
   await makeLeaf(dir, 'tsa', '/CN=Test TSA', 'root', 'tsa');
@@ -120,26 +124,36 @@ export async function startTestTsa(): Promise<TestTsa> {
   await makeLeaf(dir, 'other-tsa', '/CN=Other TSA', 'other-root', 'tsa');
 
   let sequence = 0;
+  /**
+   * The files of one openssl ts -reply, numbered `n`: its query, and its configuration and serial
+   * file, created before openssl runs. The serial is `n` itself, so each token of this TSA has its own.
+   */
+  function replyFiles(n: number, request: Uint8Array): string[] {
+    writeFileSync(path.join(dir, `q${n}.tsq`), request);
+    writeFileSync(path.join(dir, `serial${n}`), `${n.toString(16).padStart(2, '0')}\n`);
+    writeFileSync(path.join(dir, `tsa${n}.cnf`), tsaConfig(path.join(dir, `serial${n}`)));
+    return [`q${n}.tsq`, `serial${n}`, `tsa${n}.cnf`];
+  }
+
   /** openssl ts -reply on a request (DER), signed by `signer`; the TimeStampResp's DER. */
   async function reply(request: Uint8Array, signer: string): Promise<Uint8Array> {
     const n = ++sequence;
-    writeFileSync(path.join(dir, `q${n}.tsq`), request);
-    await openssl(dir, ['ts', '-reply', '-config', 'tsa.cnf', '-queryfile', `q${n}.tsq`, '-signer', `${signer}.crt`, '-inkey', `${signer}.key`, '-out', `r${n}.tsr`]);
+    const files = replyFiles(n, request);
+    await openssl(dir, ['ts', '-reply', '-config', `tsa${n}.cnf`, '-queryfile', `q${n}.tsq`, '-signer', `${signer}.crt`, '-inkey', `${signer}.key`, '-out', `r${n}.tsr`]);
     const answer = readFileSync(path.join(dir, `r${n}.tsr`));
-    rmSync(path.join(dir, `q${n}.tsq`));
-    rmSync(path.join(dir, `r${n}.tsr`));
+    for (const file of [...files, `r${n}.tsr`]) rmSync(path.join(dir, file));
     return new Uint8Array(answer);
   }
 
   /** A token of the good TSA whose TSTInfo is signed again by `signer` with openssl cms. */
   async function resigned(request: Uint8Array, signer: string): Promise<Uint8Array> {
     const n = ++sequence;
-    writeFileSync(path.join(dir, `q${n}.tsq`), request);
-    await openssl(dir, ['ts', '-reply', '-config', 'tsa.cnf', '-queryfile', `q${n}.tsq`, '-signer', 'tsa.crt', '-inkey', 'tsa.key', '-token_out', '-out', `t${n}.der`]);
+    const files = replyFiles(n, request);
+    await openssl(dir, ['ts', '-reply', '-config', `tsa${n}.cnf`, '-queryfile', `q${n}.tsq`, '-signer', 'tsa.crt', '-inkey', 'tsa.key', '-token_out', '-out', `t${n}.der`]);
     await openssl(dir, ['cms', '-verify', '-noverify', '-inform', 'DER', '-in', `t${n}.der`, '-out', `i${n}.der`]);
     await openssl(dir, ['cms', '-sign', '-binary', '-nodetach', '-nosmimecap', '-econtent_type', '1.2.840.113549.1.9.16.1.4', '-md', 'sha256', '-in', `i${n}.der`, '-signer', `${signer}.crt`, '-inkey', `${signer}.key`, '-outform', 'DER', '-out', `s${n}.der`]);
     const token = new Uint8Array(readFileSync(path.join(dir, `s${n}.der`)));
-    for (const file of [`q${n}.tsq`, `t${n}.der`, `i${n}.der`, `s${n}.der`]) rmSync(path.join(dir, file));
+    for (const file of [...files, `t${n}.der`, `i${n}.der`, `s${n}.der`]) rmSync(path.join(dir, file));
     return grantedReply(token);
   }
 

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ContentInfo, SignedData, TSTInfo } from 'pkijs';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { systemClock } from '../../src/clock.js';
@@ -24,6 +25,12 @@ async function complete(tenant: Tenant, categoryId: string): Promise<string> {
 }
 
 const bodyOf = (note: string) => note.slice(0, note.lastIndexOf('\n\n') + 1);
+
+/** The serial number a token's TSTInfo carries, in hex. */
+function serialOf(token: Uint8Array): string {
+  const signed = new SignedData({ schema: ContentInfo.fromBER(token.slice().buffer).content });
+  return Buffer.from(TSTInfo.fromBER(signed.encapContentInfo.eContent!.getValue()).serialNumber.valueBlock.valueHexView).toString('hex');
+}
 
 describe('checkpoints timestamped by an RFC 3161 TSA (`openssl ts` behind a loopback server)', () => {
   let tsa: TestTsa;
@@ -54,6 +61,18 @@ describe('checkpoints timestamped by an RFC 3161 TSA (`openssl ts` behind a loop
     } finally {
       tsa.mode = 'good';
     }
+  });
+
+  it('the local TSA answers requests made in parallel, each token with a serial number of its own', async () => {
+    // The timestamping job asks for every waiting checkpoint at once: a serial file shared by the
+    // replies made one of them refuse with "Error during serial number generation".
+    const roots = parseCertificates(readFileSync(tsa.rootsFile, 'utf8'));
+    assert.ok(Array.isArray(roots));
+    const body = 'tsa.test/log\n2\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n';
+    tsa.mode = 'good';
+    const tokens = await Promise.all(Array.from({ length: 8 }, () => tsa.stamp(body)));
+    for (const token of tokens) assert.equal((await verifyTimestampToken(token, body, { roots })).valid, true);
+    assert.equal(new Set(tokens.map(serialOf)).size, tokens.length);
   });
 
   it('`wo worker` refuses to start (exit 2) with WO_TSA_ROOTS unreadable or holding no certificate', async () => {
