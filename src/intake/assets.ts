@@ -30,6 +30,8 @@ document.addEventListener('DOMContentLoaded', function () {
   var status = document.getElementById('pow-status');
   var field = form.querySelector('input[name=altcha]');
   var button = form.querySelector('button[type=submit]');
+  // Shown to browsers without JavaScript (a <noscript> is not shown when only script execution is off).
+  document.getElementById('pow-needs-script').hidden = true;
   if (!window.crypto || !window.crypto.subtle) {
     status.textContent = 'This form must be opened over a secure (https) connection to be sent.';
     return;

@@ -83,7 +83,7 @@ ${view.message ? html`<p class="message error" role="alert">${view.message}</p>`
   <label for="photos">Photos <span class="quiet">(optional, up to ${MAX_INTAKE_PHOTOS})</span></label>
   <input type="file" id="photos" name="photos" accept="image/jpeg,image/png,image/webp,image/heic,image/heif" multiple>
   <p id="pow-status" class="hint" role="status" aria-live="polite"></p>
-  <noscript><p class="message error">This form needs JavaScript for one step: a short computation that keeps robots out. Allow it for this page to send your report.</p></noscript>
+  <p id="pow-needs-script" class="message error">This form needs JavaScript for one step: a short computation that keeps robots out. Allow it for this page to send your report.</p>
   <button type="submit" class="primary-button">Send report</button>
 </form>
 </section>

@@ -51,23 +51,26 @@ export interface SubmissionDeps {
 /**
  * Reads a submission to `link`, as `multipart/form-data` (the form) or JSON (a kiosk, an app), for the
  * request `requestId` it will file. All or nothing: on any refusal the photos received so far are
- * discarded. The proof-of-work is checked as soon as it arrives, and must arrive before any photo,
- * as the form sends it: a bot's body costs the service one HMAC, never a photo's bytes.
+ * discarded. The proof-of-work must arrive before any photo, as the form sends it, and is checked
+ * before the first photo's bytes are read: a bot's body costs the service one HMAC, never a photo's
+ * bytes. (The text fields are read first either way, so a refused form shows again with them.)
  */
 export async function readSubmission(request: FastifyRequest, link: IntakeLinksTable, requestId: string, deps: SubmissionDeps): Promise<Submission> {
   const values: TypedValues = {};
   const photos: ReceivedUpload[] = [];
+  let payload: string | undefined;
   let solution: SpentSolution | undefined;
   let honeypot = '';
-  const spend = async (payload: string) => {
-    solution = await deps.proofOfWork.check(payload.trim(), link.id);
+  const spend = async (): Promise<SpentSolution> => {
+    solution ??= payload === undefined ? undefined : await deps.proofOfWork.check(payload.trim(), link.id);
     if (!solution) throw proofOfWorkInvalid();
+    return solution;
   };
   try {
     if (isMultipart(request)) {
       for await (const part of formParts(request, deps.limits)) {
         if (part.kind === 'field') {
-          if (part.name === SOLUTION) await spend(part.value);
+          if (part.name === SOLUTION) payload = part.value;
           else if (part.name === HONEYPOT) honeypot = part.value;
           else if (part.name in TEXT_FIELDS) values[part.name as TextField] = part.value;
           continue;
@@ -77,7 +80,8 @@ export async function readSubmission(request: FastifyRequest, link: IntakeLinksT
           continue;
         }
         if (part.name !== 'photos') throw errors.validation([{ field: `body.${part.name}`, message: 'is not a field of this form: photos are sent as "photos"' }]);
-        if (!solution) throw new AppError('malformed_request', `Send the "${SOLUTION}" field (the solved proof-of-work) before the photos, as the form does.`);
+        if (payload === undefined) throw new AppError('malformed_request', `Send the "${SOLUTION}" field (the solved proof-of-work) before the photos, as the form does.`);
+        await spend();
         photos.push(await deps.attachments.receiveForRequest(link.org_id, requestId, { filename: part.filename.slice(0, 255), contentType: part.mediaType, contentLength: undefined, body: part.bytes }, PHOTO_TYPES));
       }
     } else {
@@ -90,11 +94,10 @@ export async function readSubmission(request: FastifyRequest, link: IntakeLinksT
       const given = body as Record<string, string>;
       for (const name of Object.keys(TEXT_FIELDS) as TextField[]) if (given[name] !== undefined) values[name] = given[name];
       honeypot = given[HONEYPOT] ?? '';
-      if (given[SOLUTION] !== undefined) await spend(given[SOLUTION]);
+      payload = given[SOLUTION];
     }
     const fields = checkFields(values, honeypot);
-    if (!solution) throw proofOfWorkInvalid();
-    return { fields, photos, solution };
+    return { fields, photos, solution: await spend() };
   } catch (error) {
     await Promise.all(photos.map((photo) => deps.attachments.discard(photo)));
     throw error instanceof AppError ? new RefusedSubmission(error, values) : error;
