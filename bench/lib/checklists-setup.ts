@@ -12,13 +12,13 @@ export const CHECKLISTS_SCOPES = [...BENCH_SCOPES, 'checklists:read', 'checklist
 export const ANSWER_RECORDS = 20;
 
 /** The five custom fields every seeded work order has a value of, one of each filterable type. */
-const FIELDS = [
+export const BENCH_CUSTOM_FIELDS = [
   { key: 'boiler_type', label: 'Boiler type', type: 'select', options: ['gas', 'oil', 'electric', 'heat_pump'] },
   { key: 'floor', label: 'Floor', type: 'number' },
   { key: 'inspected_on', label: 'Last inspected', type: 'date' },
   { key: 'building_code', label: 'Building code', type: 'text' },
   { key: 'under_warranty', label: 'Under warranty', type: 'boolean' },
-];
+] as const;
 
 const BOILERS = ['gas', 'gas', 'oil', 'electric', 'heat_pump'];
 const DAY_MS = 86_400_000;
@@ -68,7 +68,7 @@ async function created(baseUrl: string, tenant: Tenant, path: string, body: unkn
 
 export async function setUpChecklists(baseUrl: string, tenant: Tenant): Promise<ChecklistsFixture> {
   const categoryId = await createCategory(baseUrl, tenant);
-  for (const field of FIELDS) await created(baseUrl, tenant, '/api/v1/custom-fields', { ...field, entity: 'record' });
+  for (const field of BENCH_CUSTOM_FIELDS) await created(baseUrl, tenant, '/api/v1/custom-fields', { ...field, entity: 'record' });
   const { id: checklistId } = await created(baseUrl, tenant, '/api/v1/checklists', { name: 'Boiler inspection', items: ITEMS });
   const answerRecordIds: string[] = [];
   for (let n = 0; n < ANSWER_RECORDS; n++) answerRecordIds.push((await created(baseUrl, tenant, '/api/v1/records', { ...JSON.parse(recordBody(categoryId, n)), checklistIds: [checklistId] })).id);
