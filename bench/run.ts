@@ -1,6 +1,7 @@
 // `npm run bench` runs every part; `npm run bench -- <part> [<part>…]` runs some; `--database postgres`
 // runs them on PostgreSQL; `npm run bench -- --report` rewrites docs/benchmarks.md from the saved results.
 // See docs/benchmarks.md.
+import { runChecklistsPart } from './parts/checklists.js';
 import { runCostsPart } from './parts/costs.js';
 import { runCreatePart } from './parts/create.js';
 import { runLifecyclePart } from './parts/lifecycle.js';
@@ -12,6 +13,7 @@ import { runWebhooksPart } from './parts/webhooks.js';
 import { runWitnessPart } from './parts/witness.js';
 import { dropOnInterrupt, postgresServerUrl } from './postgres/bench-database.js';
 import type { PostgresPartOptions } from './postgres/part-run.js';
+import { runPostgresChecklistsPart } from './postgres/parts/checklists.js';
 import { runPostgresCostsPart } from './postgres/parts/costs.js';
 import { runPostgresCreatePart } from './postgres/parts/create.js';
 import { runPostgresDownloadsPart } from './postgres/parts/downloads.js';
@@ -37,6 +39,7 @@ const PARTS: Record<string, () => Promise<PartResult>> = {
   schedules: runSchedulesPart,
   soak: runSoakPart,
   costs: runCostsPart,
+  checklists: runChecklistsPart,
   // Issue 48 item 5 is about PostgreSQL's bytea: SQLite hands a blob back as its bytes.
   downloads: async () => skippedPart('downloads', 'measured on PostgreSQL only (npm run bench -- --database postgres downloads)', serverRunner(), measurementSeconds()),
 };
@@ -50,6 +53,7 @@ const PARTS_ON_POSTGRES: Record<string, (options: PostgresPartOptions) => Promis
   proofs: runPostgresProofsPart,
   schedules: runPostgresSchedulesPart,
   costs: runPostgresCostsPart,
+  checklists: runPostgresChecklistsPart,
   downloads: runPostgresDownloadsPart,
 };
 

@@ -118,9 +118,23 @@ export function defaultNewestMs(newestAt?: Date): number {
   return (newestAt ?? new Date(Date.now() - 86_400_000)).getTime();
 }
 
+/** A seeded work order's custom-field values by key (text, select, date and boolean as the API stores them). */
+export type SeededCustomFields = (serial: number) => Record<string, string | number | boolean>;
+
+/** A work order's `custom_fields` JSON, keys sorted as the service writes them, and its typed rows for the `cf.` filters. */
+export function seededCustomFieldRows(values: Record<string, string | number | boolean>): { json: string; rows: { key: string; text: string | null; number: number | null }[] } {
+  const sorted = Object.entries(values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    json: JSON.stringify(Object.fromEntries(sorted)),
+    rows: sorted.map(([key, value]) => (typeof value === 'number' ? { key, text: null, number: value } : { key, text: String(value), number: null })),
+  };
+}
+
 export interface SeedOptions {
   orgId: string;
   categoryId: string;
+  /** Custom-field values of each seeded work order (none unless given); the fields must exist in the organization. */
+  customFields?: SeededCustomFields;
   /** How many work orders to add to the organization. */
   count: number;
   /** Newest seeded creation time; rows are 1 ms apart going back from it (default: one day ago). */
@@ -155,8 +169,11 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
     const newest = defaultNewestMs(options.newestAt);
     const insert = db.prepare(
       `INSERT INTO records (id, org_id, category_id, status, address, requester_name, description, priority, due_at, assignee, assignees,
-         asset_id, location_id, external_ref, metadata, resolution_notes, completed_at, closed_at, cancelled_at, created_at, updated_at, version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ?, '{}', ?, ?, ?, ?, ?, ?, ?)`,
+         asset_id, location_id, external_ref, metadata, resolution_notes, completed_at, closed_at, cancelled_at, created_at, updated_at, version, custom_fields)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ?, '{}', ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertValue = db.prepare(
+      `INSERT INTO custom_field_values (entity_id, field_key, org_id, entity, text_value, number_value, created_at) VALUES (?, ?, ?, 'record', ?, ?, ?)`,
     );
     const insertAssignee = db.prepare('INSERT INTO record_assignees (record_id, assignee_id, assignee_type, org_id, created_at) VALUES (?, ?, ?, ?, ?)');
     const bumpCounter = db.prepare(
@@ -169,6 +186,7 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
       const counts = new Map<RecordStatus, number>();
       for (let i = from; i < to; i++) {
         const row = seededRecord(existing + i, newest);
+        const fields = options.customFields ? seededCustomFieldRows(options.customFields(existing + i)) : { json: '{}', rows: [] };
         insert.run(
           row.id,
           options.orgId,
@@ -188,7 +206,9 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
           row.createdAt,
           row.createdAt,
           1,
+          fields.json,
         );
+        for (const value of fields.rows) insertValue.run(row.id, value.key, options.orgId, value.text, value.number, row.createdAt);
         for (const assignee of row.assigneeRows) insertAssignee.run(row.id, assignee.id, assignee.type, options.orgId, row.createdAt);
         counts.set(row.status, (counts.get(row.status) ?? 0) + 1);
       }

@@ -7,9 +7,10 @@
 // - GET /records/{id} of a work order with 50 cost lines against one with none.
 import path from 'node:path';
 import type { RequestSpec } from 'autocannon';
-import { Baseline, measurementSeconds, runLoad, type LoadFigures } from '../lib/load.js';
+import { AB_ROUNDS, comparePaths as compareAb, ratioTarget, walk as walkAb } from '../lib/ab-rounds.js';
+import { Baseline, measurementSeconds, type LoadFigures } from '../lib/load.js';
 import { removeDataDir, serverRunner, startService, temporaryDataDir, type ApiTarget } from '../lib/processes.js';
-import { check, isClean, loadMeasurement, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
+import { loadMeasurement, type Measurement, type PartResult } from '../lib/results.js';
 import { callApi, type Tenant } from '../lib/tenant.js';
 import { createCostsTenant, setUpCosts, type CostsFixture } from '../lib/costs-setup.js';
 import { seedCostLines, type CostLineSeedOptions } from '../lib/seed-cost-lines.js';
@@ -18,7 +19,6 @@ import { describeQueryTimes, sqliteCostLineQueryTimes } from '../lib/cost-line-q
 import { createRequests } from './create.js';
 
 export const CONNECTIONS = 10;
-const ROUNDS = 3;
 const PAGE = 50;
 /** Seeded work orders and seeded (unposted) cost lines: the two lists paged through. */
 export const SEEDED_RECORDS = 100_000;
@@ -45,66 +45,8 @@ export function seedPlan(tenant: Tenant, fixture: CostsFixture): { newestAt: Dat
   return { newestAt, lines: (recordsFirstSerial) => ({ orgId: tenant.orgId, templateRecordId: fixture.templateRecordId, count: SEEDED_LINES, recordsNewestAt: newestAt, recordsFirstSerial }) };
 }
 
-const cpuOf = (m: Measurement) => (m.cpuUsPerReq ?? NaN) + (m.postgresCpuUsPerReq ?? 0);
-
-/** CPU per request over every round of a path: each round weighted by its requests (the rounds last equally long). */
-function pooledCpu(rounds: Measurement[]): number {
-  const requests = rounds.reduce((sum, m) => sum + (m.value ?? 0), 0);
-  return Math.round(rounds.reduce((sum, m) => sum + cpuOf(m) * (m.value ?? 0), 0) / requests);
-}
-
-interface Path {
-  name: string;
-  requests: () => RequestSpec[];
-}
-
-/** Two paths, each warmed up once, then measured in ROUNDS alternating rounds. */
-async function comparePaths(run: CostsRun, a: Path, b: Path): Promise<{ a: Measurement[]; b: Measurement[] }> {
-  const url = run.api.urls ?? run.api.baseUrl;
-  for (const p of [a, b]) await runLoad({ url, connections: CONNECTIONS, durationS: 2, requests: p.requests() });
-  const measured = { a: [] as Measurement[], b: [] as Measurement[] };
-  for (let round = 1; round <= ROUNDS; round++) {
-    const order = round % 2 === 1 ? (['a', 'b'] as const) : (['b', 'a'] as const);
-    for (const side of order) {
-      const p = side === 'a' ? a : b;
-      measured[side].push(await run.measure(`round ${round}: ${p.name}`, () => runLoad({ url, server: run.api, connections: CONNECTIONS, requests: p.requests() })));
-    }
-  }
-  return measured;
-}
-
-/**
- * The target's ratio is the median of the rounds' ratios, each taken between two measurements run
- * back to back: on this shared machine one round of a pair can land in a burst of other work (a
- * GET measured 1.86× and then 0.89× its pair in consecutive rounds), which a ratio of CPU pooled
- * over the rounds would carry whole. The pooled figures are shown beside it.
- */
-function ratioTarget(target: string, limit: number, a: Measurement[], b: Measurement[], labels: [string, string]): TargetCheck {
-  const perRound = a.map((m, i) => cpuOf(m) / cpuOf(b[i]!));
-  const ratio = [...perRound].sort((x, y) => x - y)[Math.floor(perRound.length / 2)]!;
-  return check(
-    `${target}: ≤ ${limit} × the CPU per request (median of ${perRound.length} rounds)`,
-    `${ratio.toFixed(2)} × (rounds ${perRound.map((r) => r.toFixed(2)).join(', ')}; pooled ${labels[0]} ${pooledCpu(a)} µs against ${labels[1]} ${pooledCpu(b)} µs)`,
-    [...a, ...b].every(isClean) && Number.isFinite(ratio) ? ratio <= limit : null,
-  );
-}
-
-/** GETs of `pathOf(offset)` walking offsets 0, 50, 100, … through `rows` and round again, shared by every connection. */
-function walk(tenant: Tenant, rows: number, pathOf: (offset: number) => string): () => RequestSpec[] {
-  return () => {
-    let next = 0;
-    return [
-      {
-        method: 'GET',
-        setupRequest: (request) => {
-          const offset = next;
-          next = (next + PAGE) % rows;
-          return { ...request, path: pathOf(offset), headers: tenant.readHeaders };
-        },
-      },
-    ];
-  };
-}
+const comparePaths = (run: CostsRun, a: Parameters<typeof compareAb>[1], b: Parameters<typeof compareAb>[2]) => compareAb(run, a, b, CONNECTIONS);
+const walk = (tenant: Tenant, rows: number, pathOf: (offset: number) => string) => walkAb(tenant, rows, PAGE, pathOf);
 
 /** POST /records/{id}/parts: one unit with a fresh Idempotency-Key, spread over the fixture's work orders and parts. */
 export function issueRequests(tenant: Tenant, fixture: CostsFixture): RequestSpec[] {
@@ -199,7 +141,7 @@ export async function measureCosts(run: CostsRun, label: string): Promise<Pick<P
     ],
     notes: [
       ...notes,
-      `${ROUNDS} alternating rounds per comparison at ${CONNECTIONS} connections; a target is the median of the rounds' ratios of CPU per request; the pooled CPU per request (weighted by requests) is shown beside it.`,
+      `${AB_ROUNDS} alternating rounds per comparison at ${CONNECTIONS} connections; a target is the median of the rounds' ratios of CPU per request; the pooled CPU per request (weighted by requests) is shown beside it.`,
       `The issue load spreads over ${fixture.issueRecordIds.length} work orders and ${fixture.partIds.length} parts in one storeroom; both writes send an Idempotency-Key.`,
     ],
   };

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { RecordStatus } from '../../src/records/schemas.js';
-import { assigneeMatchesSql, BENCH_PEOPLE, BENCH_TEAM_SIZE, benchPersonId, benchTeamId, defaultNewestMs, seededRecord, type SeedOptions, type SeedResult, type SeededRecord } from '../lib/seed-records.js';
+import { assigneeMatchesSql, BENCH_PEOPLE, BENCH_TEAM_SIZE, benchPersonId, benchTeamId, defaultNewestMs, seededCustomFieldRows, seededRecord, type SeedOptions, type SeedResult, type SeededRecord } from '../lib/seed-records.js';
 
 const BATCH = 50_000;
 
@@ -22,11 +22,12 @@ const ARRAY_COLUMNS: [Exclude<keyof SeededRecord, 'assigneeRows'>, string][] = [
   ['createdAt', 'created_at'],
 ];
 
+// The last array is the custom_fields JSON of each row.
 const INSERT_BATCH = `
-  INSERT INTO records (org_id, category_id, ${ARRAY_COLUMNS.map(([, column]) => column).join(', ')},
+  INSERT INTO records (org_id, category_id, ${ARRAY_COLUMNS.map(([, column]) => column).join(', ')}, custom_fields,
                        due_at, asset_id, location_id, metadata, updated_at, version)
   SELECT $1, $2, s.*, NULL, NULL, NULL, '{}', s.created_at, 1
-    FROM unnest(${ARRAY_COLUMNS.map((_, i) => `$${i + 3}::text[]`).join(', ')}) AS s(${ARRAY_COLUMNS.map(([, column]) => column).join(', ')})`;
+    FROM unnest(${[...ARRAY_COLUMNS, null].map((_, i) => `$${i + 3}::text[]`).join(', ')}) AS s(${ARRAY_COLUMNS.map(([, column]) => column).join(', ')}, custom_fields)`;
 
 /**
  * Writes work orders straight into the bench database, the same rows the SQLite seeder writes
@@ -47,13 +48,25 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
     for (let from = 0; from < options.count; from += BATCH) {
       const columns = ARRAY_COLUMNS.map(() => [] as (string | null)[]);
       const assignees: [string[], string[], string[], string[]] = [[], [], [], []];
+      const customFields: string[] = [];
+      const values: [string[], string[], (string | null)[], (number | null)[], string[]] = [[], [], [], [], []];
       for (let i = from; i < Math.min(options.count, from + BATCH); i++) {
         const row = seededRecord(existing + i, newest);
         ARRAY_COLUMNS.forEach(([field], c) => columns[c]!.push(row[field]));
+        const fields = options.customFields ? seededCustomFieldRows(options.customFields(existing + i)) : { json: '{}', rows: [] };
+        customFields.push(fields.json);
+        for (const value of fields.rows) [row.id, value.key, value.text, value.number, row.createdAt].forEach((v, c) => (values[c] as unknown[]).push(v));
         for (const assignee of row.assigneeRows) [row.id, assignee.id, assignee.type, row.createdAt].forEach((value, c) => assignees[c]!.push(value));
         byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
       }
-      await client.query(INSERT_BATCH, [options.orgId, options.categoryId, ...columns]);
+      await client.query(INSERT_BATCH, [options.orgId, options.categoryId, ...columns, customFields]);
+      if (values[0].length > 0) {
+        await client.query(
+          `INSERT INTO custom_field_values (org_id, entity, entity_id, field_key, text_value, number_value, created_at)
+           SELECT $1, 'record', s.* FROM unnest($2::text[], $3::text[], $4::text[], $5::double precision[], $6::text[]) AS s(entity_id, field_key, text_value, number_value, created_at)`,
+          [options.orgId, ...values],
+        );
+      }
       await client.query(
         `INSERT INTO record_assignees (org_id, record_id, assignee_id, assignee_type, created_at)
          SELECT $1, s.* FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS s(record_id, assignee_id, assignee_type, created_at)`,
@@ -73,6 +86,7 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
     await client.query('VACUUM (ANALYZE) record_counters');
     await client.query('VACUUM (ANALYZE) record_assignees');
     await client.query('VACUUM (ANALYZE) record_assignee_matches');
+    if (options.customFields) await client.query('VACUUM (ANALYZE) custom_field_values');
     return { inserted: options.count, totalInOrg: existing + options.count, byStatus, seconds: (performance.now() - started) / 1000 };
   } finally {
     await client.end();

@@ -18,11 +18,14 @@ import type { ChecklistsTable } from './tables.js';
 import type { Answer, Checklist, ChecklistItem, CreateChecklistInput, RecordChecklistView, UpdateChecklistInput } from './schemas.js';
 import { checkAnswer, itemProblems } from './items.js';
 import * as repo from './repository.js';
+import { ChecklistVersionItems } from './version-items.js';
 
 const FINISHED = new Set(['COMPLETED', 'CLOSED', 'CANCELLED']);
 
 /** Versioned checklist templates, and the checklists of work orders: given, answered, waited for by completion. */
 export class ChecklistService implements RecordChecklists {
+  private readonly versionItems = new ChecklistVersionItems();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -109,9 +112,11 @@ export class ChecklistService implements RecordChecklists {
   }
 
   private async views(db: Executor, orgId: string, recordId: string, given: RecordChecklist[]): Promise<RecordChecklistView[]> {
-    const [versions, answers, followUps] = await Promise.all([repo.findVersions(db, orgId, given), repo.answersOf(db, orgId, recordId), repo.followUpsOf(db, orgId, recordId)]);
+    const [versions, answers] = await Promise.all([this.versionItems.of(db, orgId, given), repo.answersOf(db, orgId, recordId)]);
+    // Only an item with onFail ever gets a follow-up.
+    const followUps = [...versions.values()].some((items) => items.some((item) => item.onFail)) ? await repo.followUpsOf(db, orgId, recordId) : new Map<string, string | null>();
     return given.map((ref) => {
-      const items = JSON.parse(versions.get(`${ref.checklistId}:${ref.version}`)!.items) as ChecklistItem[];
+      const items = versions.get(`${ref.checklistId}:${ref.version}`)!;
       const mine = new Map(answers.filter((a) => a.checklist_id === ref.checklistId).map((a) => [a.item_key, a]));
       const answered = items.filter((item) => mine.has(item.key)).map((item) => repo.toAnswer(mine.get(item.key)!, followUps.get(`${ref.checklistId}:${item.key}`)));
       const missing = items.filter((item) => item.required && !mine.has(item.key)).map((item) => item.key);
@@ -150,8 +155,8 @@ export class ChecklistService implements RecordChecklists {
       if (!record) throw errors.notFound(`Work order "${recordId}"`);
       const ref = (JSON.parse(record.checklists) as RecordChecklist[]).find((given) => given.checklistId === checklistId);
       if (!ref) throw errors.notFound(`Checklist "${checklistId}" of work order "${recordId}"`);
-      const version = (await repo.findVersions(tx, orgId, [ref])).get(`${ref.checklistId}:${ref.version}`)!;
-      const item = (JSON.parse(version.items) as ChecklistItem[]).find((candidate) => candidate.key === key);
+      const items = (await this.versionItems.of(tx, orgId, [ref])).get(`${ref.checklistId}:${ref.version}`)!;
+      const item = items.find((candidate) => candidate.key === key);
       if (!item) throw errors.notFound(`Item "${key}" of checklist "${checklistId}"`);
       if (FINISHED.has(record.status)) throw errors.conflict(`Work order "${recordId}" is ${record.status}: its answers no longer change.`);
       const checked = checkAnswer(item, value);
@@ -165,7 +170,8 @@ export class ChecklistService implements RecordChecklists {
       await repo.upsertAnswer(tx, row);
       const followUp = checked.failed && item.onFail ? await this.followUp(tx, principal, record, checklistId, item, now) : undefined;
       await emitEvent(tx, { orgId, type: 'record.checklist_answered', payload: { recordId, checklistId, key, failed: checked.failed, followUpRecordId: followUp ?? null }, occurredAt: now });
-      return repo.toAnswer(row, followUp ?? (await repo.followUpsOf(tx, orgId, recordId)).get(`${checklistId}:${key}`));
+      // Only an item with onFail ever gets a follow-up: one made by an earlier failed answer stays named.
+      return repo.toAnswer(row, followUp ?? (item.onFail ? (await repo.followUpsOf(tx, orgId, recordId)).get(`${checklistId}:${key}`) : undefined));
     });
   }
 

@@ -8,6 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { countersAgainstRows, seedCategory, seedRecords } from '../../bench/lib/seed-records.js';
 import { removeDataDir, startBenchScript, temporaryDataDir } from '../../bench/lib/processes.js';
+import { BENCH_CUSTOM_FIELDS, FILTER, seededFieldValues, seededMatches } from '../../bench/lib/checklists-setup.js';
+import type { RecordFilter } from '../../src/records/list-repository.js';
 
 describe('benchmark harness', () => {
   let dataDir: string;
@@ -49,6 +51,25 @@ describe('benchmark harness', () => {
     const newest = await context.records.list(org.id, {}, { limit: 3, offset: 0 });
     assert.ok(newest.records[0]!.createdAt > newest.records[1]!.createdAt);
     assert.ok(newest.records[1]!.createdAt > newest.records[2]!.createdAt);
+  });
+
+  it('seeds custom-field values that the cf. filters find and the work orders answer, exactly as many as seeded', async () => {
+    const sqlitePath = path.join(dataDir, 'wo.sqlite');
+    const org = await context.organizations.create('Seeded fields org');
+    for (const field of BENCH_CUSTOM_FIELDS) await context.customFields.create(org.id, { ...field, entity: 'record' } as Parameters<typeof context.customFields.create>[1]);
+    const categoryId = 'cat_01BENCHTESTCATEGORY00000001';
+    seedCategory(sqlitePath, org.id, categoryId);
+    seedRecords(sqlitePath, { orgId: org.id, categoryId, count: 1_000, customFields: seededFieldValues });
+
+    const filtered = await context.records.list(org.id, { [`cf.${FILTER.key}`]: FILTER.value } as RecordFilter, { limit: 50, offset: 0 });
+    assert.equal(filtered.total, seededMatches(0, 1_000));
+    assert.equal(filtered.total, 400);
+    assert.equal(filtered.records.length, 50);
+    for (const record of filtered.records) assert.equal(record.customFields[FILTER.key], FILTER.value);
+    const newest = await context.records.list(org.id, {}, { limit: 1, offset: 0 });
+    assert.deepEqual(newest.records[0]!.customFields, seededFieldValues(0));
+    const floors = await context.records.list(org.id, { 'cf.floor[gte]': '10' } as RecordFilter, { limit: 1, offset: 0 });
+    assert.equal(floors.total, Array.from({ length: 1_000 }, (_, serial) => seededFieldValues(serial).floor as number).filter((floor) => floor >= 10).length);
   });
 
   it('starts a baseline server that answers a small JSON body', async () => {

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seedCategoryOnPostgres, seedRecordsOnPostgres } from '../../bench/postgres/seed-records.js';
+import { BENCH_CUSTOM_FIELDS, FILTER, seededFieldValues, seededMatches } from '../../bench/lib/checklists-setup.js';
+import type { RecordFilter } from '../../src/records/list-repository.js';
 import { describeWaits, summarizeWaits, UNATTRIBUTED, type ActiveBackend } from '../../bench/postgres/wait-samples.js';
 import { POSTGRES_URL } from '../helpers/databases.js';
 import { startTestApp } from '../helpers/test-app.js';
@@ -65,6 +67,32 @@ describe('PostgreSQL seeding', { skip: POSTGRES_URL ? false : 'WO_TEST_DATABASE_
       const newest = await harness.context.records.list(org.id, {}, { limit: 3, offset: 0 });
       assert.ok(newest.records[0]!.createdAt > newest.records[1]!.createdAt);
       assert.ok(newest.records[1]!.createdAt > newest.records[2]!.createdAt);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('seeds custom-field values that the cf. filters find and the work orders answer, exactly as many as seeded', async () => {
+    const harness = await startTestApp('postgres');
+    try {
+      const schema = harness.context.database.schema!;
+      const url = new URL(POSTGRES_URL!);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const { context } = harness;
+      const org = await context.organizations.create('Seeded fields org');
+      for (const field of BENCH_CUSTOM_FIELDS) await context.customFields.create(org.id, { ...field, entity: 'record' } as Parameters<typeof context.customFields.create>[1]);
+      const categoryId = 'cat_01BENCHTESTCATEGORY00000001';
+      await seedCategoryOnPostgres(url.toString(), org.id, categoryId);
+      await seedRecordsOnPostgres(url.toString(), { orgId: org.id, categoryId, count: 1_000, customFields: seededFieldValues });
+
+      const filtered = await context.records.list(org.id, { [`cf.${FILTER.key}`]: FILTER.value } as RecordFilter, { limit: 50, offset: 0 });
+      assert.equal(filtered.total, seededMatches(0, 1_000));
+      assert.equal(filtered.records.length, 50);
+      for (const record of filtered.records) assert.equal(record.customFields[FILTER.key], FILTER.value);
+      const newest = await context.records.list(org.id, {}, { limit: 1, offset: 0 });
+      assert.deepEqual(newest.records[0]!.customFields, seededFieldValues(0));
+      const floors = await context.records.list(org.id, { 'cf.floor[gte]': '10' } as RecordFilter, { limit: 1, offset: 0 });
+      assert.equal(floors.total, Array.from({ length: 1_000 }, (_, serial) => seededFieldValues(serial).floor as number).filter((floor) => floor >= 10).length);
     } finally {
       await harness.close();
     }
