@@ -20,6 +20,14 @@ export interface BudgetOutcome {
  * the one table (`job_page_budgets`, named for the page that came first).
  */
 export class PageBudgets {
+  /**
+   * Budgets this process found spent, until their window ends (ms). A spent budget stays spent until
+   * then whatever any process does (counters only go up within a window), so a flood past it is
+   * refused here without a round trip to the database. Bounded: past the cap, the oldest go first.
+   */
+  private readonly spentUntil = new Map<string, number>();
+  private static readonly REMEMBERED = 10_000;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -36,6 +44,11 @@ export class PageBudgets {
 
   private async spend(key: string, limit: number): Promise<BudgetOutcome> {
     const now = this.clock.now();
+    const spentUntil = this.spentUntil.get(key);
+    if (spentUntil !== undefined) {
+      if (spentUntil > now.getTime()) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((spentUntil - now.getTime()) / 1000)) };
+      this.spentUntil.delete(key);
+    }
     const nowText = now.toISOString();
     // A window that started this long ago is over: the counter starts again.
     const over = new Date(now.getTime() - PAGE_BUDGET_WINDOW_MS).toISOString();
@@ -50,8 +63,15 @@ export class PageBudgets {
       )
       .returning(['used', 'window_started_at'])
       .executeTakeFirstOrThrow();
-    const endsInMs = Date.parse(row.window_started_at) + PAGE_BUDGET_WINDOW_MS - now.getTime();
-    return { allowed: Number(row.used) <= limit, retryAfterSeconds: Math.max(1, Math.ceil(endsInMs / 1000)) };
+    const endsAt = Date.parse(row.window_started_at) + PAGE_BUDGET_WINDOW_MS;
+    const allowed = Number(row.used) <= limit;
+    if (!allowed) this.remember(key, endsAt);
+    return { allowed, retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000)) };
+  }
+
+  private remember(key: string, until: number): void {
+    if (this.spentUntil.size >= PageBudgets.REMEMBERED) this.spentUntil.delete(this.spentUntil.keys().next().value!);
+    this.spentUntil.set(key, until);
   }
 
   /** Deletes counters whose window is over, of every namespace (a background job of the workers). */
