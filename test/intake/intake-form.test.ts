@@ -138,6 +138,11 @@ describe('the intake form', () => {
       for (let n = 0; n < 2; n++) assert.equal((await fromAddress(link.token, `203.0.113.${n + 1}`)).statusCode, 422);
       assert.equal((await fromAddress(link.token, '203.0.113.9')).statusCode, 429, 'the link’s budget covers every address');
       assert.equal((await fromAddress(second.token, '203.0.113.9')).statusCode, 422, 'another link has its own');
+      // Once refused, a flood from that address writes nothing more: the counter stays where the refusal left it.
+      const counter = () => t.context.database.db.selectFrom('job_page_budgets').select('used').where('key', '=', 'intake:address:198.51.100.7').executeTakeFirstOrThrow();
+      const usedAtRefusal = Number((await counter()).used);
+      for (let n = 0; n < 5; n++) assert.equal((await fromAddress(link.token, '198.51.100.7')).statusCode, 429);
+      assert.equal(Number((await counter()).used), usedAtRefusal);
       // Viewing the form spends nothing.
       assert.equal((await t.app.inject({ method: 'GET', url: `/intake/${link.token}`, remoteAddress: '198.51.100.7' })).statusCode, 200);
       assert.equal(await countRows(t, 'work_requests'), 0);
