@@ -96,12 +96,19 @@ export function intakePageRoutes(deps: IntakePageDeps): FastifyPluginAsync {
     });
   };
 
+  // A flood is answered this page again and again: rendered once per minute count (at most 15 of them).
+  const tooManyPages = new Map<number, { detail: string; page: string }>();
   const tooMany = (request: FastifyRequest, reply: FastifyReply, seconds: number) => {
     reply.header('retry-after', String(seconds));
     const minutes = Math.ceil(seconds / 60);
-    const detail = `Too many reports were sent from here or through this form. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-    if (wantsJson(request)) return sendProblem(reply, new AppError('rate_limited', detail), deps.errorsPageUrl);
-    return send(reply, 429, unavailablePage('Too many reports', detail));
+    let answer = tooManyPages.get(minutes);
+    if (!answer) {
+      const detail = `Too many reports were sent from here or through this form. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      answer = { detail, page: unavailablePage('Too many reports', detail) };
+      if (tooManyPages.size < 100) tooManyPages.set(minutes, answer);
+    }
+    if (wantsJson(request)) return sendProblem(reply, new AppError('rate_limited', answer.detail), deps.errorsPageUrl);
+    return send(reply, 429, answer.page);
   };
 
   /** Spends the address's budget, opens the link, spends the link's: before the body is read. */
