@@ -2,6 +2,7 @@
 // runs them on PostgreSQL; `npm run bench -- --report` rewrites docs/benchmarks.md from the saved results.
 // See docs/benchmarks.md.
 import { runChecklistsPart } from './parts/checklists.js';
+import { runRequestsPart } from './parts/requests.js';
 import { runCostsPart } from './parts/costs.js';
 import { runCreatePart } from './parts/create.js';
 import { runLifecyclePart } from './parts/lifecycle.js';
@@ -14,6 +15,7 @@ import { runWitnessPart } from './parts/witness.js';
 import { dropOnInterrupt, postgresServerUrl } from './postgres/bench-database.js';
 import type { PostgresPartOptions } from './postgres/part-run.js';
 import { runPostgresChecklistsPart } from './postgres/parts/checklists.js';
+import { runPostgresRequestsPart } from './postgres/parts/requests.js';
 import { runPostgresCostsPart } from './postgres/parts/costs.js';
 import { runPostgresCreatePart } from './postgres/parts/create.js';
 import { runPostgresDownloadsPart } from './postgres/parts/downloads.js';
@@ -40,6 +42,7 @@ const PARTS: Record<string, () => Promise<PartResult>> = {
   soak: runSoakPart,
   costs: runCostsPart,
   checklists: runChecklistsPart,
+  requests: runRequestsPart,
   // Issue 48 item 5 is about PostgreSQL's bytea: SQLite hands a blob back as its bytes.
   downloads: async () => skippedPart('downloads', 'measured on PostgreSQL only (npm run bench -- --database postgres downloads)', serverRunner(), measurementSeconds()),
 };
@@ -54,6 +57,7 @@ const PARTS_ON_POSTGRES: Record<string, (options: PostgresPartOptions) => Promis
   schedules: runPostgresSchedulesPart,
   costs: runPostgresCostsPart,
   checklists: runPostgresChecklistsPart,
+  requests: runPostgresRequestsPart,
   downloads: runPostgresDownloadsPart,
 };
 

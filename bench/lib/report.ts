@@ -8,7 +8,7 @@ import { isClean } from './results.js';
 import { postgresDocSection } from '../postgres/report-section.js';
 
 export const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
-export const PART_ORDER = ['create', 'list', 'lifecycle', 'webhooks', 'proofs', 'witness', 'schedules', 'soak', 'costs', 'checklists', 'downloads'];
+export const PART_ORDER = ['create', 'list', 'lifecycle', 'webhooks', 'proofs', 'witness', 'schedules', 'soak', 'costs', 'checklists', 'requests', 'downloads'];
 
 export interface MachineInfo {
   cpu: string;
@@ -169,7 +169,7 @@ column then shows \`mean (before / after)\`): this machine's speed drifts by ten
 \`\`\`sh
 npm ci
 npm run bench                 # every part (about 15–20 minutes with the 1M-row list)
-npm run bench -- create       # one part: create | list | lifecycle | webhooks | proofs | witness | schedules | soak | costs | checklists
+npm run bench -- create       # one part: create | list | lifecycle | webhooks | proofs | witness | schedules | soak | costs | checklists | requests
 BENCH_DURATION_S=3 BENCH_SOAK_S=10 BENCH_LIST_SIZES=10000,100000 npm run bench   # a quick check of the harness
 npm run bench -- --database postgres          # create, list, lifecycle, webhooks, proofs on PostgreSQL (about 20 minutes)
 npm run bench -- create --database postgres --api-processes 2   # one part, one API-process count

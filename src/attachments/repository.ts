@@ -93,10 +93,9 @@ export async function markEvidence(db: Executor, orgId: string, recordId: string
 }
 
 /** Chunk `n` of an attachment, or undefined when it is gone (deleted while being read). */
-/** Chunks `first` to `last` of an attachment, by number (a missing one is absent). */
-export async function readChunks(db: Executor, attachmentId: string, first: number, last: number): Promise<Map<number, Uint8Array>> {
-  const rows = await db.selectFrom('attachment_chunks').select(['n', 'bytes']).where('attachment_id', '=', attachmentId).where('n', '>=', first).where('n', '<=', last).execute();
-  return new Map(rows.map((row) => [Number(row.n), row.bytes]));
+export async function readChunk(db: Executor, attachmentId: string, n: number): Promise<Uint8Array | undefined> {
+  const row = await db.selectFrom('attachment_chunks').select('bytes').where('attachment_id', '=', attachmentId).where('n', '=', n).executeTakeFirst();
+  return row?.bytes;
 }
 
 /** One page of a work request's attachments, oldest first, and how many it has in all. */

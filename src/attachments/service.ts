@@ -32,8 +32,6 @@ import type { ChunkReader } from './chunk-reader.js';
  * upload in flight and less read past the edges of a Range (docs/architecture.md, "Attachments").
  */
 export const CHUNK_BYTES = 512 * 1024;
-/** How much of a file a download reads with one statement: four chunks of the default size. */
-const READ_RUN_BYTES = 2 * 1024 * 1024;
 
 /** An upload still `uploading` this long after it started was left by a process that died. */
 export const ABANDONED_UPLOAD_MS = 60 * 60_000;
@@ -68,7 +66,7 @@ export class AttachmentService {
     private readonly clock: Clock,
     private readonly maxBytes: number,
     /** How this database hands a chunk's bytes back (chosen per database in feature.ts). */
-    private readonly readChunks: ChunkReader,
+    private readonly readChunk: ChunkReader,
     private readonly chunkBytes = CHUNK_BYTES,
   ) {}
 
@@ -174,33 +172,28 @@ export class AttachmentService {
 
   async openContent(orgId: string, recordId: string, id: string): Promise<AttachmentContent> {
     const row = await this.find(orgId, recordId, id);
-    const readChunks = this.readChunks;
+    const readChunk = this.readChunk;
     return {
       attachment: toAttachment(row),
       async *read(start, end) {
         const first = Math.floor(start / row.chunk_bytes);
         const last = Math.floor(end / row.chunk_bytes);
-        // Chunks are read in runs of about READ_RUN_BYTES (one statement each), the next run while
-        // this one is sent: two runs in memory at most, and the database's round trip overlaps the
-        // client's.
-        const perRun = Math.max(1, Math.floor(READ_RUN_BYTES / row.chunk_bytes));
-        const ahead = (from: number) => {
-          const reading = readChunks(row.id, from, Math.min(last, from + perRun - 1));
+        // The next chunk is read while this one is sent: two chunks in memory at most, and the
+        // database's round trip overlaps the client's.
+        const ahead = (n: number) => {
+          const reading = readChunk(row.id, n);
           reading.catch(() => {}); // awaited below; a reader that stops early leaves it unawaited
           return reading;
         };
         let next = ahead(first);
-        for (let runStart = first; runStart <= last; runStart += perRun) {
-          const run = await next;
-          if (runStart + perRun <= last) next = ahead(runStart + perRun);
-          for (const [i, bytes] of run.entries()) {
-            const n = runStart + i;
-            // Deleted while being read: the connection is cut rather than the file ending short.
-            if (!bytes) throw new Error(`chunk ${n} of attachment ${row.id} is gone`);
-            const from = n === first ? start - n * row.chunk_bytes : 0;
-            const to = n === last ? end - n * row.chunk_bytes + 1 : bytes.length;
-            yield from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to);
-          }
+        for (let n = first; n <= last; n++) {
+          const bytes = await next;
+          if (n < last) next = ahead(n + 1);
+          // Deleted while being read: the connection is cut rather than the file ending short.
+          if (!bytes) throw new Error(`chunk ${n} of attachment ${row.id} is gone`);
+          const from = n === first ? start - n * row.chunk_bytes : 0;
+          const to = n === last ? end - n * row.chunk_bytes + 1 : bytes.length;
+          yield from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to);
         }
       },
     };
