@@ -30,6 +30,20 @@ function isProbe(request: FastifyRequest): boolean {
   return PROBE_PATHS.has(query === -1 ? url : url.slice(0, query));
 }
 
+/**
+ * A public page's token in its path (`/job/wol_…`, `/intake/wit_…`, `/intake/status/wrs_…`) is the
+ * holder's only credential: the log keeps its prefix and drops the rest.
+ */
+const CAPABILITY_IN_PATH = /\/(wol|wit|wrs)_[A-Za-z0-9_-]+/;
+const CAPABILITIES_IN_PATH = new RegExp(CAPABILITY_IN_PATH.source, 'g');
+
+/** The request as logged: itself, or with a capability token taken out of its URL (Fastify's serializer reads the same fields). */
+function loggedRequest(request: FastifyRequest): FastifyRequest | Record<string, unknown> {
+  const url = request.url;
+  if (!CAPABILITY_IN_PATH.test(url)) return request;
+  return { method: request.method, url: url.replace(CAPABILITIES_IN_PATH, '/$1_[redacted]'), host: request.host, ip: request.ip, socket: request.socket, headers: request.headers };
+}
+
 export class AccessLogController extends LogController {
   constructor() {
     super({ disableRequestLogging: false, requestIdLogLabel: 'requestId' });
@@ -44,7 +58,7 @@ export class AccessLogController extends LogController {
     // 'close' comes once per response, after 'finish' when the answer went out whole.
     response.once('close', () => {
       if (!response.writableFinished) {
-        const line = { req: request, responseTime: reply.elapsedTime };
+        const line = { req: loggedRequest(request), responseTime: reply.elapsedTime };
         if (isProbe(request)) request.log.debug(line, 'request aborted by the client');
         else request.log.info(line, 'request aborted by the client');
       }
@@ -54,11 +68,11 @@ export class AccessLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // Fastify's serializers turn these into {method, url, host, remoteAddress, remotePort} and {statusCode}.
     if (error) {
-      request.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+      request.log.error({ req: loggedRequest(request), res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
     } else if (isProbe(request)) {
-      request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      request.log.debug({ req: loggedRequest(request), res: reply, responseTime: reply.elapsedTime }, 'request completed');
     } else {
-      request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+      request.log.info({ req: loggedRequest(request), res: reply, responseTime: reply.elapsedTime }, 'request completed');
     }
   }
 }

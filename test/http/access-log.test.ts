@@ -36,6 +36,7 @@ async function serverWithHeldRoute(level = 'info') {
     return { ok: true };
   });
   app.get('/quick', async () => ({ ok: true }));
+  app.get('/intake/status/:token', async () => ({ ok: true }));
   for (const probe of ['/healthz', '/readyz', '/metrics']) app.get(probe, async () => ({ ok: true }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
@@ -54,6 +55,19 @@ describe('the access log', () => {
       assert.equal(server.lines.filter((entry) => entry.requestId === line.requestId).length, 1, 'one line for the request');
       assert.ok(!server.lines.some((entry) => entry.msg === 'incoming request'));
       assert.ok(!server.lines.some((entry) => entry.msg === 'request aborted by the client'), 'an answered request is not reported as aborted');
+    } finally {
+      await server.app.close();
+    }
+  });
+
+  it('keeps a public page’s token out of the line: its prefix stays, the secret goes', async () => {
+    const server = await serverWithHeldRoute();
+    const token = `wrs_${'A1b2_C3-'.repeat(5)}xyz`;
+    try {
+      assert.equal((await fetch(`http://127.0.0.1:${server.port}/intake/status/${token}?x=1`)).status, 200);
+      const line = await waitFor(() => server.lines.find((entry) => entry.msg === 'request completed'), 5_000, 'the access line');
+      assert.deepEqual([line.req?.method, line.req?.url, line.req?.remoteAddress, line.res?.statusCode], ['GET', '/intake/status/wrs_[redacted]?x=1', '127.0.0.1', 200]);
+      assert.ok(!JSON.stringify(server.lines).includes(token.slice(4)));
     } finally {
       await server.app.close();
     }
