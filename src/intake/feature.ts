@@ -37,7 +37,9 @@ export const intakeFeature = defineFeature({
     const { db } = database;
     const links = new IntakeLinkService(db, clock, config.publicUrl);
     // The key is derived from the deployment's secret key: every process checks the challenges any other made.
-    const proofOfWork = new ProofOfWork(services.secrets.derive('intake proof-of-work').toString('hex'), clock, config.intake.proofOfWorkMaxNumber);
+    // Derived on first use: a command builds every feature, and must not create the key file.
+    let hmacKey: string | undefined;
+    const proofOfWork = new ProofOfWork(() => (hmacKey ??= services.secrets.derive('intake proof-of-work').toString('hex')), clock, config.intake.proofOfWorkMaxNumber);
     const budgets = new PageBudgets(db, clock, { namespace: 'intake', perLink: config.intake.submissionsPerLink, perAddress: config.intake.submissionsPerAddress });
     return {
       services: { intakeLinks: links },

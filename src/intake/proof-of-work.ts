@@ -17,7 +17,8 @@ export const CHALLENGE_LIFETIME_MS = 30 * 60_000;
  */
 export class ProofOfWork {
   constructor(
-    private readonly hmacKey: string,
+    /** Called on first use, so a command that never serves the form creates no key file. */
+    private readonly loadHmacKey: () => string,
     private readonly clock: Clock,
     private readonly maxNumber: number,
   ) {}
@@ -25,7 +26,7 @@ export class ProofOfWork {
   /** A fresh challenge for a form of `linkId`. */
   challenge(linkId: string): Promise<Challenge> {
     return createChallenge({
-      hmacKey: this.hmacKey,
+      hmacKey: this.loadHmacKey(),
       maxNumber: this.maxNumber,
       expires: new Date(this.clock.now().getTime() + CHALLENGE_LIFETIME_MS),
       params: { link: linkId },
@@ -42,7 +43,7 @@ export class ProofOfWork {
     }
     if (decoded === null || typeof decoded !== 'object' || typeof decoded.signature !== 'string') return undefined;
     // Expiry is checked against the service's clock below, not the library's.
-    if (!(await verifySolution(payload, this.hmacKey, false).catch(() => false))) return undefined;
+    if (!(await verifySolution(payload, this.loadHmacKey(), false).catch(() => false))) return undefined;
     const params = extractParams(payload);
     const expiresAtMs = Number(params.expires) * 1000;
     if (params.link !== linkId || !Number.isFinite(expiresAtMs) || expiresAtMs <= this.clock.now().getTime()) return undefined;
