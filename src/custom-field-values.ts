@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { SelectQueryBuilder } from 'kysely';
+import type { RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { Executor, Tx } from './db/database.js';
 import type { RowAppends } from './db/row-appends.js';
 import type { Tables } from './db/tables.js';
@@ -51,13 +51,27 @@ export type MatchingEntities = SelectQueryBuilder<Tables, 'custom_field_values',
 export interface CustomFieldFilter {
   condition: CustomFieldCondition;
   matching: (db: Executor) => MatchingEntities;
+  /** An exact condition's: how many entities it matches, from the maintained counts instead of the index (undefined for a range). */
+  counted?: CountedTotal;
+}
+
+/** How many entities hold one exact value, from the counts migration 0030 keeps, read in the caller's snapshot. */
+export interface CountedTotal {
+  /** On its own, in `executor`'s snapshot. */
+  read(executor: Executor): Promise<number>;
+  /** As a scalar expression of a statement that reads the page too (one snapshot, one round trip). */
+  inStatement(): RawBuilder<string>;
 }
 
 /** A list's `cf.` parameters as filters (none when there are none): read once per request, against the fields of now. */
 export async function customFieldFilters(checks: CustomFieldChecks, db: Executor, orgId: string, entity: CustomFieldEntity, query: Record<string, unknown>): Promise<CustomFieldFilter[] | undefined> {
   if (Object.keys(query).length === 0) return undefined;
   const conditions = await checks.conditions(db, orgId, entity, query);
-  return conditions.map((condition) => ({ condition, matching: (executor: Executor) => checks.matching(executor, orgId, entity, condition) }));
+  return conditions.map((condition) => ({
+    condition,
+    matching: (executor: Executor) => checks.matching(executor, orgId, entity, condition),
+    ...(condition.operator === '=' ? { counted: checks.counted(orgId, entity, condition) } : {}),
+  }));
 }
 
 /** The ids of the entities every filter matches, for a list's `WHERE id IN (…)`. */
@@ -80,6 +94,8 @@ export interface CustomFieldChecks {
   conditions(executor: Executor, orgId: string, entity: CustomFieldEntity, query: Readonly<Record<string, unknown>>): Promise<CustomFieldCondition[]>;
   /** The entities one condition matches, for a list to drive from. */
   matching(executor: Executor, orgId: string, entity: CustomFieldEntity, condition: CustomFieldCondition): MatchingEntities;
+  /** How many entities hold an exact condition's value, from the counts migration 0030 keeps. */
+  counted(orgId: string, entity: CustomFieldEntity, condition: CustomFieldCondition): CountedTotal;
 }
 
 export interface ValueOwner {
@@ -107,6 +123,9 @@ export const NO_CUSTOM_FIELDS: CustomFieldChecks = {
   },
   matching() {
     throw new Error('no custom field exists to match');
+  },
+  counted() {
+    throw new Error('no custom field exists to count');
   },
 };
 

@@ -17,7 +17,7 @@ export interface CustomFieldsTable {
   version: number;
 }
 
-/** Each value of a custom field once more, typed, for the lists' `cf.` filters (migration 0023). */
+/** Each value of a custom field once more, typed, for the lists' `cf.` filters (migration 0028). */
 export interface CustomFieldValuesTable {
   entity_id: string;
   field_key: string;
@@ -30,9 +30,34 @@ export interface CustomFieldValuesTable {
   created_at: string;
 }
 
+/**
+ * How many entities hold each exact value of a field (kept by triggers: migration 0030), keyed by
+ * `text_value` or `number_value`, the other '' or 0. A `cf.<key>=value` list reads its total here.
+ */
+export interface CustomFieldValueCountsTable {
+  org_id: string;
+  entity: string;
+  field_key: string;
+  text_value: string;
+  number_value: number;
+  count: number;
+}
+
+/** PostgreSQL: changes to those counts, appended by the triggers and folded by `custom-field-count-fold`. */
+export interface CustomFieldValueCountDeltasTable {
+  org_id: string;
+  entity: string;
+  field_key: string;
+  text_value: string;
+  number_value: number;
+  count_delta: number;
+}
+
 declare module '../db/tables.js' {
   interface Tables {
     custom_fields: CustomFieldsTable;
     custom_field_values: CustomFieldValuesTable;
+    custom_field_value_counts: CustomFieldValueCountsTable;
+    custom_field_value_count_deltas: CustomFieldValueCountDeltasTable;
   }
 }

@@ -1,10 +1,11 @@
 import type { Executor, Tx } from '../db/database.js';
 import type { RowAppends } from '../db/row-appends.js';
 import { errors, type FieldError } from '../errors.js';
-import type { CustomFieldChecks, CustomFieldCondition, CustomFieldEntity, CustomFieldMap, CustomFieldValue, MatchingEntities, ValueOwner } from '../custom-field-values.js';
+import type { CountedTotal, CustomFieldChecks, CustomFieldCondition, CustomFieldEntity, CustomFieldMap, CustomFieldValue, MatchingEntities, ValueOwner } from '../custom-field-values.js';
 import type { CustomFieldValuesTable } from './tables.js';
 import { fieldsOfEntity, replaceValueRows } from './repository.js';
 import type { CustomField } from './schemas.js';
+import { countedValue, type ValueCount } from './value-counts.js';
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const RANGE_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
@@ -71,6 +72,11 @@ function checkedValues(fields: Map<string, CustomField>, stored: CustomFieldMap,
 
 /** The custom-fields feature's checks and filters, plugged into work orders, assets and locations. */
 export class CustomFieldValueChecks implements CustomFieldChecks {
+  constructor(
+    /** The maintained count of one exact value, on this database (value-counts-sqlite.ts, value-counts-postgres.ts). */
+    private readonly valueCount: ValueCount,
+  ) {}
+
   async created(executor: Executor, entity: CustomFieldEntity, owner: ValueOwner, values: Record<string, CustomFieldValue | null> | undefined, appends: RowAppends): Promise<string> {
     const fields = await fieldsOfEntity(executor, owner.orgId, entity);
     if (fields.size === 0 && Object.keys(values ?? {}).length === 0) return '{}';
@@ -118,5 +124,10 @@ export class CustomFieldValueChecks implements CustomFieldChecks {
       .where('custom_field_values.entity', '=', entity)
       .where('custom_field_values.field_key', '=', condition.key)
       .where(`custom_field_values.${condition.column}`, condition.operator, condition.value);
+  }
+
+  counted(orgId: string, entity: CustomFieldEntity, condition: CustomFieldCondition): CountedTotal {
+    const value = countedValue(orgId, entity, condition);
+    return { read: (executor) => this.valueCount.read(executor, value), inStatement: () => this.valueCount.inStatement(value) };
   }
 }

@@ -22,7 +22,7 @@ export function customFieldRecords(db: Executor, orgId: string, filters: readonl
   return records;
 }
 
-/** How many work orders one `cf.` condition alone matches: counted in the index. */
+/** How many work orders one `cf.` range alone matches: counted in the index (an exact value's count is maintained: CustomFieldFilter.counted). */
 export function customFieldTotal(db: Executor, filter: CustomFieldFilter) {
   return filter.matching(db).clearSelect().select((eb) => eb.fn.countAll<number>().as('n'));
 }

@@ -10,6 +10,7 @@ import {
   assigneePageRecords,
   assigneeTotalQuery,
   filtersByAssigneeOnly,
+  filtersByOneCustomFieldOnly,
   narrow,
   organizationRecords,
   type MatchingRecords,
@@ -77,7 +78,9 @@ async function pageWithTotalOnPostgres(db: Executor, orgId: string, filter: Reco
   const params = { orgId, ...(filter.status !== undefined ? { status: filter.status } : {}), limit: page.limit, offset: page.offset };
   // Filters other than status vary too much to compile once; their total is a COUNT(*) of the same rows.
   const matching = byStatusOnly ? undefined : narrow(organizationRecords(db, orgId, filter), filter);
-  const counted = matching && sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`;
+  // One exact `cf.` value alone: its maintained count (migration 0030), not a COUNT(*) of its work orders.
+  const maintained = byStatusOnly ? undefined : filtersByOneCustomFieldOnly(filter)?.counted?.inStatement();
+  const counted = matching && (maintained ?? sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`);
   if (page.offset === 0) {
     const { rows } = matching
       ? await db.executeQuery(firstPageWithTotal(db, matching, counted!, page.limit).compile())

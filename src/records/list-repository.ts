@@ -28,8 +28,8 @@ export interface RecordLists {
   /**
    * One page of an organization's work orders, newest first (ties broken by id), and the exact total.
    *
-   * `total` comes from the maintained per-status counters when at most `status` filters the list, and
-   * from COUNT(*) otherwise. The common shape (no filter, or only `status`) runs statements compiled
+   * `total` comes from the maintained per-status counters when at most `status` filters the list, from
+   * the maintained per-value counts when one exact `cf.` condition alone does, and from COUNT(*) otherwise. The common shape (no filter, or only `status`) runs statements compiled
    * once (preparedQuery): building and compiling them through Kysely on every request was a large
    * share of a list's CPU.
    */
@@ -103,10 +103,11 @@ export class RecordListReads implements RecordLists {
 
   private async readList(db: Executor, orgId: string, filter: RecordFilter, page: Page, form: RowForm, checkpoints: ListCheckpoints): Promise<{ rows: unknown[]; total: number }> {
     if (filtersByStatusOnly(filter)) return this.listInOneSnapshot(db, { orgId, status: filter.status }, page, form, checkpoints);
-    const byCustomField = filter.customFields?.length === 1 && Object.entries(filter).every(([key, value]) => key === 'customFields' || key === 'now' || value === undefined) ? filter.customFields[0] : undefined;
+    const byCustomField = filtersByOneCustomFieldOnly(filter);
     if (byCustomField) {
       return inOneSnapshot(db, async (snapshot) => {
-        const total = Number((await customFieldTotal(snapshot, byCustomField).executeTakeFirst())?.n ?? 0);
+        // An exact value's total is maintained (migration 0030); a range's is counted in the index.
+        const total = byCustomField.counted ? await byCustomField.counted.read(snapshot) : Number((await customFieldTotal(snapshot, byCustomField).executeTakeFirst())?.n ?? 0);
         const walk = pageWalk(page, total);
         if (!walk) return { rows: [], total };
         const matching = customFieldPageRecords(snapshot, byCustomField, walk, walk.order);
@@ -175,6 +176,12 @@ export class RecordListReads implements RecordLists {
 /** Whether at most `status` narrows the list: its total then comes from the maintained counts. */
 export function filtersByStatusOnly(filter: RecordFilter): boolean {
   return Object.entries(filter).every(([key, value]) => key === 'status' || key === 'now' || value === undefined);
+}
+
+/** The one `cf.` condition that alone narrows the list, if so: its page then comes from the value index. */
+export function filtersByOneCustomFieldOnly(filter: RecordFilter): CustomFieldFilter | undefined {
+  const only = filter.customFields?.length === 1 && Object.entries(filter).every(([key, value]) => key === 'customFields' || key === 'now' || value === undefined);
+  return only ? filter.customFields![0] : undefined;
 }
 
 /** Whether `assigneeId` alone narrows the list: its statements are then compiled once. */

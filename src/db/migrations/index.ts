@@ -26,6 +26,7 @@ import { assigneeMatches } from './0026-assignee-matches.js';
 import { workRequests } from './0027-work-requests.js';
 import { checklistsAndCustomFields } from './0028-checklists-custom-fields.js';
 import { costLineCounters } from './0029-cost-line-counters.js';
+import { customFieldValueCounts } from './0030-custom-field-value-counts.js';
 
 /** Every migration, in order. Landed migrations are never edited: add a new one. */
-export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, people, witnessedCheckpoints, costsAndParts, checkpointTimestamps, assigneeMatches, workRequests, checklistsAndCustomFields, costLineCounters];
+export const migrations: VersionedMigration[] = [foundation, assetsAndLocations, webhooks, proofs, admin, createPathIndexes, outboxCursor, statusListMoves, idempotencyValueFingerprint, unsignedStatements, recordCountDeltas, deploymentKeys, eventFeed, workOrderActivity, historyWithoutForeignKey, leanOutboxIndexes, inlineProofSignatures, meters, preventiveMaintenance, people, witnessedCheckpoints, costsAndParts, checkpointTimestamps, assigneeMatches, workRequests, checklistsAndCustomFields, costLineCounters, customFieldValueCounts];
