@@ -172,6 +172,7 @@ export function seedRecords(sqlitePath: string, options: SeedOptions): SeedResul
          asset_id, location_id, external_ref, metadata, resolution_notes, completed_at, closed_at, cancelled_at, created_at, updated_at, version, custom_fields)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, NULL, NULL, ?, '{}', ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    // Migration 0030's triggers count each value into custom_field_value_counts, which a `cf.<key>=value` list's total reads.
     const insertValue = db.prepare(
       `INSERT INTO custom_field_values (entity_id, field_key, org_id, entity, text_value, number_value, created_at) VALUES (?, ?, ?, 'record', ?, ?, ?)`,
     );

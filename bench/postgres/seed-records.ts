@@ -61,6 +61,7 @@ export async function seedRecordsOnPostgres(databaseUrl: string, options: SeedOp
       }
       await client.query(INSERT_BATCH, [options.orgId, options.categoryId, ...columns, customFields]);
       if (values[0].length > 0) {
+        // Migration 0030's statement trigger appends one count delta per value of the batch (folded by the service's job).
         await client.query(
           `INSERT INTO custom_field_values (org_id, entity, entity_id, field_key, text_value, number_value, created_at)
            SELECT $1, 'record', s.* FROM unnest($2::text[], $3::text[], $4::text[], $5::double precision[], $6::text[]) AS s(entity_id, field_key, text_value, number_value, created_at)`,

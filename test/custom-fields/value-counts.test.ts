@@ -3,11 +3,13 @@
 // a COUNT of the values through every kind of write, concurrent ones included, after a fold and after
 // the migration runs again; and the list's total must equal a COUNT of the work orders it lists.
 import assert from 'node:assert/strict';
-import { describe } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Executor } from '../../src/db/database.js';
 import { customFieldValueCounts } from '../../src/db/migrations/0030-custom-field-value-counts.js';
 import { foldCustomFieldCountDeltas } from '../../src/custom-fields/value-counts-postgres.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { openEmptyDatabase, TEST_DIALECTS } from '../helpers/databases.js';
 import { itOnEachDatabase, recordBody, seedCategory, type Tenant, type TestApp } from '../helpers/test-app.js';
 
 type Counts = Record<string, number>;
@@ -186,4 +188,28 @@ describe('custom-field value counts (a cf.<key>=value list total)', () => {
     await assertCountsExact(t, tenant.orgId, 'after writes following the migration');
     await assertEveryTotal(t, tenant, 'after the migration ran again');
   });
+
+  for (const dialect of TEST_DIALECTS) {
+    it(`are counted from the values already stored when the migration first runs, from custom_field_values alone [${dialect}]`, async () => {
+      const { database, close } = await openEmptyDatabase(dialect);
+      try {
+        const db = database.db;
+        for (const migration of migrations.slice(0, migrations.indexOf(customFieldValueCounts))) await migration.up(db, dialect);
+        const values = Array.from({ length: 30 }, (_, i) => ({
+          entity_id: `rec_${i}`, field_key: i % 2 === 0 ? 'boiler_type' : 'floor', org_id: i < 20 ? 'org_a' : 'org_b', entity: i % 7 === 0 ? 'asset' : 'record',
+          text_value: i % 2 === 0 ? ['gas', 'oil'][i % 4 === 0 ? 0 : 1]! : null, number_value: i % 2 === 0 ? null : i % 3, created_at: '2026-01-01T00:00:00.000Z',
+        }));
+        await db.insertInto('custom_field_values').values(values).execute();
+        await customFieldValueCounts.up(db as never, dialect);
+        for (const orgId of ['org_a', 'org_b']) {
+          const { rows } = await sql<{ entity: string; field_key: string; text_value: string; number_value: number; count: string }>`SELECT * FROM custom_field_value_counts WHERE org_id = ${orgId}`.execute(db);
+          assert.deepEqual(Object.fromEntries(rows.map((row) => [keyOf(row), Number(row.count)])), await counted(db, orgId));
+        }
+        const { rows } = await sql<{ count: string }>`SELECT count FROM custom_field_value_counts`.execute(db);
+        assert.equal(rows.reduce((sum, row) => sum + Number(row.count), 0), 30);
+      } finally {
+        await close();
+      }
+    });
+  }
 });
