@@ -51,6 +51,8 @@ export type MatchingEntities = SelectQueryBuilder<Tables, 'custom_field_values',
 export interface CustomFieldFilter {
   condition: CustomFieldCondition;
   matching: (db: Executor) => MatchingEntities;
+  /** The same for any condition on the same entity: for a statement compiled once with the condition's values as parameters. */
+  matchingOf: (db: Executor, orgId: string, condition: CustomFieldCondition) => MatchingEntities;
   /** An exact condition's: how many entities it matches, from the maintained counts instead of the index (undefined for a range). */
   counted?: CountedTotal;
 }
@@ -70,6 +72,7 @@ export async function customFieldFilters(checks: CustomFieldChecks, db: Executor
   return conditions.map((condition) => ({
     condition,
     matching: (executor: Executor) => checks.matching(executor, orgId, entity, condition),
+    matchingOf: (executor: Executor, ofOrg: string, other: CustomFieldCondition) => checks.matching(executor, ofOrg, entity, other),
     ...(condition.operator === '=' ? { counted: checks.counted(orgId, entity, condition) } : {}),
   }));
 }

@@ -9,7 +9,7 @@ import type { Page } from '../db/page.js';
 import type { ListCheckpoints, ListScope } from './list-checkpoints.js';
 import { inListOrder, inOneSnapshot, pageInOneSnapshot, pageWalk, type CheckpointedList, type PageWalk, type WalkOrder } from '../db/list-pages.js';
 import type { RecordListQuery } from './schemas.js';
-import { customFieldPageRecords, customFieldRecords, customFieldTotal } from './list-custom-fields.js';
+import { CustomFieldPages, customFieldPageRecords, customFieldRecords, customFieldTotal } from './list-custom-fields.js';
 import type { CustomFieldFilter } from '../custom-field-values.js';
 
 /** A list's filter: the query's, with `overdue` read against `now` (set by RecordService). */
@@ -60,6 +60,8 @@ export class RecordListReads implements RecordLists {
   private readonly statusPageAfterQueries;
   /** A person's, team's or vendor's work orders (assigneeId alone), and how many: compiled once too. */
   private readonly assigneePageQueries;
+  /** Pages of a list by one exact `cf.` value alone: compiled once too. */
+  private readonly customFieldPages;
   private readonly assigneeTotal = preparedQuery((db, p: { orgId: string; assigneeId: string }) => assigneeTotalQuery(db, p));
 
   constructor(
@@ -67,6 +69,7 @@ export class RecordListReads implements RecordLists {
     protected readonly counts: RecordCounts,
     protected readonly pageQuery: PageQuery,
   ) {
+    this.customFieldPages = new CustomFieldPages(pageQuery);
     this.organizationPageQueries = pageQueriesByShape(pageQuery, (db, p: { orgId: string; limit: number; offset: number }) => ({
       matching: db.selectFrom('records').where('org_id', '=', p.orgId),
       window: p,
@@ -110,7 +113,8 @@ export class RecordListReads implements RecordLists {
         const total = byCustomField.counted ? await byCustomField.counted.read(snapshot) : Number((await customFieldTotal(snapshot, byCustomField).executeTakeFirst())?.n ?? 0);
         const walk = pageWalk(page, total);
         if (!walk) return { rows: [], total };
-        const matching = customFieldPageRecords(snapshot, byCustomField, walk, walk.order);
+        if (byCustomField.condition.operator === '=') return { rows: inListOrder((await this.customFieldPages.read(snapshot, orgId, byCustomField, walk, form)).rows, walk), total };
+        const matching = customFieldPageRecords(snapshot, byCustomField.matching(snapshot), walk, walk.order);
         const result = await snapshot.executeQuery(this.pageQuery(snapshot, matching, { ...walk, offset: 0 }, form).compile());
         return { rows: inListOrder(result.rows, walk), total };
       });
