@@ -62,13 +62,15 @@ export async function listChecklists(db: Executor, orgId: string, page: Page): P
 }
 
 /**
- * The work order an answer is for, share-locked until commit on PostgreSQL: a completion holds the
- * row's exclusive lock while it reads the answers (records/extensions.ts), so an answer either
- * commits before that read or finds the work order completed.
+ * The work order an answer is for, held until commit on PostgreSQL by an update that changes no value:
+ * a completion either holds the row's lock while it reads the answers (records/extensions.ts), so
+ * that an answer commits before that read or finds the work order completed, or is written as one
+ * statement that stands only if the row is still the very version it read before the answers
+ * (RecordWrites), which this update replaces. A share lock would leave the row as it was.
  */
 export async function findRecordForAnswer(tx: Tx, orgId: string, id: string): Promise<RecordsTable | undefined> {
-  const query = tx.selectFrom('records').selectAll().where('id', '=', id).where('org_id', '=', orgId);
-  return (takesRowLocks(tx) ? query.forShare() : query).executeTakeFirst();
+  if (!takesRowLocks(tx)) return tx.selectFrom('records').selectAll().where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return tx.updateTable('records').set({ version: sql<number>`version` }).where('id', '=', id).where('org_id', '=', orgId).returningAll().executeTakeFirst();
 }
 
 export async function answersOf(db: Executor, orgId: string, recordId: string): Promise<ChecklistAnswersTable[]> {

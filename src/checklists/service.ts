@@ -111,10 +111,11 @@ export class ChecklistService implements RecordChecklists {
     return this.views(db, orgId, recordId, JSON.parse(record.checklists) as RecordChecklist[]);
   }
 
-  private async views(db: Executor, orgId: string, recordId: string, given: RecordChecklist[]): Promise<RecordChecklistView[]> {
+  /** `followUps: false` when no follow-up id is wanted (a completion's statement names none). */
+  private async views(db: Executor, orgId: string, recordId: string, given: RecordChecklist[], { followUps: withFollowUps = true } = {}): Promise<RecordChecklistView[]> {
     const [versions, answers] = await Promise.all([this.versionItems.of(db, orgId, given), repo.answersOf(db, orgId, recordId)]);
     // Only an item with onFail ever gets a follow-up.
-    const followUps = [...versions.values()].some((items) => items.some((item) => item.onFail)) ? await repo.followUpsOf(db, orgId, recordId) : new Map<string, string | null>();
+    const followUps = withFollowUps && [...versions.values()].some((items) => items.some((item) => item.onFail)) ? await repo.followUpsOf(db, orgId, recordId) : new Map<string, string | null>();
     return given.map((ref) => {
       const items = versions.get(`${ref.checklistId}:${ref.version}`)!;
       const mine = new Map(answers.filter((a) => a.checklist_id === ref.checklistId).map((a) => [a.item_key, a]));
@@ -214,18 +215,42 @@ export class ChecklistService implements RecordChecklists {
 
   /** RecordChecklists: in the completion's transaction, the work order locked; 409 while a required item is unanswered. */
   async completing(tx: Tx, record: RecordsTable, now: string): Promise<StatementChecklist[]> {
-    const views = await this.views(tx, record.org_id, record.id, JSON.parse(record.checklists) as RecordChecklist[]);
+    const views = await this.completionViews(tx, record);
+    return this.statementOf(views, (ids) => this.fileDigests(tx, record, ids, now));
+  }
+
+  /**
+   * RecordChecklists: the gate and the answers of a completion written as one statement (PostgreSQL),
+   * read outside a transaction. Undefined when an answer names files: marking them as evidence is a
+   * write of its own, which the transactional path makes.
+   */
+  async completingAtOnce(db: Executor, record: RecordsTable): Promise<StatementChecklist[] | undefined> {
+    const views = await this.completionViews(db, record);
+    if (views.some((view) => view.answers.some((answer) => fileIds(typeTable(view).get(answer.key)!, answer.value).length > 0))) return undefined;
+    return this.statementOf(views, async () => {
+      throw new Error('a completion written as one statement has no files to mark');
+    });
+  }
+
+  /** The work order's checklists with their answers; 409 `checklist_incomplete` while a required item is unanswered. */
+  private async completionViews(db: Executor, record: RecordsTable): Promise<RecordChecklistView[]> {
+    const views = await this.views(db, record.org_id, record.id, JSON.parse(record.checklists) as RecordChecklist[], { followUps: false });
     const missing = views.flatMap((view) => view.missing.map((key) => ({ checklistId: view.checklistId, key })));
     if (missing.length > 0) throw errors.checklistIncomplete(`Required checklist items are not answered: ${missing.map((m) => m.key).join(', ')}.`, missing);
+    return views;
+  }
+
+  /** What the proof carries of the checklists: one builder for both paths, so that their statements are the same bytes. */
+  private async statementOf(views: readonly RecordChecklistView[], digests: (ids: readonly string[]) => Promise<NonNullable<StatementAnswer['files']>>): Promise<StatementChecklist[]> {
     const statement: StatementChecklist[] = [];
     for (const view of views) {
-      const types = new Map(view.items.map((item) => [item.key, item.type]));
+      const types = typeTable(view);
       const answers: StatementAnswer[] = [];
       for (const answer of view.answers) {
         const type = types.get(answer.key)!;
         const entry: StatementAnswer = { key: answer.key, type, value: answer.value, failed: answer.failed, answeredBy: answer.answeredBy, answeredAt: answer.answeredAt };
-        const ids = type === 'photo' ? (answer.value as { attachmentIds: string[] }).attachmentIds : type === 'signature' ? [(answer.value as { attachmentId: string }).attachmentId] : [];
-        if (ids.length > 0) entry.files = await this.fileDigests(tx, record, ids, now);
+        const ids = fileIds(type, answer.value);
+        if (ids.length > 0) entry.files = await digests(ids);
         answers.push(entry);
       }
       statement.push({ checklistId: view.checklistId, version: view.version, name: view.name, answers });
@@ -245,3 +270,13 @@ export class ChecklistService implements RecordChecklists {
   }
 }
 
+function typeTable(view: RecordChecklistView): Map<string, string> {
+  return new Map(view.items.map((item) => [item.key, item.type]));
+}
+
+/** The attachments a photo or signature answer names. */
+function fileIds(type: string, value: unknown): string[] {
+  if (type === 'photo') return (value as { attachmentIds: string[] }).attachmentIds;
+  if (type === 'signature') return [(value as { attachmentId: string }).attachmentId];
+  return [];
+}

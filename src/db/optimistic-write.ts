@@ -83,6 +83,8 @@ export interface AppendedChange<Row> {
   appends: RowAppends;
   /** What else must still hold when the statement runs, beyond the row's version (see AppendConditions). */
   conditions?: Pick<AppendConditions, 'counted' | 'existing' | 'decrement'>;
+  /** The row must still be the very version `decide` read, not only at its `version` (AppendConditions.update.rowStamp). */
+  rowStamp?: string;
 }
 
 export interface OneStatementWrite<Row extends { id: string; org_id: string; version: number }, Result> {
@@ -156,7 +158,7 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
       await readAfresh();
       continue;
     }
-    const { next, appends, conditions } = decided;
+    const { next, appends, conditions, rowStamp } = decided;
     const answer = present(next);
     const set = changedColumns(current, next);
     if (!set && guessed) {
@@ -171,7 +173,7 @@ export async function writeOptimisticallyInOneStatement<Row extends { id: string
     }
     const { outcome, current: stood } = set
       ? await appends
-          .writeIfAtVersion(writes, { ...conditions, update: { table, id: current.id, orgId: current.org_id, version: current.version, set, ...(change.lockRowFirst ? { lockFirst: true } : {}) }, ...(claim ? { claim } : {}) })
+          .writeIfAtVersion(writes, { ...conditions, update: { table, id: current.id, orgId: current.org_id, version: current.version, set, ...(change.lockRowFirst ? { lockFirst: true } : {}), ...(rowStamp !== undefined ? { rowStamp } : {}) }, ...(claim ? { claim } : {}) })
           .catch((error: unknown): { outcome: 'stale'; current?: undefined } => {
             if (isTransientConflict(error)) return { outcome: 'stale' };
             throw error;

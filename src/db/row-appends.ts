@@ -198,19 +198,23 @@ function conditionalStatement(
   let source = 'gate';
   let asItStood = '';
   if (conditions.update) {
-    const { table, id, orgId, version, set } = conditions.update;
+    const { table, id, orgId, version, set, rowStamp } = conditions.update;
     const columns = Object.keys(set);
-    shape.push(`update ${table} ${columns.join(',')}`);
+    shape.push(`update ${table} ${columns.join(',')}${rowStamp !== undefined ? ' stamped' : ''}`);
     const values = columns.map((column) => bind(set[column]));
     const idParameter = bind(id);
     const orgParameter = bind(orgId);
     const versionParameter = bind(version);
+    const stampParameter = rowStamp !== undefined ? bind(rowStamp) : '';
     source = 'updated';
     if (withText) {
       const assignments = columns.map((column, i) => `${quote(column)} = ${values[i]}`);
       const guarded = hasRequired ? ' AND EXISTS (SELECT 1 FROM gate)' : '';
+      // Checked again on the row's newest version when the UPDATE waited for another writer of it
+      // (READ COMMITTED), which a condition read in the statement's snapshot would not be.
+      const stamped = rowStamp !== undefined ? ` AND "xmin" = ${stampParameter}::xid` : '';
       ctes.push(
-        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND "version" = ${versionParameter}${guarded} RETURNING 1 AS ok)`,
+        `updated AS (UPDATE ${quote(table)} SET ${assignments.join(', ')} WHERE "id" = ${idParameter} AND ${inOrganizationSql(orgParameter)} AND "version" = ${versionParameter}${stamped}${guarded} RETURNING 1 AS ok)`,
       );
       // The main query sees the statement's snapshot, not what its UPDATE wrote: the row as it stood.
       // The uncorrelated NOT EXISTS is checked once, so a write that succeeded reads nothing more.
@@ -281,9 +285,11 @@ export interface AppendConditions {
    * A versioned row to change, only if it is still at `version` (an optimistic write): nothing is
    * written when another write changed it meanwhile ('stale'). With `lockFirst` it is locked before
    * any other row the statement locks (the order its transactional twin takes them in); found at
-   * another version, it then closes the gate ('missing').
+   * another version, it then closes the gate ('missing'). With `rowStamp` (the row's `xmin` as read),
+   * it must also be the very row version read: a write that leaves `version` as it is (an answer to a
+   * checklist, src/checklists/repository.ts) makes it 'stale' too. Not with `lockFirst`.
    */
-  update?: { table: TableName; id: string; orgId: string; version: number; set: Row; lockFirst?: boolean };
+  update?: { table: TableName; id: string; orgId: string; version: number; set: Row; lockFirst?: boolean; rowStamp?: string };
   /**
    * A row whose `column` must hold at least `amount`, taken from it once everything else is written
    * (stock issued). With `flagBelow`, its `flagBelow.column` must already say whether what is left is

@@ -36,6 +36,13 @@ export interface RecordChecklists {
    * 409 `checklist_incomplete` while a required item is unanswered; otherwise what the proof carries.
    */
   completing(tx: Tx, record: RecordsTable, now: string): Promise<StatementChecklist[]>;
+  /**
+   * The same gate and the same answers for a completion written as one statement, read through `db`
+   * outside any transaction: the statement stands only if the work order's row is still the one read
+   * before the answers (RecordWrites). Undefined when only the transaction can complete it: an answer
+   * names files, which the completion marks as evidence.
+   */
+  completingAtOnce(db: Executor, record: RecordsTable): Promise<StatementChecklist[] | undefined>;
 }
 
 /** Before the checklists feature plugs in: no work order has a checklist. */
@@ -47,6 +54,9 @@ export const NO_CHECKLISTS: RecordChecklists = {
   async completing() {
     return [];
   },
+  async completingAtOnce() {
+    return [];
+  },
 };
 
 /** Whether completing the work order must wait for checklist answers (and so run in a transaction). */
@@ -55,16 +65,17 @@ export function hasChecklists(row: Pick<RecordsTable, 'checklists'>): boolean {
 }
 
 /**
- * Locks the work order's row until commit (PostgreSQL; SQLite's writer is alone). An answer share-
- * locks the row while it checks that the work order is still open, so a completion that holds this
- * lock reads every answer committed before it, and an answer after it finds the work order COMPLETED.
+ * Locks the work order's row until commit (PostgreSQL; SQLite's writer is alone). An answer holds
+ * the row (an update that changes no value) while it checks that the work order is still open, so a
+ * completion that holds this lock reads every answer committed before it, and an answer after it
+ * finds the work order COMPLETED.
  */
 export async function lockRecordForCompletion(tx: Tx, orgId: string, id: string): Promise<void> {
   if (!takesRowLocks(tx)) return;
   await sql`SELECT 1 FROM records WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`.execute(tx);
 }
 
-/** Thrown by a completion decided without a transaction when the work order has checklists: it is decided again in one. */
+/** Thrown by a completion decided without a transaction that only a transaction can make (see completingAtOnce): it is decided again in one. */
 export class CompletionNeedsTransaction extends Error {
   override name = 'CompletionNeedsTransaction';
 }

@@ -280,7 +280,7 @@ export class RecordService {
     if (!evidenceToResolve && !reassigns) {
       const decide = (current: RecordsTable, known: readonly RecordEventsTable[] | undefined) => this.decideAtOnce(principal, action, input, current, known);
       const acted = this.writes.actAtOnce({ orgId: principal.orgId, id, action, acceptedVersions, decide }, within);
-      // A work order with checklists completes in a transaction, which waits for its answers.
+      // A completion that must mark files named by checklist answers as evidence completes in a transaction.
       if (acted) return acted.catch((error: unknown) => (error instanceof CompletionNeedsTransaction ? this.actInTransaction(principal, id, action, input, acceptedVersions, within) : Promise.reject(error)));
     }
     return this.actInTransaction(principal, id, action, input, acceptedVersions, within);
@@ -320,8 +320,10 @@ export class RecordService {
 
   /** A lifecycle action decided for a write without a transaction (RecordWrites.actAtOnce), reading through the database. */
   private async decideAtOnce(principal: Principal, action: LifecycleAction, input: ActionInput, current: RecordsTable, known: readonly RecordEventsTable[] | undefined): Promise<DecidedAction> {
-    if (action === 'complete' && hasChecklists(current)) throw new CompletionNeedsTransaction();
     const { next, data } = applyAction(current, action, input, isoNow(this.clock));
+    // The completion gate, read outside a transaction: the write stands only if no answer came since (RecordWrites).
+    const checklists = action === 'complete' && hasChecklists(current) ? await this.checklists.completingAtOnce(this.db, current) : [];
+    if (!checklists) throw new CompletionNeedsTransaction();
     const { appends, entry } = actionAppends(principal, current, next, action, data);
     if (current.status !== next.status) await this.counts.countMoved(this.db, next.org_id, current.status, next.status, appends);
     if (action !== 'complete') return { next, appends, entry };
@@ -330,7 +332,7 @@ export class RecordService {
     // holds as many entries as the proof was made from.
     const before = known ?? (await listHistory(this.db, next.org_id, next.id));
     const history = [...before, entry].map(toHistoryEntry);
-    await this.runCompletionHooks(this.db, principal, next, history, [], appends);
+    await this.runCompletionHooks(this.db, principal, next, history, [], appends, checklists);
     const sameHistory = { table: 'record_events' as const, where: { record_id: next.id, org_id: next.org_id }, count: before.length };
     return { next, appends, entry, historyBefore: before, conditions: { counted: [sameHistory] } };
   }
