@@ -11,10 +11,11 @@ import { actorName, type Principal } from '../principal.js';
 import { findStored, markEvidence } from '../attachments/repository.js';
 import type { MeterService } from '../meters/service.js';
 import type { RecordService } from '../records/service.js';
-import type { RecordChecklists, StatementAnswer, StatementChecklist } from '../records/extensions.js';
+import type { CompletionAtOnce, RecordChecklists, StatementAnswer, StatementChecklist } from '../records/extensions.js';
 import type { RecordChecklist } from '../records/schemas.js';
 import type { RecordsTable } from '../records/tables.js';
-import type { ChecklistsTable } from './tables.js';
+import type { ChecklistAnswersTable, ChecklistsTable } from './tables.js';
+import { answersWithRowStamp } from './answers-postgres.js';
 import type { Answer, Checklist, ChecklistItem, CreateChecklistInput, RecordChecklistView, UpdateChecklistInput } from './schemas.js';
 import { checkAnswer, itemProblems } from './items.js';
 import * as repo from './repository.js';
@@ -111,9 +112,10 @@ export class ChecklistService implements RecordChecklists {
     return this.views(db, orgId, recordId, JSON.parse(record.checklists) as RecordChecklist[]);
   }
 
-  /** `followUps: false` when no follow-up id is wanted (a completion's statement names none). */
-  private async views(db: Executor, orgId: string, recordId: string, given: RecordChecklist[], { followUps: withFollowUps = true } = {}): Promise<RecordChecklistView[]> {
-    const [versions, answers] = await Promise.all([this.versionItems.of(db, orgId, given), repo.answersOf(db, orgId, recordId)]);
+  /** `followUps: false` when no follow-up id is wanted (a completion's statement names none); `answers` when already read. */
+  private async views(db: Executor, orgId: string, recordId: string, given: RecordChecklist[], options: { followUps?: boolean; answers?: ChecklistAnswersTable[] } = {}): Promise<RecordChecklistView[]> {
+    const withFollowUps = options.followUps ?? true;
+    const [versions, answers] = await Promise.all([this.versionItems.of(db, orgId, given), options.answers ?? repo.answersOf(db, orgId, recordId)]);
     // Only an item with onFail ever gets a follow-up.
     const followUps = withFollowUps && [...versions.values()].some((items) => items.some((item) => item.onFail)) ? await repo.followUpsOf(db, orgId, recordId) : new Map<string, string | null>();
     return given.map((ref) => {
@@ -220,21 +222,25 @@ export class ChecklistService implements RecordChecklists {
   }
 
   /**
-   * RecordChecklists: the gate and the answers of a completion written as one statement (PostgreSQL),
-   * read outside a transaction. Undefined when an answer names files: marking them as evidence is a
-   * write of its own, which the transactional path makes.
+   * RecordChecklists, PostgreSQL: the gate and the answers of a completion written as one statement,
+   * read outside a transaction with the row version they belong to. Undefined when the work order is
+   * no longer at `record.version`, or when an answer names files: marking them as evidence is a write
+   * of its own, which the transactional path makes.
    */
-  async completingAtOnce(db: Executor, record: RecordsTable): Promise<StatementChecklist[] | undefined> {
-    const views = await this.completionViews(db, record);
+  async completingAtOnce(db: Executor, record: RecordsTable): Promise<CompletionAtOnce | undefined> {
+    const read = await answersWithRowStamp(db, record.org_id, record.id);
+    if (!read || read.version !== record.version) return undefined;
+    const views = await this.completionViews(db, record, read.answers);
     if (views.some((view) => view.answers.some((answer) => fileIds(typeTable(view).get(answer.key)!, answer.value).length > 0))) return undefined;
-    return this.statementOf(views, async () => {
+    const checklists = await this.statementOf(views, async () => {
       throw new Error('a completion written as one statement has no files to mark');
     });
+    return { checklists, rowStamp: read.rowStamp };
   }
 
   /** The work order's checklists with their answers; 409 `checklist_incomplete` while a required item is unanswered. */
-  private async completionViews(db: Executor, record: RecordsTable): Promise<RecordChecklistView[]> {
-    const views = await this.views(db, record.org_id, record.id, JSON.parse(record.checklists) as RecordChecklist[], { followUps: false });
+  private async completionViews(db: Executor, record: RecordsTable, answers?: ChecklistAnswersTable[]): Promise<RecordChecklistView[]> {
+    const views = await this.views(db, record.org_id, record.id, JSON.parse(record.checklists) as RecordChecklist[], { followUps: false, ...(answers ? { answers } : {}) });
     const missing = views.flatMap((view) => view.missing.map((key) => ({ checklistId: view.checklistId, key })));
     if (missing.length > 0) throw errors.checklistIncomplete(`Required checklist items are not answered: ${missing.map((m) => m.key).join(', ')}.`, missing);
     return views;

@@ -37,12 +37,18 @@ export interface RecordChecklists {
    */
   completing(tx: Tx, record: RecordsTable, now: string): Promise<StatementChecklist[]>;
   /**
-   * The same gate and the same answers for a completion written as one statement, read through `db`
-   * outside any transaction: the statement stands only if the work order's row is still the one read
-   * before the answers (RecordWrites). Undefined when only the transaction can complete it: an answer
-   * names files, which the completion marks as evidence.
+   * PostgreSQL: the same gate and the same answers for a completion written as one statement, read
+   * through `db` outside any transaction, with the stamp of the row version they were read with.
+   * Undefined when only the transaction can complete it: the work order is no longer at
+   * `record.version`, or an answer names files, which the completion marks as evidence.
    */
-  completingAtOnce(db: Executor, record: RecordsTable): Promise<StatementChecklist[] | undefined>;
+  completingAtOnce(db: Executor, record: RecordsTable): Promise<CompletionAtOnce | undefined>;
+}
+
+/** A completion's checklists read outside a transaction; the write must find the row still at `rowStamp` (AppendConditions.update.rowStamp). */
+export interface CompletionAtOnce {
+  checklists: StatementChecklist[];
+  rowStamp: string;
 }
 
 /** Before the checklists feature plugs in: no work order has a checklist. */
@@ -55,7 +61,7 @@ export const NO_CHECKLISTS: RecordChecklists = {
     return [];
   },
   async completingAtOnce() {
-    return [];
+    throw new Error('no work order has a checklist before the checklists feature plugs in');
   },
 };
 

@@ -116,25 +116,20 @@ const findRecordWithHistoryQuery = preparedQuery((db, p: { orgId: string; id: st
   db
     .selectFrom('records')
     .selectAll('records')
-    .select([
+    .select(
       sql<RecordEventsTable[]>`(SELECT coalesce(json_agg(entry ORDER BY entry.id), '[]'::json) FROM (
         SELECT e.id, e.org_id, e.record_id, e.action, e.from_status, e.to_status, e.actor_key_id, e.actor_name, e.data, e.created_at
         FROM record_events AS e WHERE e.record_id = records.id AND e.org_id = records.org_id) AS entry)`.as('history'),
-      sql<string>`records.xmin::text`.as('row_stamp'),
-    ])
+    )
     .where('id', '=', p.id)
     .where('org_id', IN_ORGANIZATION, p.orgId),
 );
 
-/**
- * `rowStamp` is the row version's `xmin`: a completion with checklists reads their answers after it
- * and is written only if the row is still that very version (AppendConditions.update.rowStamp).
- */
-export async function findRecordWithHistory(db: Executor, orgId: string, id: string): Promise<{ record: RecordsTable; history: RecordEventsTable[]; rowStamp: string } | undefined> {
+export async function findRecordWithHistory(db: Executor, orgId: string, id: string): Promise<{ record: RecordsTable; history: RecordEventsTable[] } | undefined> {
   const row = (await findRecordWithHistoryQuery(db, { orgId, id })).rows[0];
   if (!row) return undefined;
-  const { history, row_stamp: rowStamp, ...record } = row;
-  return { record, history, rowStamp };
+  const { history, ...record } = row;
+  return { record, history };
 }
 
 type RecordColumn = Exclude<keyof RecordsTable, 'id' | 'org_id'>;

@@ -321,9 +321,10 @@ export class RecordService {
   /** A lifecycle action decided for a write without a transaction (RecordWrites.actAtOnce), reading through the database. */
   private async decideAtOnce(principal: Principal, action: LifecycleAction, input: ActionInput, current: RecordsTable, known: readonly RecordEventsTable[] | undefined): Promise<DecidedAction> {
     const { next, data } = applyAction(current, action, input, isoNow(this.clock));
-    // The completion gate, read outside a transaction: the write stands only if no answer came since (RecordWrites).
-    const checklists = action === 'complete' && hasChecklists(current) ? await this.checklists.completingAtOnce(this.db, current) : [];
-    if (!checklists) throw new CompletionNeedsTransaction();
+    // The completion gate, read outside a transaction: the write stands only if no answer came since.
+    const answered = action === 'complete' && hasChecklists(current) ? await this.checklists.completingAtOnce(this.db, current) : { checklists: [] };
+    if (!answered) throw new CompletionNeedsTransaction();
+    const rowStamp = 'rowStamp' in answered ? { rowStamp: answered.rowStamp } : {};
     const { appends, entry } = actionAppends(principal, current, next, action, data);
     if (current.status !== next.status) await this.counts.countMoved(this.db, next.org_id, current.status, next.status, appends);
     if (action !== 'complete') return { next, appends, entry };
@@ -332,9 +333,9 @@ export class RecordService {
     // holds as many entries as the proof was made from.
     const before = known ?? (await listHistory(this.db, next.org_id, next.id));
     const history = [...before, entry].map(toHistoryEntry);
-    await this.runCompletionHooks(this.db, principal, next, history, [], appends, checklists);
+    await this.runCompletionHooks(this.db, principal, next, history, [], appends, answered.checklists);
     const sameHistory = { table: 'record_events' as const, where: { record_id: next.id, org_id: next.org_id }, count: before.length };
-    return { next, appends, entry, historyBefore: before, conditions: { counted: [sameHistory] } };
+    return { next, appends, entry, historyBefore: before, conditions: { counted: [sameHistory] }, ...rowStamp };
   }
 
   private async runCompletionHooks(

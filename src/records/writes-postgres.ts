@@ -8,7 +8,6 @@ import { historyWith, RecentRecords } from './recent-records.js';
 import { findRecord, findRecordWithHistory, toWorkOrder } from './repository.js';
 import type { WorkOrder } from './schemas.js';
 import { translateReferenceError, type ActAtOnce, type CreateAtOnce, type RecordWrites } from './writes.js';
-import { CompletionNeedsTransaction, hasChecklists } from './extensions.js';
 
 /**
  * PostgreSQL: a create, and every lifecycle action whose completion resolves no evidence (given or
@@ -53,7 +52,7 @@ export class PostgresRecordWrites implements RecordWrites {
     if (within && !within.claim) return undefined;
     // A completion's proof carries the history: read with the work order, or remembered with it
     // (RecentRecords), it costs no round trip of its own.
-    let historyRead: { version: number; entries: RecordEventsTable[]; rowStamp: string } | undefined;
+    let historyRead: { version: number; entries: RecordEventsTable[] } | undefined;
     const guess = this.recentRecords.recall(orgId, id);
     const guessedHistory = guess && this.recentRecords.recallHistory(guess);
     // The history after the decided write, when known: remembered with the work order as written.
@@ -67,7 +66,7 @@ export class PostgresRecordWrites implements RecordWrites {
         action === 'complete'
           ? async (db) => {
               const found = await findRecordWithHistory(db, orgId, id);
-              historyRead = found && { version: found.record.version, entries: found.history, rowStamp: found.rowStamp };
+              historyRead = found && { version: found.record.version, entries: found.history };
               return found?.record;
             }
           : (db) => findRecord(db, orgId, id),
@@ -75,15 +74,8 @@ export class PostgresRecordWrites implements RecordWrites {
       onWritten: (row) => this.recentRecords.remember(row, historyAfter?.version === row.version ? historyAfter.entries : undefined),
       onStaleGuess: () => this.recentRecords.forget(id),
       decide: async (current) => {
-        const read = historyRead?.version === current.version ? historyRead : undefined;
-        // The checklists' answers are read after the row's stamp, and the write stands only if the row
-        // is still that version: an answer rewrites the row (findRecordForAnswer) without a new version.
-        const rowStamp = action === 'complete' && hasChecklists(current) ? read?.rowStamp : undefined;
-        // Remembered or answered back by a failed write, the row comes without its stamp: a remembered
-        // one is read afresh (writeOptimisticallyInOneStatement), the other completes in a transaction.
-        if (action === 'complete' && hasChecklists(current) && rowStamp === undefined) throw new CompletionNeedsTransaction();
-        const known = read ? read.entries : current === guess ? guessedHistory : undefined;
-        const { next, appends, entry, historyBefore, conditions } = await decide(current, known);
+        const known = historyRead?.version === current.version ? historyRead.entries : current === guess ? guessedHistory : undefined;
+        const { next, appends, entry, historyBefore, conditions, rowStamp } = await decide(current, known);
         historyAfter = { version: next.version, entries: historyWith(historyBefore ?? known, entry) };
         return { next, appends, ...(conditions ? { conditions } : {}), ...(rowStamp !== undefined ? { rowStamp } : {}) };
       },

@@ -49,6 +49,8 @@ export interface DecidedAction {
   /** The history before the entry, when the decision read it (a completion's proof carries it). */
   historyBefore?: readonly RecordEventsTable[];
   conditions?: Pick<AppendConditions, 'counted'>;
+  /** The row must still be the very version its checklists' answers were read with (RecordChecklists.completingAtOnce). */
+  rowStamp?: string;
 }
 
 export interface ActAtOnce {
