@@ -57,12 +57,25 @@ export interface CustomFieldFilter {
   counted?: CountedTotal;
 }
 
+/** One exact value of a field as custom_field_value_counts keys it (migration 0030): the other column '' or 0. */
+export interface CountedValue {
+  orgId: string;
+  entity: string;
+  key: string;
+  textValue: string;
+  numberValue: number;
+}
+
 /** How many entities hold one exact value, from the counts migration 0030 keeps, read in the caller's snapshot. */
 export interface CountedTotal {
+  /** The value counted, as the counts key it. */
+  value: CountedValue;
   /** On its own, in `executor`'s snapshot. */
   read(executor: Executor): Promise<number>;
   /** As a scalar expression of a statement that reads the page too (one snapshot, one round trip). */
   inStatement(): RawBuilder<string>;
+  /** The same for any value (placeholders of a statement compiled once: preparedQuery). */
+  inStatementOf(value: CountedValue): RawBuilder<string>;
 }
 
 /** A list's `cf.` parameters as filters (none when there are none): read once per request, against the fields of now. */

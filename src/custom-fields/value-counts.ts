@@ -1,15 +1,8 @@
 import type { RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
-import type { CustomFieldCondition, CustomFieldEntity } from '../custom-field-values.js';
+import type { CountedValue, CustomFieldCondition, CustomFieldEntity } from '../custom-field-values.js';
 
-/** One exact value of a field as custom_field_value_counts keys it (migration 0030): the other column '' or 0. */
-export interface CountedValue {
-  orgId: string;
-  entity: string;
-  key: string;
-  textValue: string;
-  numberValue: number;
-}
+export type { CountedValue };
 
 /**
  * How many entities hold one exact value. One per database: value-counts-sqlite.ts (counted in

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/database.js';
-import type { QueryResult } from 'kysely';
+import type { QueryResult, RawBuilder } from 'kysely';
 import type { CustomFieldFilter, MatchingEntities } from '../custom-field-values.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { MatchingRecords, PageQuery, RowForm } from './list-repository.js';
@@ -33,7 +33,7 @@ export function customFieldTotal(db: Executor, filter: CustomFieldFilter) {
  * A page of a list by one `cf.` condition alone: ids and sort keys from the index (the window applied
  * there, in order for an exact value), then those rows by id. The caller applies no offset of its own.
  */
-export function customFieldPageRecords(db: Executor, matching: MatchingEntities, window: { limit: number; offset: number }, order: WalkOrder): MatchingRecords {
+export function customFieldPageRecords(db: Executor, matching: MatchingEntities, window: { limit: number | RawBuilder<number>; offset: number }, order: WalkOrder): MatchingRecords {
   const direction = order === 'newest-first' ? 'desc' : 'asc';
   const ids = matching
     .clearSelect()

@@ -18,6 +18,8 @@ import {
   type RowForm,
 } from './list-repository.js';
 import { postgresRecordCounts, postgresTotal } from './record-counts-postgres.js';
+import { customFieldPageRecords } from './list-custom-fields.js';
+import type { CustomFieldFilter } from '../custom-field-values.js';
 import { JSON_COLUMNS, WORK_ORDER_FIELDS } from './repository.js';
 import { TABLE_COLUMNS } from '../db/table-columns.js';
 
@@ -74,13 +76,22 @@ async function pageWithTotalOnPostgres(db: Executor, orgId: string, filter: Reco
     const [row] = rows as { data: string | null; total: string | number }[];
     return { recordsJson: row?.data ?? '', total: Number(row?.total ?? 0) };
   }
+  const byCustomField = filtersByOneCustomFieldOnly(filter);
+  if (byCustomField?.counted && byCustomField.condition.operator === '=') {
+    // One exact `cf.` value alone: its first page from the values' index, with its maintained count;
+    // later pages as on SQLite (CustomFieldPages), which walk the same index.
+    if (page.offset !== 0) return undefined;
+    const { condition, counted } = byCustomField;
+    const statement = customFieldFirstPageStatement(byCustomField, page.limit);
+    const { rows } = await statement(db, { orgId, key: condition.key, value: condition.value, textValue: counted.value.textValue, numberValue: counted.value.numberValue });
+    const [row] = rows as { data: string | null; total: string | number }[];
+    return { recordsJson: row?.data ?? '', total: Number(row?.total ?? 0) };
+  }
   const byStatusOnly = filtersByStatusOnly(filter);
   const params = { orgId, ...(filter.status !== undefined ? { status: filter.status } : {}), limit: page.limit, offset: page.offset };
   // Filters other than status vary too much to compile once; their total is a COUNT(*) of the same rows.
   const matching = byStatusOnly ? undefined : narrow(organizationRecords(db, orgId, filter), filter);
-  // One exact `cf.` value alone: its maintained count (migration 0030), not a COUNT(*) of its work orders.
-  const maintained = byStatusOnly ? undefined : filtersByOneCustomFieldOnly(filter)?.counted?.inStatement();
-  const counted = matching && (maintained ?? sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`);
+  const counted = matching && sql<string>`(${matching.select((eb) => eb.fn.countAll().as('n'))})`;
   if (page.offset === 0) {
     const { rows } = matching
       ? await db.executeQuery(firstPageWithTotal(db, matching, counted!, page.limit).compile())
@@ -164,11 +175,11 @@ function firstPageWithTotalStatement(byStatus: boolean, limit: number): FirstPag
  * generic plan is the index walk a fresh plan would be, and each connection keeps it.
  */
 type FirstPageStatement = (executor: Executor, params: { orgId: string; status?: string; assigneeId?: string }) => Promise<QueryResult<unknown>>;
-const firstPageStatements = new Map<string, FirstPageStatement>();
+const firstPageStatements = new Map<string, unknown>();
 
 /** The first-page statement named by `key` (its form, order, scope and limit), built once. */
-function firstPageStatement(key: string, build: () => FirstPageStatement): FirstPageStatement {
-  let statement = firstPageStatements.get(key);
+function firstPageStatement<S = FirstPageStatement>(key: string, build: () => S): S {
+  let statement = firstPageStatements.get(key) as S | undefined;
   if (!statement) firstPageStatements.set(key, (statement = build()));
   return statement;
 }
@@ -179,6 +190,27 @@ function assigneeFirstPageStatement(limit: number): (executor: Executor, params:
     preparedQuery((db, p: { orgId: string; assigneeId?: string; status?: string }) => {
       const window = { orgId: p.orgId, assigneeId: p.assigneeId!, limit, offset: 0 };
       return firstPageWithTotal(db, assigneePageRecords(db, window, 'newest-first'), sql<string>`(${assigneeTotalQuery(db, window)})`, sql.lit(limit));
+    }),
+  );
+}
+
+type CustomFieldFirstPageParams = { orgId: string; key: string; value: string | number; textValue: string; numberValue: number };
+
+/**
+ * The first page of a list by one exact `cf.` value alone, with its maintained count, its LIMIT in
+ * the text (see FirstPageStatement): one per value column and limit. The page's ids and sort keys come
+ * from the values' (org_id, entity, field_key, value, created_at, id) index in list order, 50 entries
+ * for 50 work orders; driven from the work orders instead, PostgreSQL sorted every match of the value
+ * (a fifth of the organization in the bench) for each page. `filter`'s matchingOf and inStatementOf
+ * are the same for every filter of a work-order list, so the statement serves any key and value.
+ */
+function customFieldFirstPageStatement(filter: CustomFieldFilter, limit: number): (executor: Executor, params: CustomFieldFirstPageParams) => Promise<QueryResult<unknown>> {
+  const { column } = filter.condition;
+  return firstPageStatement(`json+total cf ${column} ${limit}`, () =>
+    preparedQuery((db, p: CustomFieldFirstPageParams) => {
+      const matching = filter.matchingOf(db, p.orgId, { key: p.key, column, operator: '=', value: p.value });
+      const total = filter.counted!.inStatementOf({ orgId: p.orgId, entity: 'record', key: p.key, textValue: p.textValue, numberValue: p.numberValue });
+      return firstPageWithTotal(db, customFieldPageRecords(db, matching, { limit: sql.lit(limit), offset: 0 }, 'newest-first'), total, sql.lit(limit));
     }),
   );
 }
