@@ -2,6 +2,8 @@
 // SQLite and on PostgreSQL (with WO_BENCH_DATABASE_URL or WO_TEST_DATABASE_URL): the migrations
 // before it run on an empty database, 1M rows are inserted with one INSERT … SELECT, then 0028 alone
 // is timed. Its columns carry constant defaults, so it should not depend on the number of rows.
+// Then 0030 (the counts per exact custom-field value), after one value per work order (five distinct
+// values) is written: it reads custom_field_values once, so it grows with the values, not the work orders.
 //   npx tsx bench/tools/migration-timing.ts [rows]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,11 +14,12 @@ import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { checklistsAndCustomFields } from '../../src/db/migrations/0028-checklists-custom-fields.js';
+import { customFieldValueCounts } from '../../src/db/migrations/0030-custom-field-value-counts.js';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const now = '2026-01-01T00:00:00.000Z';
 
-async function timeOn(database: Database): Promise<{ seedMs: number; migrationMs: number }> {
+async function timeOn(database: Database): Promise<{ seedMs: number; migrationMs: number; countsMs: number }> {
   const { db, dialect } = database;
   for (const migration of migrations.slice(0, migrations.indexOf(checklistsAndCustomFields))) await migration.up(db, dialect);
   await db.insertInto('organizations').values({ id: 'org_m', name: 'm', created_at: now }).execute();
@@ -35,7 +38,16 @@ async function timeOn(database: Database): Promise<{ seedMs: number; migrationMs
   const migrationMs = performance.now() - start;
   const [row] = (await sql<{ n: number }>`SELECT count(*) AS n FROM records WHERE custom_fields = '{}' AND checklists = '[]'`.execute(db)).rows;
   if (Number(row!.n) !== ROWS) throw new Error(`expected ${ROWS} rows reading {} and [], found ${row!.n}`);
-  return { seedMs, migrationMs };
+  for (const migration of migrations.slice(migrations.indexOf(checklistsAndCustomFields) + 1, migrations.indexOf(customFieldValueCounts))) await migration.up(db, dialect);
+  await sql`
+    INSERT INTO custom_field_values (entity_id, field_key, org_id, entity, text_value, number_value, created_at)
+    SELECT id, 'boiler_type', org_id, 'record', 'type ' || (CAST(substr(id, 5) AS integer) % 5), NULL, created_at FROM records`.execute(db);
+  const countsStart = performance.now();
+  await customFieldValueCounts.up(db, dialect);
+  const countsMs = performance.now() - countsStart;
+  const [counted] = (await sql<{ n: number }>`SELECT sum(count) AS n FROM custom_field_value_counts`.execute(db)).rows;
+  if (Number(counted!.n) !== ROWS) throw new Error(`expected ${ROWS} values counted, found ${counted!.n}`);
+  return { seedMs, migrationMs, countsMs };
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'wo-migration-'));
@@ -43,7 +55,7 @@ try {
   const sqlite = openDatabase({ sqlitePath: path.join(dir, 'wo.sqlite') });
   try {
     const result = await timeOn(sqlite);
-    console.log(`sqlite: ${ROWS} work orders seeded in ${(result.seedMs / 1000).toFixed(1)} s; migration 0028 took ${result.migrationMs.toFixed(1)} ms`);
+    console.log(`sqlite: ${ROWS} work orders seeded in ${(result.seedMs / 1000).toFixed(1)} s; migration 0028 took ${result.migrationMs.toFixed(1)} ms; 0030 over ${ROWS} values took ${result.countsMs.toFixed(1)} ms`);
   } finally {
     await sqlite.close();
   }
@@ -62,7 +74,7 @@ if (url) {
   const postgres = openDatabase({ url: target.toString() });
   try {
     const result = await timeOn(postgres);
-    console.log(`postgres: ${ROWS} work orders seeded in ${(result.seedMs / 1000).toFixed(1)} s; migration 0028 took ${result.migrationMs.toFixed(1)} ms`);
+    console.log(`postgres: ${ROWS} work orders seeded in ${(result.seedMs / 1000).toFixed(1)} s; migration 0028 took ${result.migrationMs.toFixed(1)} ms; 0030 over ${ROWS} values took ${result.countsMs.toFixed(1)} ms`);
   } finally {
     await postgres.close();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
