@@ -164,7 +164,7 @@ export function attachmentRoutes(attachments: AttachmentService, maxBytes: numbe
           if (range.kind === 'part') reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
           // A HEAD reads no chunk: it would only drain them.
           if (request.method === 'HEAD') return reply.send(Readable.from([]));
-          // One chunk read ahead at most: a byte high-water mark, which every chunk exceeds.
+          // One piece buffered at most (a byte high-water mark, which every piece exceeds); the next chunk is read ahead.
           return reply.send(Readable.from(read(start, end), { objectMode: false, highWaterMark: 1 }));
         },
       });

@@ -187,13 +187,19 @@ export class AttachmentService {
         };
         let next = ahead(first);
         for (let n = first; n <= last; n++) {
-          const bytes = await next;
+          const pieces = await next;
           if (n < last) next = ahead(n + 1);
           // Deleted while being read: the connection is cut rather than the file ending short.
-          if (!bytes) throw new Error(`chunk ${n} of attachment ${row.id} is gone`);
+          if (!pieces) throw new Error(`chunk ${n} of attachment ${row.id} is gone`);
+          // The wanted bytes of the chunk, [from, to), out of its pieces.
           const from = n === first ? start - n * row.chunk_bytes : 0;
-          const to = n === last ? end - n * row.chunk_bytes + 1 : bytes.length;
-          yield from === 0 && to === bytes.length ? bytes : bytes.subarray(from, to);
+          const to = n === last ? end - n * row.chunk_bytes + 1 : Infinity;
+          let offset = 0;
+          for (const piece of pieces) {
+            const [a, b] = [Math.max(from - offset, 0), Math.min(to - offset, piece.length)];
+            offset += piece.length;
+            if (a < b) yield a === 0 && b === piece.length ? piece : piece.subarray(a, b);
+          }
         }
       },
     };

@@ -12,13 +12,24 @@ import copyStreams from 'pg-copy-streams';
  * (`pg.escapeLiteral`). Meant for a few rows: they are all held until the statement ends.
  */
 export async function copyRowsOut(pool: pg.Pool, text: string): Promise<(Buffer | null)[][]> {
+  const rows = await copyRowPiecesOut(pool, text);
+  return rows.map((row) => row.map((field) => field && (field.length === 1 ? field[0]! : Buffer.concat(field))));
+}
+
+/**
+ * copyRowsOut with each field as the slices of the pieces it arrived in, copied nowhere: a field of
+ * 512 KiB comes in several socket reads, and joining them allocated as many bytes again, which is
+ * what set off the garbage collector's full collections while a file was downloaded (one per 25 MiB
+ * file: it collects when off-heap memory grows by that much).
+ */
+export async function copyRowPiecesOut(pool: pg.Pool, text: string): Promise<(Buffer[] | null)[][]> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
     const pieces: Buffer[] = [];
     const stream = client.query(copyStreams.to(`COPY (${text}) TO STDOUT (FORMAT binary)`));
     for await (const piece of stream) pieces.push(piece as Buffer);
-    return parseBinaryCopy(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
+    return parseBinaryCopyPieces(pieces);
   } catch (error) {
     // A COPY cut short may leave the session mid-protocol: the pool drops it rather than reuse it.
     broken = error as Error;
@@ -32,24 +43,72 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
 /** The binary COPY format (PostgreSQL docs, "COPY", "Binary Format"): header, tuples, trailer. */
 export function parseBinaryCopy(data: Buffer): (Buffer | null)[][] {
-  if (data.length < 19 || !data.subarray(0, 11).equals(SIGNATURE)) throw new Error('not a binary COPY stream');
-  let at = 19 + data.readUInt32BE(15);
-  const rows: (Buffer | null)[][] = [];
+  return parseBinaryCopyPieces([data]).map((row) => row.map((field) => field && (field.length === 1 ? field[0]! : Buffer.concat(field))));
+}
+
+/** parseBinaryCopy over the pieces a stream brought, split anywhere: each field as slices of them. */
+export function parseBinaryCopyPieces(pieces: readonly Buffer[]): (Buffer[] | null)[][] {
+  const reader = new PiecesReader(pieces);
+  const header = reader.bytes(19);
+  if (!header || !header.subarray(0, 11).equals(SIGNATURE)) throw new Error('not a binary COPY stream');
+  reader.skip(header.readUInt32BE(15));
+  const rows: (Buffer[] | null)[][] = [];
   for (;;) {
-    const fields = data.readInt16BE(at);
-    at += 2;
+    const fields = reader.int(2);
     if (fields === -1) return rows;
-    const row: (Buffer | null)[] = [];
+    const row: (Buffer[] | null)[] = [];
     for (let i = 0; i < fields; i++) {
-      const length = data.readInt32BE(at);
-      at += 4;
-      if (length === -1) {
-        row.push(null);
-        continue;
-      }
-      row.push(data.subarray(at, at + length));
-      at += length;
+      const length = reader.int(4);
+      row.push(length === -1 ? null : reader.slices(length));
     }
     rows.push(row);
+  }
+}
+
+/** Reads across pieces: small integers copied out when they straddle two, a field's bytes as slices. */
+class PiecesReader {
+  private piece = 0;
+  private at = 0;
+
+  constructor(private readonly pieces: readonly Buffer[]) {}
+
+  /** `n` bytes as one buffer (a copy only when they straddle pieces), undefined when the stream ends first. */
+  bytes(n: number): Buffer | undefined {
+    const slices = this.slices(n, false);
+    if (!slices) return undefined;
+    return slices.length === 1 ? slices[0]! : Buffer.concat(slices);
+  }
+
+  int(size: 2 | 4): number {
+    const bytes = this.bytes(size);
+    if (!bytes) throw new Error('a binary COPY stream ended mid-row');
+    return size === 2 ? bytes.readInt16BE(0) : bytes.readInt32BE(0);
+  }
+
+  skip(n: number): void {
+    if (!this.slices(n, false)) throw new Error('a binary COPY stream ended in its header');
+  }
+
+  slices(n: number): Buffer[];
+  slices(n: number, required: false): Buffer[] | undefined;
+  slices(n: number, required = true): Buffer[] | undefined {
+    const out: Buffer[] = [];
+    let left = n;
+    while (left > 0) {
+      const piece = this.pieces[this.piece];
+      if (!piece) {
+        if (required) throw new Error('a binary COPY stream ended mid-field');
+        return undefined;
+      }
+      const take = Math.min(left, piece.length - this.at);
+      if (take > 0) out.push(piece.subarray(this.at, this.at + take));
+      this.at += take;
+      left -= take;
+      if (this.at === piece.length) {
+        this.piece++;
+        this.at = 0;
+      }
+    }
+    return out.length === 0 ? [Buffer.alloc(0)] : out;
   }
 }
