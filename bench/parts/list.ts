@@ -4,6 +4,7 @@ import { removeDataDir, serverRunner, startService, temporaryDataDir } from '../
 import { bracketedMeasurement, check, isClean, loadMeasurement, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
 import { benchPersonId, seedCategory, seedDirectory, seededForPerson, seedRecords } from '../lib/seed-records.js';
 import { callApi, createTenant } from '../lib/tenant.js';
+import { compareReads, fixedRead, rotatingRead, sameAnswer, startReadsReference, type ReadComparison, type ReadSide, type ReadUnderTest } from '../lib/read-references.js';
 
 const CONNECTIONS = 10;
 
@@ -42,6 +43,47 @@ export async function measureAssigneeAgainstStatus(
     clean ? ratio <= ASSIGNEE_FILTER_CPU_RATIO : null,
   );
   return { measurements: status.flatMap((m, i) => [m, assignee[i]!]), target };
+}
+
+/** The organization size at which each read is measured beside the reference reads server (issue 51). */
+export const READS_REFERENCE_SIZE = 100_000;
+
+/**
+ * Issue 51: the reads of a `size` organization beside bench/reference-reads-server.ts on the same
+ * database (the whole list at offsets 0 and 50 %, status=OPEN at 0, one work order by id), after
+ * checking that the reference answers the same bytes.
+ */
+export async function compareWithReference(
+  label: string,
+  total: number,
+  openTotal: number,
+  service: ReadSide,
+  reference: ReadSide,
+  measure: ReadComparison['measure'],
+): Promise<{ measurements: Measurement[]; targets: TargetCheck[]; notes: string[] }> {
+  const page = await callApiAs<{ records: { id: string }[] }>(service, `/api/v1/records?limit=100&offset=${Math.floor(total / 3)}`);
+  const idPaths = page.records.map((record) => `/api/v1/records/${record.id}`);
+  const half = Math.floor(total / 2);
+  const reads: ReadUnderTest[] = [
+    fixedRead(`GET /records list ${label} offset 0`, '/api/v1/records?limit=50&offset=0'),
+    fixedRead(`GET /records list ${label} offset ${half} (50%)`, `/api/v1/records?limit=50&offset=${half}`),
+    fixedRead(`GET /records list ${label} status=OPEN offset 0`, '/api/v1/records?limit=50&status=OPEN&offset=0'),
+    rotatingRead(`GET /records/{id} (${idPaths.length} ids in turn)`, idPaths),
+  ];
+  const notes: string[] = [`the reads reference (bench/reference-reads-server.ts) was checked to answer the same bytes as the service for the first page, the page at 50 %, status=OPEN and one work order (${openTotal} OPEN)`];
+  for (const path of ['/api/v1/records?limit=50&offset=0', `/api/v1/records?limit=50&offset=${half}`, '/api/v1/records?limit=50&status=OPEN&offset=0', idPaths[0]!]) {
+    const differs = await sameAnswer(service, reference, path);
+    if (differs) throw new Error(differs);
+  }
+  const compared = await compareReads({ label: '', reads, service, reference, measure });
+  return { ...compared, notes };
+}
+
+async function callApiAs<T>(side: ReadSide, path: string): Promise<T> {
+  const base = Array.isArray(side.url) ? side.url[0]! : side.url;
+  const response = await fetch(`${base}${path}`, { headers: side.headers });
+  if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);
+  return (await response.json()) as T;
 }
 
 /** Organization sizes to measure, smallest first; BENCH_LIST_SIZES=10000,100000 shortens a run. */
@@ -134,6 +176,20 @@ export async function runListPart(): Promise<PartResult> {
           targets.push(compared.target);
         } else {
           measurements.push(await measureAt(assigneeUrl, `list ${label} assigneeId (${expected} of them) offset 0`)());
+        }
+
+        if (size === READS_REFERENCE_SIZE) {
+          const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: sqlitePath });
+          try {
+            const compared = await compareWithReference(label, all.body.total, open.body.total, { url: service.baseUrl, headers: tenant.readHeaders, server: service }, { url: reference.baseUrl, headers: tenant.readHeaders, server: reference }, (name, _connections, load) =>
+              load().then((figures) => loadMeasurement(name, figures, null)),
+            );
+            measurements.push(...compared.measurements);
+            targets.push(...compared.targets);
+            notes.push(...compared.notes);
+          } finally {
+            await reference.stop();
+          }
         }
 
         const peak = service.peakRssMb();

@@ -1,0 +1,122 @@
+// The reads' yardstick (issue 51, bench `list`): GET /api/v1/records and GET /api/v1/records/{id} done
+// the plainest way on the service's own database, beside the service in the same run. Per request
+// exactly the work the contract promises: the Bearer key looked up by its SHA-256 (revocation, expiry and
+// the records:read scope checked), the page (ORDER BY created_at DESC, id DESC with LIMIT and OFFSET on
+// the service's index), its exact total from the service's maintained counts in the same snapshot, and
+// the same JSON written with JSON.stringify from rows mapped by the service's own toWorkOrder. No Kysely,
+// no hooks, no metrics, no access log, no Link header, no ETag.
+//
+// REFERENCE_SQLITE_PATH names the service's SQLite file (opened read-only: WAL lets it read beside the
+// service), or REFERENCE_DATABASE_URL its PostgreSQL database (a pg pool of 10, as the service's).
+import { createHash } from 'node:crypto';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { serveUntilStopped } from './lib/serve-until-stopped.js';
+import { toWorkOrder } from '../src/records/repository.js';
+import type { RecordsTable } from '../src/records/tables.js';
+
+interface KeyRow {
+  org_id: string;
+  scopes: string;
+  revoked_at: string | null;
+  expires_at: string | null;
+}
+
+/** What a database must answer: a key by hash, a page with its total (one snapshot), one work order. */
+interface Reads {
+  key(hash: string): Promise<KeyRow | undefined>;
+  page(orgId: string, status: string | undefined, limit: number, offset: number): Promise<{ rows: RecordsTable[]; total: number }>;
+  one(orgId: string, id: string): Promise<RecordsTable | undefined>;
+  close(): void;
+}
+
+function sqliteReads(file: string): Reads {
+  const db = new SqliteDatabase(file, { readonly: true });
+  db.pragma('query_only = ON');
+  const key = db.prepare<[string], KeyRow>('SELECT org_id, scopes, revoked_at, expires_at FROM api_keys WHERE key_hash = ?');
+  const pageAll = db.prepare<[string, number, number], RecordsTable>('SELECT * FROM records WHERE org_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?');
+  const pageStatus = db.prepare<[string, string, number, number], RecordsTable>('SELECT * FROM records WHERE org_id = ? AND status = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?');
+  const totalAll = db.prepare<[string], { n: number | null }>('SELECT sum(count) AS n FROM record_counters WHERE org_id = ?');
+  const totalStatus = db.prepare<[string, string], { n: number | null }>('SELECT sum(count) AS n FROM record_counters WHERE org_id = ? AND status = ?');
+  const one = db.prepare<[string, string], RecordsTable>('SELECT * FROM records WHERE id = ? AND org_id = ?');
+  // A deferred read transaction: the page and its total from one snapshot.
+  const page = db.transaction((orgId: string, status: string | undefined, limit: number, offset: number) => {
+    const rows = status === undefined ? pageAll.all(orgId, limit, offset) : pageStatus.all(orgId, status, limit, offset);
+    const total = Number((status === undefined ? totalAll.get(orgId) : totalStatus.get(orgId, status))?.n ?? 0);
+    return { rows, total };
+  });
+  return {
+    key: async (hash) => key.get(hash),
+    page: async (orgId, status, limit, offset) => page(orgId, status, limit, offset),
+    one: async (orgId, id) => one.get(id, orgId),
+    close: () => db.close(),
+  };
+}
+
+function postgresReads(url: string): Reads {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', () => {});
+  // The total beside the page's rows, in one statement (one snapshot), as the maintained counts plus
+  // their unfolded deltas; a page past the end still answers its total (the LEFT JOIN's one row).
+  const total = (status: string) => `(SELECT coalesce(sum(n), 0) FROM (
+      SELECT count AS n FROM record_counters WHERE org_id = $1${status}
+      UNION ALL SELECT count_delta FROM record_count_deltas WHERE org_id = $1${status}) AS counted)`;
+  const pageText = (byStatus: boolean) => {
+    const status = byStatus ? ' AND status = $4' : '';
+    return `SELECT t.total, p.* FROM (SELECT ${total(status)} AS total) t LEFT JOIN LATERAL (
+        SELECT * FROM records WHERE org_id = $1${status} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) p ON true`;
+  };
+  const statements = { all: { name: 'reference-page-all', text: pageText(false) }, status: { name: 'reference-page-status', text: pageText(true) } };
+  return {
+    async key(hash) {
+      const { rows } = await pool.query<KeyRow>({ name: 'reference-key', text: 'SELECT org_id, scopes, revoked_at, expires_at FROM api_keys WHERE key_hash = $1', values: [hash] });
+      return rows[0];
+    },
+    async page(orgId, status, limit, offset) {
+      const statement = status === undefined ? statements.all : statements.status;
+      const { rows } = await pool.query<RecordsTable & { total: string }>({ ...statement, values: status === undefined ? [orgId, limit, offset] : [orgId, limit, offset, status] });
+      return { rows: rows.filter((row: RecordsTable) => row.id !== null), total: Number(rows[0]?.total ?? 0) };
+    },
+    async one(orgId, id) {
+      const { rows } = await pool.query<RecordsTable>({ name: 'reference-one', text: 'SELECT * FROM records WHERE id = $1 AND org_id = $2', values: [id, orgId] });
+      return rows[0];
+    },
+    close: () => void pool.end(),
+  };
+}
+
+const sqlitePath = process.env.REFERENCE_SQLITE_PATH;
+const databaseUrl = process.env.REFERENCE_DATABASE_URL;
+if (!sqlitePath && !databaseUrl) throw new Error('set REFERENCE_SQLITE_PATH or REFERENCE_DATABASE_URL');
+const reads = sqlitePath ? sqliteReads(sqlitePath) : postgresReads(databaseUrl!);
+
+const problem = (reply: FastifyReply, status: number, code: string) => reply.code(status).type('application/problem+json').send(JSON.stringify({ status, code }));
+
+/** The organization of a key that may read work orders, or undefined (answered 401). */
+async function readerOrg(request: FastifyRequest): Promise<string | undefined> {
+  const header = request.headers.authorization;
+  if (!header?.startsWith('Bearer ')) return undefined;
+  const row = await reads.key(createHash('sha256').update(header.slice(7)).digest('hex'));
+  if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= new Date().toISOString())) return undefined;
+  return row.scopes.split(' ').includes('records:read') ? row.org_id : undefined;
+}
+
+const app = Fastify();
+app.get('/', async () => ({ status: 'ok' }));
+app.get<{ Querystring: { limit?: string; offset?: string; status?: string } }>('/api/v1/records', async (request, reply) => {
+  const orgId = await readerOrg(request);
+  if (!orgId) return problem(reply, 401, 'unauthorized');
+  const limit = Math.min(Math.max(Number(request.query.limit ?? 50) || 50, 1), 200);
+  const offset = Math.max(Number(request.query.offset ?? 0) || 0, 0);
+  const { rows, total } = await reads.page(orgId, request.query.status, limit, offset);
+  return reply.type('application/json').send(JSON.stringify({ records: rows.map(toWorkOrder), total, limit, offset }));
+});
+app.get<{ Params: { id: string } }>('/api/v1/records/:id', async (request, reply) => {
+  const orgId = await readerOrg(request);
+  if (!orgId) return problem(reply, 401, 'unauthorized');
+  const row = await reads.one(orgId, request.params.id);
+  if (!row) return problem(reply, 404, 'not_found');
+  return reply.type('application/json').send(JSON.stringify(toWorkOrder(row)));
+});
+await serveUntilStopped(app, () => reads.close());
