@@ -1,7 +1,8 @@
 import { Baseline, runLoad } from '../../lib/load.js';
 import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
 import { callApi } from '../../lib/tenant.js';
-import { listSizes, measureAssigneeAgainstStatus, MEASURED_PERSON } from '../../parts/list.js';
+import { compareWithReference, listSizes, measureAssigneeAgainstStatus, MEASURED_PERSON, READS_REFERENCE_SIZE } from '../../parts/list.js';
+import { startReadsReference } from '../../lib/read-references.js';
 import { benchPersonId, seededForPerson } from '../../lib/seed-records.js';
 import { measureOnPostgres } from '../measure.js';
 import { onFreshDatabase, postgresPartResult, processesLabel, targetProcesses, type PostgresPartOptions } from '../part-run.js';
@@ -101,6 +102,25 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
             targets.push(compared.target);
           } else {
             measurements.push(await measureAt(assigneeUrl, assigneeName)());
+          }
+          if (size === READS_REFERENCE_SIZE && apiProcesses === checkedOn) {
+            // Issue 51: each read beside the plainest handler doing the same work on this database.
+            const reference = await startReadsReference({ REFERENCE_DATABASE_URL: database.url });
+            try {
+              const compared = await compareWithReference(
+                `${sizeLabel(size)}, ${processesLabel(apiProcesses)}`,
+                all.body.total,
+                open.body.total,
+                { url: api.urls!, headers: tenant.readHeaders, server: api },
+                { url: reference.baseUrl, headers: tenant.readHeaders, server: reference },
+                (name, connections, load) => measureOnPostgres(observer, baseline, { name, connections, load }),
+              );
+              measurements.push(...compared.measurements);
+              targets.push(...compared.targets);
+              notes.push(...compared.notes, 'each read and its reference: CPU per request is the process’s plus PostgreSQL’s');
+            } finally {
+              await reference.stop();
+            }
           }
           memory.push(...deployment.memory(`${sizeLabel(size)} work orders, ${processesLabel(apiProcesses)}`));
         } finally {

@@ -1,0 +1,56 @@
+// The reads reference (bench/reference-reads-server.ts) is only a yardstick if it does the service's
+// work: these check that it answers exactly the service's bytes on the service's own SQLite file, and
+// refuses what the service refuses. (On PostgreSQL the bench checks the same before measuring:
+// bench/lib/read-references.ts, sameAnswer.)
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startBenchScript } from '../../bench/lib/processes.js';
+import { createWorkOrder, seedCategory, startTestApp, type Tenant, type TestApp } from '../helpers/test-app.js';
+
+describe('the reads reference of the bench', () => {
+  let harness: TestApp;
+  let tenant: Tenant;
+  let reference: Awaited<ReturnType<typeof startBenchScript>>;
+  const ids: string[] = [];
+
+  before(async () => {
+    harness = await startTestApp('sqlite');
+    tenant = await harness.newTenant(['records:read', 'records:write', 'categories:read', 'categories:write']);
+    const categoryId = await seedCategory(tenant);
+    for (let i = 0; i < 5; i++) {
+      ids.push(await createWorkOrder(tenant, { categoryId, description: `Leak “${i}” under the sink\n<b>`, metadata: { unit: `4${i}B`, nested: { n: i } }, assignee: i % 2 ? 'Ana' : undefined, priority: i % 2 ? 'HIGH' : 'LOW' }));
+    }
+    const started = await tenant.request({ method: 'POST', url: `/api/v1/records/${ids[1]}/start`, payload: {} });
+    assert.equal(started.statusCode, 200, started.body);
+    reference = await startBenchScript('reference-reads-server.ts', '/', { REFERENCE_SQLITE_PATH: path.join(harness.dataDir, 'wo.sqlite') });
+  });
+
+  after(async () => {
+    await reference?.stop();
+    await harness?.close();
+  });
+
+  const fromReference = async (url: string, key: string | null = tenant.key) => {
+    const response = await fetch(`${reference.baseUrl}${url}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    return { status: response.status, body: await response.text() };
+  };
+
+  it('answers every list page and work order with the service’s bytes', async () => {
+    const urls = ['/api/v1/records?limit=50&offset=0', '/api/v1/records?limit=2&offset=2', '/api/v1/records?limit=50&status=OPEN&offset=0', '/api/v1/records?limit=50&status=IN_PROGRESS&offset=0', '/api/v1/records?limit=50&offset=10', ...ids.map((id) => `/api/v1/records/${id}`)];
+    for (const url of urls) {
+      const ours = await tenant.request({ method: 'GET', url });
+      assert.equal(ours.statusCode, 200, url);
+      assert.deepEqual(await fromReference(url), { status: 200, body: ours.body }, url);
+    }
+  });
+
+  it('refuses a missing or unknown key, and a work order of another organization is not found', async () => {
+    assert.equal((await fromReference('/api/v1/records', null)).status, 401);
+    assert.equal((await fromReference('/api/v1/records', `wo_${'x'.repeat(44)}`)).status, 401);
+    const other = await harness.newTenant(['records:read']);
+    assert.equal((await fromReference(`/api/v1/records/${ids[0]}`, other.key)).status, 404);
+    const unscoped = await harness.newTenant(['categories:read']);
+    assert.equal((await fromReference('/api/v1/records', unscoped.key)).status, 401);
+  });
+});
