@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { LineListSize } from './line-lists.js';
+import { foldDeltas, type FoldLock } from '../db/postgres/delta-folds.js';
 
 /** Counters and deltas summed in one statement (one snapshot), as postgresTotal does for work orders. */
 function summedOnPostgres(db: Executor, inList: RawBuilder<unknown>) {
@@ -21,18 +22,18 @@ export const postgresLineListSize: LineListSize = async (db, scope) =>
   (scope.posted === undefined ? await postgresOrganizationSize(db, scope) : await postgresPostedSize(db, { orgId: scope.orgId, posted: scope.posted })).rows[0];
 
 // Class id and key of the transaction-scoped advisory lock that keeps folds from running side by side.
-const FOLD_LOCK = [0x574f, 0x434c4e54] as const; // "WO", "CLNT"
+const FOLD_LOCK: FoldLock = [0x574f, 0x434c4e54]; // "WO", "CLNT"
 
 /**
  * PostgreSQL: moves every committed cost-line count delta into its counter row, in one transaction,
  * so readers see the same sum before and after; one fold at a time (advisory lock), as
  * foldRecordCountDeltas does for work orders. Returns how many deltas it folded.
  */
-export async function foldCostLineCountDeltas(db: Db): Promise<number> {
-  return db.transaction().execute(async (tx) => {
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK[0]}, ${FOLD_LOCK[1]}) AS locked`.execute(tx);
-    if (!rows[0]?.locked) return 0;
-    const folded = await sql<{ deltas: string }>`
+export function foldCostLineCountDeltas(db: Db): Promise<number> {
+  return foldDeltas(
+    db,
+    FOLD_LOCK,
+    sql<{ deltas: string }>`
       WITH folded AS (DELETE FROM cost_line_count_deltas RETURNING org_id, posted, lines_delta, moves_delta),
       sums AS (
         SELECT org_id, posted, sum(lines_delta) AS lines, sum(moves_delta) AS moves, count(*) AS deltas
@@ -44,7 +45,6 @@ export async function foldCostLineCountDeltas(db: Db): Promise<number> {
         ON CONFLICT (org_id, posted) DO UPDATE
           SET lines = cost_line_counters.lines + excluded.lines, moves = cost_line_counters.moves + excluded.moves
       )
-      SELECT coalesce(sum(deltas), 0) AS deltas FROM sums`.execute(tx);
-    return Number(folded.rows[0]?.deltas ?? 0);
-  });
+      SELECT coalesce(sum(deltas), 0) AS deltas FROM sums`,
+  );
 }

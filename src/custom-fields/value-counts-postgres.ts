@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { CountedValue, ValueCount } from './value-counts.js';
+import { foldDeltas, type FoldLock } from '../db/postgres/delta-folds.js';
 
 /** The folded count and the deltas not folded yet, summed in one expression (one snapshot), as postgresTotal does for work orders. */
 function summedCount(p: CountedValue): RawBuilder<string> {
@@ -21,18 +22,18 @@ export const postgresValueCount: ValueCount = {
 };
 
 // Class id and key of the transaction-scoped advisory lock that keeps folds from running side by side.
-const FOLD_LOCK = [0x574f, 0x43465643] as const; // "WO", "CFVC"
+const FOLD_LOCK: FoldLock = [0x574f, 0x43465643]; // "WO", "CFVC"
 
 /**
  * PostgreSQL: moves every committed custom-field count delta into its count row, in one transaction,
  * so readers see the same sum before and after; one fold at a time (advisory lock), as
  * foldRecordCountDeltas does for work orders. Returns how many deltas it folded.
  */
-export async function foldCustomFieldCountDeltas(db: Db): Promise<number> {
-  return db.transaction().execute(async (tx) => {
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK[0]}, ${FOLD_LOCK[1]}) AS locked`.execute(tx);
-    if (!rows[0]?.locked) return 0;
-    const folded = await sql<{ deltas: string }>`
+export function foldCustomFieldCountDeltas(db: Db): Promise<number> {
+  return foldDeltas(
+    db,
+    FOLD_LOCK,
+    sql<{ deltas: string }>`
       WITH folded AS (DELETE FROM custom_field_value_count_deltas RETURNING org_id, entity, field_key, text_value, number_value, count_delta),
       sums AS (
         SELECT org_id, entity, field_key, text_value, number_value, sum(count_delta) AS count, count(*) AS deltas
@@ -43,7 +44,6 @@ export async function foldCustomFieldCountDeltas(db: Db): Promise<number> {
         SELECT org_id, entity, field_key, text_value, number_value, count FROM sums ORDER BY org_id, entity, field_key, text_value, number_value
         ON CONFLICT (org_id, entity, field_key, text_value, number_value) DO UPDATE SET count = custom_field_value_counts.count + excluded.count
       )
-      SELECT coalesce(sum(deltas), 0) AS deltas FROM sums`.execute(tx);
-    return Number(folded.rows[0]?.deltas ?? 0);
-  });
+      SELECT coalesce(sum(deltas), 0) AS deltas FROM sums`,
+  );
 }

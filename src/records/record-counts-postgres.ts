@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { RecordCounts } from './record-counts.js';
+import { foldDeltas, type FoldLock } from '../db/postgres/delta-folds.js';
 
 /**
  * PostgreSQL: every change appends a delta row (migration 0012 says why), and readers add the folded
@@ -61,7 +62,7 @@ const deltaStatusTotal = preparedQuery((db, p: { orgId: string; status: string }
 );
 
 // Class id and key of the transaction-scoped advisory lock that keeps folds from running side by side.
-const FOLD_LOCK = [0x574f, 0x52434e54] as const; // "WO", "RCNT"
+const FOLD_LOCK: FoldLock = [0x574f, 0x52434e54]; // "WO", "RCNT"
 
 /**
  * Moves every committed delta into its counter row, in one transaction, so readers see the same sum
@@ -69,11 +70,11 @@ const FOLD_LOCK = [0x574f, 0x52434e54] as const; // "WO", "RCNT"
  * (advisory lock), so it waits on no create and no create waits on it. Returns how many deltas it
  * folded.
  */
-export async function foldRecordCountDeltas(db: Db): Promise<number> {
-  return db.transaction().execute(async (tx) => {
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${FOLD_LOCK[0]}, ${FOLD_LOCK[1]}) AS locked`.execute(tx);
-    if (!rows[0]?.locked) return 0;
-    const folded = await sql<{ deltas: string }>`
+export function foldRecordCountDeltas(db: Db): Promise<number> {
+  return foldDeltas(
+    db,
+    FOLD_LOCK,
+    sql<{ deltas: string }>`
       WITH folded AS (DELETE FROM record_count_deltas RETURNING org_id, status, count_delta, moves_delta),
       sums AS (
         SELECT org_id, status, sum(count_delta) AS count, sum(moves_delta) AS moves, count(*) AS deltas
@@ -85,7 +86,6 @@ export async function foldRecordCountDeltas(db: Db): Promise<number> {
         ON CONFLICT (org_id, status) DO UPDATE
           SET count = record_counters.count + excluded.count, moves = record_counters.moves + excluded.moves
       )
-      SELECT coalesce(sum(deltas), 0) AS deltas FROM sums`.execute(tx);
-    return Number(folded.rows[0]?.deltas ?? 0);
-  });
+      SELECT coalesce(sum(deltas), 0) AS deltas FROM sums`,
+  );
 }
