@@ -32,6 +32,8 @@ import type { ChunkReader } from './chunk-reader.js';
  * upload in flight and less read past the edges of a Range (docs/architecture.md, "Attachments").
  */
 export const CHUNK_BYTES = 512 * 1024;
+/** How much of a file a download reads with one statement: four chunks of the default size. */
+const READ_RUN_BYTES = 2 * 1024 * 1024;
 
 /** An upload still `uploading` this long after it started was left by a process that died. */
 export const ABANDONED_UPLOAD_MS = 60 * 60_000;
@@ -66,7 +68,7 @@ export class AttachmentService {
     private readonly clock: Clock,
     private readonly maxBytes: number,
     /** How this database hands a chunk's bytes back (chosen per database in feature.ts). */
-    private readonly readChunk: ChunkReader,
+    private readonly readChunks: ChunkReader,
     private readonly chunkBytes = CHUNK_BYTES,
   ) {}
 
@@ -172,33 +174,38 @@ export class AttachmentService {
 
   async openContent(orgId: string, recordId: string, id: string): Promise<AttachmentContent> {
     const row = await this.find(orgId, recordId, id);
-    const readChunk = this.readChunk;
+    const readChunks = this.readChunks;
     return {
       attachment: toAttachment(row),
       async *read(start, end) {
         const first = Math.floor(start / row.chunk_bytes);
         const last = Math.floor(end / row.chunk_bytes);
-        // The next chunk is read while this one is sent: two chunks in memory at most, and the
-        // database's round trip overlaps the client's.
-        const ahead = (n: number) => {
-          const reading = readChunk(row.id, n);
+        // Chunks are read in runs of about READ_RUN_BYTES (one statement each on PostgreSQL), the next
+        // run while this one is sent: two runs in memory at most, and the database's round trip
+        // overlaps the client's.
+        const perRun = Math.max(1, Math.floor(READ_RUN_BYTES / row.chunk_bytes));
+        const ahead = (from: number) => {
+          const reading = readChunks(row.id, from, Math.min(last, from + perRun - 1));
           reading.catch(() => {}); // awaited below; a reader that stops early leaves it unawaited
           return reading;
         };
         let next = ahead(first);
-        for (let n = first; n <= last; n++) {
-          const pieces = await next;
-          if (n < last) next = ahead(n + 1);
-          // Deleted while being read: the connection is cut rather than the file ending short.
-          if (!pieces) throw new Error(`chunk ${n} of attachment ${row.id} is gone`);
-          // The wanted bytes of the chunk, [from, to), out of its pieces.
-          const from = n === first ? start - n * row.chunk_bytes : 0;
-          const to = n === last ? end - n * row.chunk_bytes + 1 : Infinity;
-          let offset = 0;
-          for (const piece of pieces) {
-            const [a, b] = [Math.max(from - offset, 0), Math.min(to - offset, piece.length)];
-            offset += piece.length;
-            if (a < b) yield a === 0 && b === piece.length ? piece : piece.subarray(a, b);
+        for (let runStart = first; runStart <= last; runStart += perRun) {
+          const run = await next;
+          if (runStart + perRun <= last) next = ahead(runStart + perRun);
+          for (const [i, pieces] of run.entries()) {
+            const n = runStart + i;
+            // Deleted while being read: the connection is cut rather than the file ending short.
+            if (!pieces) throw new Error(`chunk ${n} of attachment ${row.id} is gone`);
+            // The wanted bytes of the chunk, [from, to), out of its pieces.
+            const from = n === first ? start - n * row.chunk_bytes : 0;
+            const to = n === last ? end - n * row.chunk_bytes + 1 : Infinity;
+            let offset = 0;
+            for (const piece of pieces) {
+              const [a, b] = [Math.max(from - offset, 0), Math.min(to - offset, piece.length)];
+              offset += piece.length;
+              if (a < b) yield a === 0 && b === piece.length ? piece : piece.subarray(a, b);
+            }
           }
         }
       },
