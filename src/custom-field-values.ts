@@ -72,10 +72,11 @@ export interface CountedTotal {
   value: CountedValue;
   /** On its own, in `executor`'s snapshot. */
   read(executor: Executor): Promise<number>;
-  /** As a scalar expression of a statement that reads the page too (one snapshot, one round trip). */
-  inStatement(): RawBuilder<string>;
-  /** The same for any value (placeholders of a statement compiled once: preparedQuery). */
-  inStatementOf(value: CountedValue): RawBuilder<string>;
+  /**
+   * The count of `value` (this one, or placeholders of a statement compiled once: preparedQuery) as a
+   * scalar expression of a statement that reads the page too (one snapshot, one round trip).
+   */
+  inStatement(value: CountedValue): RawBuilder<string>;
 }
 
 /** A list's `cf.` parameters as filters (none when there are none): read once per request, against the fields of now. */

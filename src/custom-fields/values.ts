@@ -128,6 +128,6 @@ export class CustomFieldValueChecks implements CustomFieldChecks {
 
   counted(orgId: string, entity: CustomFieldEntity, condition: CustomFieldCondition): CountedTotal {
     const value = countedValue(orgId, entity, condition);
-    return { value, read: (executor) => this.valueCount.read(executor, value), inStatement: () => this.valueCount.inStatement(value), inStatementOf: (other) => this.valueCount.inStatement(other) };
+    return { value, read: (executor) => this.valueCount.read(executor, value), inStatement: (counted) => this.valueCount.inStatement(counted) };
   }
 }

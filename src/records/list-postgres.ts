@@ -209,7 +209,7 @@ function customFieldFirstPageStatement(filter: CustomFieldFilter, limit: number)
   return firstPageStatement(`json+total cf ${column} ${limit}`, () =>
     preparedQuery((db, p: CustomFieldFirstPageParams) => {
       const matching = filter.matchingOf(db, p.orgId, { key: p.key, column, operator: '=', value: p.value });
-      const total = filter.counted!.inStatementOf({ orgId: p.orgId, entity: 'record', key: p.key, textValue: p.textValue, numberValue: p.numberValue });
+      const total = filter.counted!.inStatement({ orgId: p.orgId, entity: 'record', key: p.key, textValue: p.textValue, numberValue: p.numberValue });
       return firstPageWithTotal(db, customFieldPageRecords(db, matching, { limit: sql.lit(limit), offset: 0 }, 'newest-first'), total, sql.lit(limit));
     }),
   );

@@ -1,14 +1,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { copyRowPiecesOut, copyRowsOut, parseBinaryCopy, parseBinaryCopyPieces } from './binary-copy.js';
+import { copyRowPiecesOut, parseBinaryCopyPieces } from './binary-copy.js';
 import { QUERY_DEADLINE_GRACE_MS, withQueryDeadline } from './query-deadline.js';
 import { POSTGRES_URL } from '../../../test/helpers/databases.js';
 import { startTcpProxy } from '../../../test/helpers/tcp-proxy.js';
 
+/** Each field's slices joined: what the rows hold, for comparing. */
+const joined = (rows: (Buffer[] | null)[][]) => rows.map((row) => row.map((field) => field && Buffer.concat(field)));
+const copyRowsOut = async (pool: pg.Pool, text: string) => joined(await copyRowPiecesOut(pool, text));
+
 describe('rows read through a binary COPY', () => {
   it('refuses bytes that are not a binary COPY stream', () => {
-    assert.throws(() => parseBinaryCopy(Buffer.from('not a copy stream at all')), /not a binary COPY stream/);
+    assert.throws(() => parseBinaryCopyPieces([Buffer.from('not a copy stream at all')]), /not a binary COPY stream/);
   });
 
   it('reads a stream split anywhere into pieces: each field as slices of them, joined the same bytes', () => {
@@ -19,13 +23,16 @@ describe('rows read through a binary COPY', () => {
     const long = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 251));
     const stream = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), int32(0), int32(4), Buffer.from('ext!'), int16(2), field(long), field(null), int16(2), field(Buffer.alloc(0)), field(Buffer.from('abc')), int16(-1)]);
     const expected = [[long, null], [Buffer.alloc(0), Buffer.from('abc')]];
-    assert.deepEqual(parseBinaryCopy(stream), expected);
+    assert.deepEqual(joined(parseBinaryCopyPieces([stream])), expected);
     for (const size of [1, 2, 3, 5, 7, 19, 64, 301]) {
       const pieces = Array.from({ length: Math.ceil(stream.length / size) }, (_, i) => stream.subarray(i * size, (i + 1) * size));
       const rows = parseBinaryCopyPieces(pieces);
-      assert.deepEqual(rows.map((row) => row.map((f) => f && Buffer.concat(f))), expected, `pieces of ${size} bytes`);
-      // Slices, not copies: the long field's first slice shares the stream's memory.
-      assert.equal(rows[0]![0]![0]!.buffer, stream.buffer);
+      assert.deepEqual(joined(rows), expected, `pieces of ${size} bytes`);
+      // Slices, not copies: the long field's first slice is the stream's own memory (not merely the
+      // same pooled ArrayBuffer, which a small copy would share too).
+      const slice = rows[0]![0]![0]!;
+      assert.equal(slice.buffer, stream.buffer);
+      assert.ok(slice.byteOffset >= stream.byteOffset && slice.byteOffset + slice.length <= stream.byteOffset + stream.length, 'inside the stream');
     }
     assert.throws(() => parseBinaryCopyPieces([stream.subarray(0, 40)]), /ended mid-field/);
   });

@@ -3,24 +3,16 @@ import copyStreams from 'pg-copy-streams';
 
 /**
  * The rows of a query, read through `COPY (…) TO STDOUT (FORMAT binary)`: every field as the bytes
- * PostgreSQL sends in its binary format (a `bytea` is its bytes), null for SQL NULL.
+ * PostgreSQL sends in its binary format (a `bytea` is its bytes), null for SQL NULL, as the slices of
+ * the pieces it arrived in, copied nowhere: a field of 512 KiB comes in several socket reads, and
+ * joining them allocated as many bytes again, which set off the garbage collector's full collections
+ * while a file was downloaded (one per 25 MiB file: it collects when off-heap memory grows by that much).
  *
  * Why COPY: node-postgres 8 decodes every field of a DataRow as UTF-8 text, its `binary: true` mode
  * included (which then mangles each byte over 0x7f), so the text format was its only correct way to
  * read a `bytea`: hex, twice the size, decoded again on this side. COPY's CopyData messages reach
  * pg-copy-streams undecoded. COPY takes no parameters: `text` must carry its values as literals
  * (`pg.escapeLiteral`). Meant for a few rows: they are all held until the statement ends.
- */
-export async function copyRowsOut(pool: pg.Pool, text: string): Promise<(Buffer | null)[][]> {
-  const rows = await copyRowPiecesOut(pool, text);
-  return rows.map((row) => row.map((field) => field && (field.length === 1 ? field[0]! : Buffer.concat(field))));
-}
-
-/**
- * copyRowsOut with each field as the slices of the pieces it arrived in, copied nowhere: a field of
- * 512 KiB comes in several socket reads, and joining them allocated as many bytes again, which is
- * what set off the garbage collector's full collections while a file was downloaded (one per 25 MiB
- * file: it collects when off-heap memory grows by that much).
  */
 export async function copyRowPiecesOut(pool: pg.Pool, text: string): Promise<(Buffer[] | null)[][]> {
   const client = await pool.connect();
@@ -41,12 +33,7 @@ export async function copyRowPiecesOut(pool: pg.Pool, text: string): Promise<(Bu
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 
-/** The binary COPY format (PostgreSQL docs, "COPY", "Binary Format"): header, tuples, trailer. */
-export function parseBinaryCopy(data: Buffer): (Buffer | null)[][] {
-  return parseBinaryCopyPieces([data]).map((row) => row.map((field) => field && (field.length === 1 ? field[0]! : Buffer.concat(field))));
-}
-
-/** parseBinaryCopy over the pieces a stream brought, split anywhere: each field as slices of them. */
+/** The binary COPY format (PostgreSQL docs, "COPY", "Binary Format": header, tuples, trailer) over the pieces a stream brought, split anywhere: each field as slices of them. */
 export function parseBinaryCopyPieces(pieces: readonly Buffer[]): (Buffer[] | null)[][] {
   const reader = new PiecesReader(pieces);
   const header = reader.bytes(19);
