@@ -11,6 +11,11 @@ import { onFreshDatabase, postgresPartResult, type PostgresPartOptions } from '.
 const FILE_BYTES = 25 * 1024 * 1024;
 /** Rounds of each way of reading it, alternated so that the machine's drift falls on both alike. */
 const ROUNDS = 7;
+/**
+ * Reads of the file in each round, one after the other: one 25 MiB read lasts 30 to 80 ms here, short
+ * enough that a scheduling hiccup on the two shared cores swung a single read's rate threefold.
+ */
+const READS_PER_ROUND = 4;
 const TARGET_RATIO = 0.5;
 
 const execFileAsync = promisify(execFile);
@@ -57,11 +62,17 @@ export async function runPostgresDownloadsPart(_options: PostgresPartOptions): P
         return bytes;
       };
       const url = `${baseUrl}/api/v1/records/${record.body.id}/attachments/${attachmentId}/content`;
+      // READS_PER_ROUND downloads on one connection, each timed by curl from its request to its last byte.
       const curl = async () => {
-        const { stdout } = await execFileAsync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', '-H', `authorization: ${tenant.readHeaders.authorization}`, url]);
-        const [status, bytes, seconds] = stdout.trim().split(' ');
-        if (status !== '200') throw new Error(`curl's download answered ${status}`);
-        return { bytes: Number(bytes), seconds: Number(seconds) };
+        const transfers = Array.from({ length: READS_PER_ROUND }, () => ['-o', '/dev/null', url]).flat();
+        const { stdout } = await execFileAsync('curl', ['-s', '-w', '%{http_code} %{size_download} %{time_total}\\n', '-H', `authorization: ${tenant.readHeaders.authorization}`, ...transfers]);
+        let [bytes, seconds] = [0, 0];
+        for (const line of stdout.trim().split('\n')) {
+          const [status, size, time] = line.split(' ');
+          if (status !== '200' || Number(size) !== FILE_BYTES) throw new Error(`curl's download answered ${status} with ${size} bytes`);
+          [bytes, seconds] = [bytes + Number(size), seconds + Number(time)];
+        }
+        return { bytes, seconds };
       };
       const binaryCopy = async () => {
         let bytes = 0;
@@ -76,8 +87,13 @@ export async function runPostgresDownloadsPart(_options: PostgresPartOptions): P
         return bytes;
       };
       const timed = (read: () => Promise<number>) => async () => {
+        let bytes = 0;
         const started = process.hrtime.bigint();
-        const bytes = await read();
+        for (let i = 0; i < READS_PER_ROUND; i++) {
+          const read1 = await read();
+          if (read !== binaryCopy && read1 !== FILE_BYTES) throw new Error(`a read gave ${read1} bytes, not ${FILE_BYTES}`);
+          bytes += read1;
+        }
         return { bytes, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
       };
       const withCurl = await curlAvailable();
@@ -85,28 +101,30 @@ export async function runPostgresDownloadsPart(_options: PostgresPartOptions): P
       const rates: Record<string, number[]> = Object.fromEntries(Object.keys(ways).map((name) => [name, []]));
       for (let round = 0; round < ROUNDS; round++) {
         for (const [name, read] of Object.entries(ways) as [string, () => Promise<{ bytes: number; seconds: number }>][]) {
-          const { bytes, seconds } = await read();
-          if (name !== 'binaryCopy' && bytes !== FILE_BYTES) throw new Error(`${name} read ${bytes} bytes, not ${FILE_BYTES}`);
-          rates[name]!.push(FILE_BYTES / 1e6 / seconds);
+          const { seconds } = await read();
+          rates[name]!.push((READS_PER_ROUND * FILE_BYTES) / 1e6 / seconds);
         }
       }
       const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
       const [fetchRate, copyRate, hexRate] = [median(rates.http!), median(rates.binaryCopy!), median(rates.hexSelect!)];
       const httpRate = withCurl ? median(rates.curl!) : fetchRate;
       const reader = withCurl ? 'curl' : 'fetch';
-      const ratio = httpRate / copyRate;
+      // The ratio of each round (its download against its own binary read, moments apart), then their median:
+      // the machine's drift over the part moved both rates alike, so it cancels within a round.
+      const httpRates = withCurl ? rates.curl! : rates.http!;
+      const ratio = median(httpRates.map((rate, round) => rate / rates.binaryCopy![round]!));
       const round1 = (value: number) => Math.round(value * 10) / 10;
       return postgresPartResult('downloads', run.server, {
         measurements: [
           { name: `download 25 MiB over HTTP (1 API process), read by ${reader}`, value: round1(httpRate), unit: 'MB/s', ratio: Math.round(ratio * 100) / 100 },
-          ...(withCurl ? [{ name: 'the same download read by fetch', value: round1(fetchRate), unit: 'MB/s', ratio: Math.round((fetchRate / copyRate) * 100) / 100 }] : []),
+          ...(withCurl ? [{ name: 'the same download read by fetch', value: round1(fetchRate), unit: 'MB/s', ratio: Math.round(median(rates.http!.map((rate, round) => rate / rates.binaryCopy![round]!)) * 100) / 100 }] : []),
           { name: 'plain pg: one COPY (FORMAT binary) of the same chunk rows', value: round1(copyRate), unit: 'MB/s' },
           { name: 'plain pg: SELECT of each chunk (hex text format)', value: round1(hexRate), unit: 'MB/s' },
         ],
         memory: deployment.memory('1 API process'),
-        targets: [{ target: `a 25 MiB download (read by ${reader}) reaches ≥ ${TARGET_RATIO} × a plain pg binary read of the same rows`, actual: `${ratio.toFixed(2)} (${round1(httpRate)} / ${round1(copyRate)} MB/s)`, pass: ratio >= TARGET_RATIO }],
+        targets: [{ target: `a 25 MiB download (read by ${reader}) reaches ≥ ${TARGET_RATIO} × a plain pg binary read of the same rows`, actual: `${ratio.toFixed(2)}, the median round's (medians ${round1(httpRate)} / ${round1(copyRate)} MB/s)`, pass: ratio >= TARGET_RATIO }],
         notes: [
-          `medians of ${ROUNDS} alternating rounds of each read; MB/s is 10^6 bytes a second; the COPY figure counts the file's bytes, not the COPY framing (a few bytes a chunk)`,
+          `${ROUNDS} alternating rounds of ${READS_PER_ROUND} reads of each kind; rates are medians over the rounds, the ratio the median of each round's own ratio; MB/s is 10^6 bytes a second; the COPY figure counts the file's bytes, not the COPY framing (a few bytes a chunk)`,
           `every round (MB/s): ${Object.entries(rates).map(([name, values]) => `${name} ${values.map(round1).join(', ')}`).join('; ')}`,
         ],
         baseline: {},
