@@ -1,10 +1,12 @@
-// The reads' yardstick (issue 51, bench `list`): GET /api/v1/records and GET /api/v1/records/{id} done
-// the plainest way on the service's own database, beside the service in the same run. Per request
-// exactly the work the contract promises: the Bearer key looked up by its SHA-256 (revocation, expiry and
-// the records:read scope checked), the page (ORDER BY created_at DESC, id DESC with LIMIT and OFFSET on
-// the service's index), its exact total from the service's maintained counts in the same snapshot, and
-// the same JSON written with JSON.stringify from rows mapped by the service's own toWorkOrder. No Kysely,
-// no hooks, no metrics, no access log, no Link header, no ETag.
+// The reads' yardstick (issue 51, bench `list`): GET /api/v1/records, GET /api/v1/records/{id} and
+// GET /api/v1/events?after= done the plainest way on the service's own database, beside the service in
+// the same run. Per request exactly the work the contract promises: the Bearer key looked up by its
+// SHA-256 (revocation, expiry and the route's scope checked), the page (ORDER BY created_at DESC, id DESC
+// with LIMIT and OFFSET on the service's index; the feed in its positions' order after `after`), its
+// exact total (the service's maintained counts; the feed's count after `after`) in the same snapshot,
+// and the same JSON: JSON.stringify of rows mapped by the service's own toWorkOrder, and each event as
+// the feed writes it (publishedPayloadJson). No Kysely, no hooks, no metrics, no access log, no Link
+// header, no ETag.
 //
 // REFERENCE_SQLITE_PATH names the service's SQLite file (opened read-only: WAL lets it read beside the
 // service), or REFERENCE_DATABASE_URL its PostgreSQL database (a pg pool of 10, as the service's).
@@ -13,6 +15,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { serveUntilStopped } from './lib/serve-until-stopped.js';
+import { publishedPayloadJson } from '../src/events/outbox.js';
 import { toWorkOrder } from '../src/records/repository.js';
 import type { RecordsTable } from '../src/records/tables.js';
 
@@ -23,11 +26,20 @@ interface KeyRow {
   expires_at: string | null;
 }
 
-/** What a database must answer: a key by hash, a page with its total (one snapshot), one work order. */
+interface EventRow {
+  position: number | string;
+  id: string;
+  type: string;
+  payload: string;
+  created_at: string;
+}
+
+/** What a database must answer: a key by hash, a page with its total (one snapshot), one work order, a page of the feed with its total. */
 interface Reads {
   key(hash: string): Promise<KeyRow | undefined>;
   page(orgId: string, status: string | undefined, limit: number, offset: number): Promise<{ rows: RecordsTable[]; total: number }>;
   one(orgId: string, id: string): Promise<RecordsTable | undefined>;
+  feed(orgId: string, after: number, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }>;
   close(): void;
 }
 
@@ -46,10 +58,16 @@ function sqliteReads(file: string): Reads {
     const total = Number((status === undefined ? totalAll.get(orgId) : totalStatus.get(orgId, status))?.n ?? 0);
     return { rows, total };
   });
+  // The feed as SQLite keeps it: an event is in it once the dispatcher's cursor has passed its seq.
+  const inFeed = 'org_id = ? AND seq > ? AND seq <= (SELECT last_seq FROM outbox_cursor WHERE id = 1)';
+  const feedRows = db.prepare<[string, number, number, number], EventRow>(`SELECT seq AS position, id, type, payload, created_at FROM outbox_events WHERE ${inFeed} ORDER BY seq LIMIT ? OFFSET ?`);
+  const feedTotal = db.prepare<[string, number], { n: number }>(`SELECT count(*) AS n FROM outbox_events WHERE ${inFeed}`);
+  const feed = db.transaction((orgId: string, after: number, limit: number, offset: number) => ({ rows: feedRows.all(orgId, after, limit, offset), total: feedTotal.get(orgId, after)!.n }));
   return {
     key: async (hash) => key.get(hash),
     page: async (orgId, status, limit, offset) => page(orgId, status, limit, offset),
     one: async (orgId, id) => one.get(id, orgId),
+    feed: async (orgId, after, limit, offset) => feed(orgId, after, limit, offset),
     close: () => db.close(),
   };
 }
@@ -68,6 +86,8 @@ function postgresReads(url: string): Reads {
         SELECT * FROM records WHERE org_id = $1${status} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3) p ON true`;
   };
   const statements = { all: { name: 'reference-page-all', text: pageText(false) }, status: { name: 'reference-page-status', text: pageText(true) } };
+  const feedText = `SELECT t.total, p.* FROM (SELECT count(*) AS total FROM outbox_events WHERE org_id = $1 AND feed_seq > $2) t LEFT JOIN LATERAL (
+      SELECT feed_seq AS position, id, type, payload, created_at FROM outbox_events WHERE org_id = $1 AND feed_seq > $2 ORDER BY feed_seq LIMIT $3 OFFSET $4) p ON true`;
   return {
     async key(hash) {
       const { rows } = await pool.query<KeyRow>({ name: 'reference-key', text: 'SELECT org_id, scopes, revoked_at, expires_at FROM api_keys WHERE key_hash = $1', values: [hash] });
@@ -82,6 +102,11 @@ function postgresReads(url: string): Reads {
       const { rows } = await pool.query<RecordsTable>({ name: 'reference-one', text: 'SELECT * FROM records WHERE id = $1 AND org_id = $2', values: [id, orgId] });
       return rows[0];
     },
+    // The feed as PostgreSQL keeps it (feed_seq, set at dispatch), its count beside the page in one statement.
+    async feed(orgId, after, limit, offset) {
+      const { rows } = await pool.query<EventRow & { total: string }>({ name: 'reference-feed', text: feedText, values: [orgId, after, limit, offset] });
+      return { rows: rows.filter((row) => row.id !== null), total: Number(rows[0]?.total ?? 0) };
+    },
     close: () => void pool.end(),
   };
 }
@@ -93,13 +118,13 @@ const reads = sqlitePath ? sqliteReads(sqlitePath) : postgresReads(databaseUrl!)
 
 const problem = (reply: FastifyReply, status: number, code: string) => reply.code(status).type('application/problem+json').send(JSON.stringify({ status, code }));
 
-/** The organization of a key that may read work orders, or undefined (answered 401). */
-async function readerOrg(request: FastifyRequest): Promise<string | undefined> {
+/** The organization of a key that holds `scope`, or undefined (answered 401). */
+async function readerOrg(request: FastifyRequest, scope = 'records:read'): Promise<string | undefined> {
   const header = request.headers.authorization;
   if (!header?.startsWith('Bearer ')) return undefined;
   const row = await reads.key(createHash('sha256').update(header.slice(7)).digest('hex'));
   if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= new Date().toISOString())) return undefined;
-  return row.scopes.split(' ').includes('records:read') ? row.org_id : undefined;
+  return row.scopes.split(' ').includes(scope) ? row.org_id : undefined;
 }
 
 const app = Fastify();
@@ -118,5 +143,18 @@ app.get<{ Params: { id: string } }>('/api/v1/records/:id', async (request, reply
   const row = await reads.one(orgId, request.params.id);
   if (!row) return problem(reply, 404, 'not_found');
   return reply.type('application/json').send(JSON.stringify(toWorkOrder(row)));
+});
+app.get<{ Querystring: { after?: string; limit?: string; offset?: string } }>('/api/v1/events', async (request, reply) => {
+  const orgId = await readerOrg(request, 'events:read');
+  if (!orgId) return problem(reply, 401, 'unauthorized');
+  const after = Math.max(Number(request.query.after ?? 0) || 0, 0);
+  const limit = Math.min(Math.max(Number(request.query.limit ?? 50) || 50, 1), 200);
+  const offset = Math.max(Number(request.query.offset ?? 0) || 0, 0);
+  const { rows, total } = await reads.feed(orgId, after, limit, offset);
+  const events = rows.map((row) => {
+    const sequence = Number(row.position);
+    return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"sequence":${sequence},"occurredAt":${JSON.stringify(row.created_at)},"payload":${publishedPayloadJson(row.payload, sequence)}}`;
+  });
+  return reply.type('application/json').send(`{"events":[${events.join(',')}],"total":${total},"limit":${limit},"offset":${offset}}`);
 });
 await serveUntilStopped(app, () => reads.close());

@@ -92,13 +92,90 @@ export async function compareReads(comparison: ReadComparison): Promise<{ measur
   return { measurements, targets };
 }
 
+/** A side with several processes behind it (its URLs, one per process), for compareScaling. */
+export interface ScaledSide {
+  urls: string[];
+  headers: Record<string, string>;
+  server: { cpuSeconds(): number };
+}
+
+/**
+ * Issue 51, PostgreSQL: what a second API process does to a read's throughput, against what a second
+ * reference process does to the reference's. Both sides run all their processes throughout; a round loads
+ * the first process alone, then all of them (the same connections dealt out), for the service and then
+ * the reference (the other way round every other round). Target: the service keeps at least the share of
+ * its one-process throughput that the reference keeps.
+ */
+export async function compareScaling(
+  name: string,
+  path: string,
+  sides: { service: ScaledSide; reference: ScaledSide },
+  measure: ReadComparison['measure'],
+): Promise<{ measurements: Measurement[]; target: TargetCheck }> {
+  const connections = READ_CONNECTIONS[0];
+  const counts = [1, Math.min(sides.service.urls.length, sides.reference.urls.length)] as const;
+  const measured = { service: [[], []] as Measurement[][], reference: [[], []] as Measurement[][] };
+  for (const side of Object.values(sides)) await runLoad({ url: side.urls, connections, durationS: 1, path, headers: side.headers });
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = round % 2 === 1 ? (['service', 'reference'] as const) : (['reference', 'service'] as const);
+    for (const sideName of order) {
+      const side = sides[sideName];
+      for (const [i, count] of counts.entries()) {
+        const urls = side.urls.slice(0, count);
+        const title = `round ${round}: ${sideName === 'reference' ? 'reference (plain Fastify, same database): ' : ''}${name}, ${count} process${count === 1 ? '' : 'es'} loaded`;
+        measured[sideName][i]!.push(await measure(title, connections, () => runLoad({ url: urls, server: side.server, connections, path, headers: side.headers })));
+      }
+    }
+  }
+  const rate = (ms: Measurement[]) => ms.reduce((sum, m) => sum + (m.value ?? 0), 0) / ms.length;
+  const kept = (side: 'service' | 'reference') => rate(measured[side][1]!) / rate(measured[side][0]!);
+  const all = [...measured.service.flat(), ...measured.reference.flat()];
+  const clean = all.every(isClean) && Number.isFinite(kept('service')) && Number.isFinite(kept('reference'));
+  const figures = (side: 'service' | 'reference') => `${Math.round(rate(measured[side][0]!))} → ${Math.round(rate(measured[side][1]!))} req/s, ${(kept(side) * 100).toFixed(0)} % kept`;
+  return {
+    measurements: all,
+    target: check(
+      `${name}, ${connections} connections: a second process keeps at least the share of throughput the reference's second process keeps`,
+      `service ${figures('service')}; reference ${figures('reference')}`,
+      clean ? kept('service') >= kept('reference') : null,
+    ),
+  };
+}
+
+/**
+ * Issue 51, "answers are byte-identical": each of `paths` read from the service and from the reference
+ * (whose JSON is the plain toWorkOrder + JSON.stringify the service's faster paths must match), a few at a
+ * time. The paths that differ, with the first difference of the first, if any.
+ */
+export async function diffAnswers(service: ReadSide, reference: ReadSide, paths: readonly string[]): Promise<{ compared: number; differing: string[]; first?: string }> {
+  const differing: string[] = [];
+  let first: string | undefined;
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const path = paths[next++]!;
+      const [ours, theirs] = await Promise.all([answerOf(service, path), answerOf(reference, path)]);
+      if (ours === theirs) continue;
+      differing.push(path);
+      if (!first) {
+        const at = [...ours].findIndex((char, i) => char !== theirs[i]);
+        first = `${path}: at character ${at}, the service has ${JSON.stringify(ours.slice(at, at + 60))}, the reference ${JSON.stringify(theirs.slice(at, at + 60))}`;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  return { compared: paths.length, differing, ...(first ? { first } : {}) };
+}
+
+/** An answer as its status and body text. */
+async function answerOf(side: ReadSide, path: string): Promise<string> {
+  const base = Array.isArray(side.url) ? side.url[0]! : side.url;
+  const response = await fetch(`${base}${path}`, { headers: side.headers });
+  return `${response.status} ${await response.text()}`;
+}
+
 /** Checks that the reference answers `path` with exactly the service's bytes: the same work, the same JSON. */
 export async function sameAnswer(service: ReadSide, reference: ReadSide, path: string): Promise<string | undefined> {
-  const read = async (side: ReadSide) => {
-    const base = Array.isArray(side.url) ? side.url[0]! : side.url;
-    const response = await fetch(`${base}${path}`, { headers: side.headers });
-    return `${response.status} ${await response.text()}`;
-  };
-  const [ours, theirs] = await Promise.all([read(service), read(reference)]);
+  const [ours, theirs] = await Promise.all([answerOf(service, path), answerOf(reference, path)]);
   return ours === theirs ? undefined : `the reference's answer to ${path} differs from the service's (${ours.length} against ${theirs.length} characters)`;
 }

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { Baseline, measurementSeconds, runLoad } from '../lib/load.js';
-import { removeDataDir, serverRunner, startService, temporaryDataDir } from '../lib/processes.js';
+import { removeDataDir, serverRunner, startService, temporaryDataDir, waitFor } from '../lib/processes.js';
 import { bracketedMeasurement, check, isClean, loadMeasurement, type Measurement, type PartResult, type TargetCheck } from '../lib/results.js';
 import { benchPersonId, seedCategory, seedDirectory, seededForPerson, seedRecords } from '../lib/seed-records.js';
-import { callApi, createTenant } from '../lib/tenant.js';
-import { compareReads, fixedRead, rotatingRead, sameAnswer, startReadsReference, type ReadComparison, type ReadSide, type ReadUnderTest } from '../lib/read-references.js';
+import { BENCH_SCOPES, callApi, createCategory, createTenant, recordBody, type Tenant } from '../lib/tenant.js';
+import { compareReads, diffAnswers, fixedRead, rotatingRead, sameAnswer, startReadsReference, type ReadComparison, type ReadSide, type ReadUnderTest } from '../lib/read-references.js';
 
 const CONNECTIONS = 10;
 
@@ -60,6 +60,7 @@ export async function compareWithReference(
   service: ReadSide,
   reference: ReadSide,
   measure: ReadComparison['measure'],
+  feed: SeededFeed,
 ): Promise<{ measurements: Measurement[]; targets: TargetCheck[]; notes: string[] }> {
   const page = await callApiAs<{ records: { id: string }[] }>(service, `/api/v1/records?limit=100&offset=${Math.floor(total / 3)}`);
   const idPaths = page.records.map((record) => `/api/v1/records/${record.id}`);
@@ -70,13 +71,91 @@ export async function compareWithReference(
     fixedRead(`GET /records list ${label} status=OPEN offset 0`, '/api/v1/records?limit=50&status=OPEN&offset=0'),
     rotatingRead(`GET /records/{id} (${idPaths.length} ids in turn)`, idPaths),
   ];
+  const feedReads: ReadUnderTest[] = [
+    fixedRead(`GET /events?after=0 (a feed of ${feed.sequences.length} events)`, '/api/v1/events?after=0&limit=50'),
+    rotatingRead(`GET /events?after= (${feed.followed.length} positions near the end, in turn)`, feed.followed),
+  ];
   const notes: string[] = [`the reads reference (bench/reference-reads-server.ts) was checked to answer the same bytes as the service for the first page, the page at 50 %, status=OPEN and one work order (${openTotal} OPEN)`];
   for (const path of ['/api/v1/records?limit=50&offset=0', `/api/v1/records?limit=50&offset=${half}`, '/api/v1/records?limit=50&status=OPEN&offset=0', idPaths[0]!]) {
     const differs = await sameAnswer(service, reference, path);
     if (differs) throw new Error(differs);
   }
+  const feedSide = (side: ReadSide): ReadSide => ({ ...side, headers: feed.headers });
+  for (const path of ['/api/v1/events?after=0&limit=50', feed.followed[0]!]) {
+    const differs = await sameAnswer(feedSide(service), feedSide(reference), path);
+    if (differs) throw new Error(differs);
+  }
+  notes.push(`the reads reference answered the same bytes as the service for the feed's first page and a page after position ${feed.followed[0]!.split('after=')[1]}`);
+  const sample = await sampledPaths(service, total, openTotal);
+  const diff = await diffAnswers(service, reference, sample);
+  const identical = check(
+    `${ANSWERS_SAMPLED.toLocaleString('en')} sampled answers (pages at spread offsets and limits, with and without status=OPEN, and single work orders) are byte-identical to the reference's`,
+    diff.differing.length === 0 ? `${diff.compared} of ${diff.compared} identical` : `${diff.differing.length} of ${diff.compared} differ; first: ${diff.first}`,
+    diff.differing.length === 0,
+  );
   const compared = await compareReads({ label: '', reads, service, reference, measure });
-  return { ...compared, notes };
+  const feedCompared = await compareReads({ label: '', reads: feedReads, service: feedSide(service), reference: feedSide(reference), measure });
+  return { measurements: [...compared.measurements, ...feedCompared.measurements], targets: [identical, ...compared.targets, ...feedCompared.targets], notes };
+}
+
+/** Events in the feed of an organization of their own, for the feed's reads: its key, every position, and the reads that follow it. */
+export interface SeededFeed {
+  headers: Record<string, string>;
+  sequences: number[];
+  /** `GET /events?after=` paths a consumer near the end of the feed sends. */
+  followed: string[];
+}
+
+/** Events seeded into each bench feed (a work order created per event, plus its category's). */
+export const FEED_EVENTS = 10_000;
+
+/**
+ * A feed of FEED_EVENTS events, made the way a client makes them (work orders created over HTTP in
+ * `tenant`'s organization, which must hold events:read), and read back once the workers have
+ * dispatched them all.
+ */
+export async function seedFeed(urls: string | string[], tenant: Tenant): Promise<SeededFeed> {
+  const base = Array.isArray(urls) ? urls[0]! : urls;
+  const categoryId = await createCategory(base, tenant);
+  const created = await runLoad({ url: urls, connections: 10, amount: FEED_EVENTS - 1, requests: [{ method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 1) }] });
+  if (created.non2xx > 0) throw new Error(`${created.non2xx} of the feed's creates were refused`);
+  const side = { url: base, headers: tenant.readHeaders, server: { cpuSeconds: () => 0 } };
+  await waitFor(`${FEED_EVENTS} events in the feed`, 120_000, async () => ((await callApiAs<{ total: number }>(side, '/api/v1/events?limit=1')).total >= FEED_EVENTS ? true : undefined), 200);
+  const sequences: number[] = [];
+  for (let after = 0; ; ) {
+    const page = await callApiAs<{ events: { sequence: number }[] }>(side, `/api/v1/events?after=${after}&limit=100`);
+    if (page.events.length === 0) break;
+    sequences.push(...page.events.map((event) => event.sequence));
+    after = page.events.at(-1)!.sequence;
+  }
+  // A consumer a page or two behind: each path's page is full (50 events) and its total at most 150.
+  const followed = sequences.slice(-150, -50).map((sequence) => `/api/v1/events?after=${sequence}&limit=50`);
+  return { headers: tenant.readHeaders, sequences, followed };
+}
+
+/** How many answers compareWithReference diffs against the reference's. */
+const ANSWERS_SAMPLED = 1000;
+
+/**
+ * ANSWERS_SAMPLED paths, the same in every run: a quarter each of whole-list pages and status=OPEN pages
+ * at offsets spread over the list with limits from 1 to 100, and single work orders whose ids those pages
+ * named (the half that remains).
+ */
+async function sampledPaths(service: ReadSide, total: number, openTotal: number): Promise<string[]> {
+  const pages: string[] = [];
+  for (let i = 0; i < ANSWERS_SAMPLED / 2; i++) {
+    const open = i % 2 === 1;
+    const limit = 1 + ((i * 37) % 100);
+    const offset = Math.floor((((i * 7919) % 1000) / 1000) * (open ? openTotal : total));
+    pages.push(`/api/v1/records?limit=${limit}${open ? '&status=OPEN' : ''}&offset=${offset}`);
+  }
+  const ids = new Set<string>();
+  for (const page of pages) {
+    if (ids.size >= ANSWERS_SAMPLED - pages.length) break;
+    const answer = await callApiAs<{ records: { id: string }[] }>(service, page);
+    for (const record of answer.records.slice(0, 3)) ids.add(`/api/v1/records/${record.id}`);
+  }
+  return [...pages, ...[...ids].slice(0, ANSWERS_SAMPLED - pages.length)];
 }
 
 async function callApiAs<T>(side: ReadSide, path: string): Promise<T> {
@@ -179,10 +258,17 @@ export async function runListPart(): Promise<PartResult> {
         }
 
         if (size === READS_REFERENCE_SIZE) {
+          const feed = await seedFeed(service.baseUrl, await createTenant(dataDir, undefined, {}, [...BENCH_SCOPES, 'events:read']));
           const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: sqlitePath });
           try {
-            const compared = await compareWithReference(label, all.body.total, open.body.total, { url: service.baseUrl, headers: tenant.readHeaders, server: service }, { url: reference.baseUrl, headers: tenant.readHeaders, server: reference }, (name, _connections, load) =>
-              load().then((figures) => loadMeasurement(name, figures, null)),
+            const compared = await compareWithReference(
+              label,
+              all.body.total,
+              open.body.total,
+              { url: service.baseUrl, headers: tenant.readHeaders, server: service },
+              { url: reference.baseUrl, headers: tenant.readHeaders, server: reference },
+              (name, _connections, load) => load().then((figures) => loadMeasurement(name, figures, null)),
+              feed,
             );
             measurements.push(...compared.measurements);
             targets.push(...compared.targets);

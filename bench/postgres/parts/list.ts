@@ -1,8 +1,8 @@
 import { Baseline, runLoad } from '../../lib/load.js';
 import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
-import { callApi } from '../../lib/tenant.js';
-import { compareWithReference, listSizes, measureAssigneeAgainstStatus, MEASURED_PERSON, READS_REFERENCE_SIZE } from '../../parts/list.js';
-import { startReadsReference } from '../../lib/read-references.js';
+import { BENCH_SCOPES, callApi, createTenant } from '../../lib/tenant.js';
+import { compareWithReference, listSizes, seedFeed, measureAssigneeAgainstStatus, MEASURED_PERSON, READS_REFERENCE_SIZE } from '../../parts/list.js';
+import { compareScaling, startReadsReference } from '../../lib/read-references.js';
 import { benchPersonId, seededForPerson } from '../../lib/seed-records.js';
 import { measureOnPostgres } from '../measure.js';
 import { onFreshDatabase, postgresPartResult, processesLabel, targetProcesses, type PostgresPartOptions } from '../part-run.js';
@@ -105,6 +105,8 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
           }
           if (size === READS_REFERENCE_SIZE && apiProcesses === checkedOn) {
             // Issue 51: each read beside the plainest handler doing the same work on this database.
+            const feedTenant = await createTenant(deployment.dataDir, undefined, deployment.env, [...BENCH_SCOPES, 'events:read']);
+            const feed = await seedFeed(api.urls!, feedTenant);
             const reference = await startReadsReference({ REFERENCE_DATABASE_URL: database.url });
             try {
               const compared = await compareWithReference(
@@ -114,12 +116,32 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
                 { url: api.urls!, headers: tenant.readHeaders, server: api },
                 { url: reference.baseUrl, headers: tenant.readHeaders, server: reference },
                 (name, connections, load) => measureOnPostgres(observer, baseline, { name, connections, load }),
+                feed,
               );
               measurements.push(...compared.measurements);
               targets.push(...compared.targets);
               notes.push(...compared.notes, 'each read and its reference: CPU per request is the process’s plus PostgreSQL’s');
             } finally {
               await reference.stop();
+            }
+          }
+          if (size === READS_REFERENCE_SIZE && apiProcesses > 1) {
+            // Issue 51: a second API process against a second reference process, on the first page.
+            const references = await Promise.all(api.urls!.map(() => startReadsReference({ REFERENCE_DATABASE_URL: database.url })));
+            try {
+              const scaled = await compareScaling(
+                `GET /records list ${sizeLabel(size)} offset 0`,
+                '/api/v1/records?limit=50&offset=0',
+                {
+                  service: { urls: api.urls!, headers: tenant.readHeaders, server: api },
+                  reference: { urls: references.map((r) => r.baseUrl), headers: tenant.readHeaders, server: { cpuSeconds: () => references.reduce((sum, r) => sum + r.cpuSeconds(), 0) } },
+                },
+                (name, connections, load) => measureOnPostgres(observer, baseline, { name, connections, load }),
+              );
+              measurements.push(...scaled.measurements);
+              targets.push(scaled.target);
+            } finally {
+              await Promise.all(references.map((r) => r.stop()));
             }
           }
           memory.push(...deployment.memory(`${sizeLabel(size)} work orders, ${processesLabel(apiProcesses)}`));
