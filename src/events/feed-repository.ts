@@ -2,7 +2,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import type { Page } from '../db/page.js';
-import { padInList } from '../db/statement-shapes.js';
+import { preparedListQuery, preparedQuery } from '../db/prepared.js';
 
 /** Which part of an organization's feed: events of `types` (all when undefined) after position `after`. */
 export interface FeedQuery {
@@ -33,24 +33,42 @@ export interface FeedOrder {
   after(query: OutboxQuery, after: number): OutboxQuery;
 }
 
+/** A statement that reads one page of the feed with its total (FeedPages). */
+type FeedPageStatement = (db: Executor, query: FeedQuery, page: Page) => Promise<{ rows: FeedRow[]; total: number }>;
+
 /**
- * One page of the feed, oldest first, and how many events match (`types` and `after`) in all. Counting
- * only what follows `after` keeps a consumer's follow step as cheap at ten million events as at ten
- * thousand; a consumer far behind pays for the count of its backlog, once per page.
+ * One page of the feed, oldest first, and how many events match (`types` and `after`) in all, for one
+ * dialect's FeedOrder. Counting only what follows `after` keeps a consumer's follow step as cheap at ten
+ * million events as at ten thousand; a consumer far behind pays for the count of its backlog, once per
+ * page. The page and its count are one statement, compiled once (a shape per padded length of `types`):
+ * one snapshot, where two statements side by side could each see a different feed on PostgreSQL, and no
+ * query built per request (the feed is what a consumer's sync loop polls).
  */
-export async function readFeed(db: Executor, order: FeedOrder, query: FeedQuery, page: Page): Promise<{ rows: FeedRow[]; total: number }> {
-  let matching = order.after(db.selectFrom('outbox_events').where('org_id', '=', query.orgId), query.after);
-  if (query.types) matching = matching.where('type', 'in', padInList(query.types));
-  const [rows, counted] = await Promise.all([
-    matching
-      .select([`${order.position} as position`, 'id', 'type', 'payload', 'created_at'])
-      .orderBy(order.position)
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map((row) => ({ ...row, position: Number(row.position) })), total: Number(counted.n) };
+export function feedPages(order: FeedOrder): FeedPageStatement {
+  type Params = { orgId: string; after: number; limit: number; offset: number };
+  const build = (db: Executor, p: Params, types: readonly string[]) => {
+    let matching = order.after(db.selectFrom('outbox_events').where('org_id', '=', p.orgId), p.after);
+    if (types.length > 0) matching = matching.where('type', 'in', types);
+    const page = matching.select([`${order.position} as position`, 'id', 'type', 'payload', 'created_at']).orderBy(order.position).limit(p.limit).offset(p.offset);
+    const total = matching.select((eb) => eb.fn.countAll<number | string>().as('total'));
+    // The count's one row, beside each row of the page (or alone, with NULLs, when the page is empty).
+    return db
+      .selectFrom(total.as('counted'))
+      .leftJoin(page.as('page'), (join) => join.onTrue())
+      .select(['counted.total', 'page.position', 'page.id', 'page.type', 'page.payload', 'page.created_at'])
+      .orderBy('page.position');
+  };
+  const everyType = preparedQuery((db, p: Params) => build(db, p, []));
+  const ofTypes = preparedListQuery((db, p: Params, types: string[]) => build(db, p, types));
+  return async (db, query, page) => {
+    const params = { orgId: query.orgId, after: query.after, limit: page.limit, offset: page.offset };
+    const { rows } = query.types ? await ofTypes(db, params, query.types) : await everyType(db, params);
+    const found = rows as ({ total: number | string } & { [K in keyof FeedRow]: FeedRow[K] | null })[];
+    return {
+      rows: found.filter((row) => row.id !== null).map((row) => ({ position: Number(row.position), id: row.id!, type: row.type!, payload: row.payload!, created_at: row.created_at! })),
+      total: Number(found[0]?.total ?? 0),
+    };
+  };
 }
 
 /** What an operator looks for in an organization's feed: a type, an id (the event's, or one its payload names), a time range. */

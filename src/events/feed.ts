@@ -4,7 +4,7 @@ import type { Page } from '../db/page.js';
 import { errors } from '../errors.js';
 import type { EventNames } from './catalogue.js';
 import type { FeedSignal } from './feed-signal.js';
-import { readFeed, searchFeed, type FeedOrder, type FeedQuery, type FeedSearch } from './feed-repository.js';
+import { feedPages, searchFeed, type FeedOrder, type FeedQuery, type FeedSearch } from './feed-repository.js';
 import { publishedPayloadJson } from './outbox.js';
 import type { EventListQuery } from './schemas.js';
 
@@ -28,6 +28,7 @@ export interface FoundEvent {
 export class EventFeed {
   private closing = false;
   private readonly waiting: Gauge;
+  private readonly readPage: ReturnType<typeof feedPages>;
 
   constructor(
     private readonly db: Db,
@@ -38,6 +39,7 @@ export class EventFeed {
     /** The names the `type` filter accepts. */
     private readonly eventNames: EventNames,
   ) {
+    this.readPage = feedPages(order);
     this.waiting = new Gauge({
       name: 'wo_event_feed_waiting_requests',
       help: 'Requests to GET /api/v1/events waiting for a matching event (long-poll)',
@@ -94,7 +96,7 @@ export class EventFeed {
   }
 
   private async read(query: FeedQuery, page: Page): Promise<{ eventsJson: string[]; total: number }> {
-    const { rows, total } = await readFeed(this.db, this.order, query, page);
+    const { rows, total } = await this.readPage(this.db, query, page);
     // Key for key what the response serializer would write from a FeedEvent.
     const eventsJson = rows.map(
       (row) =>
