@@ -15,7 +15,7 @@ import { openDeploymentKeys, type DeploymentKeys } from './deployment/deployment
 import { RateLimiter } from './rate-limits/rate-limiter.js';
 import { InProcessFeedSignal, type FeedSignal } from './events/feed-signal.js';
 import { PostgresFeedSignal } from './events/postgres-feed-signal.js';
-import { announceRevocation, AuthenticatedKeys } from './keys/authenticated-keys.js';
+import { announceRevocation, AuthenticatedKeys, postgresRevocationWatch, sqliteRevocationWatch } from './keys/authenticated-keys.js';
 import { RoleMetrics } from './role-metrics.js';
 import { JobRegistry } from './jobs/job-registry.js';
 import { DUE_ROW_CLAIMERS } from './jobs/due-rows.js';
@@ -168,8 +168,12 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const registry = assembleRegistry(features);
   // PostgreSQL claims a key in its request's own transaction where it can (IdempotencyStore's defersClaims).
   const idempotency = new IdempotencyStore(db, clock, config.idempotency.ttlHours * 3_600_000, byDialect(database, { sqlite: () => false, postgres: () => true }));
-  const authenticatedKeys =
-    database.dialect === 'postgres' ? new AuthenticatedKeys({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger }) : undefined;
+  const authenticatedKeys = new AuthenticatedKeys(
+    byDialect(database, {
+      sqlite: (sqlite) => sqliteRevocationWatch(sqlite.dataVersion),
+      postgres: () => postgresRevocationWatch({ url: config.databaseUrl!, ...(database.schema ? { schema: database.schema } : {}), logger }),
+    }),
+  );
   const revocationNotice = byDialect(database, { sqlite: () => async () => {}, postgres: () => announceRevocation });
   const apiKeys = new ApiKeyService(db, clock, registry.scopes, revocationNotice, authenticatedKeys);
   const feedSignal: FeedSignal =
@@ -203,7 +207,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     // exit: what was opened so far would hold it open.
     for (const built of [...builtFeatures].reverse()) await built.close?.();
     await feedSignal.close();
-    await authenticatedKeys?.close();
+    await authenticatedKeys.close();
     await database.close();
     throw error;
   }
@@ -228,7 +232,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     async close() {
       await jobs.stopAll();
       await feedSignal.close();
-      await authenticatedKeys?.close();
+      await authenticatedKeys.close();
       for (const built of [...builtFeatures].reverse()) await built.close?.();
       await rateLimiter?.close();
       await database.close();

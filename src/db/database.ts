@@ -56,6 +56,11 @@ export interface SqliteDatabase extends OpenDatabase {
   readonly walCheckpoints: { count: number };
   /** The WAL checkpoint thread of a database file (none in memory); its loop is registered as a job. */
   readonly walCheckpointer?: WalCheckpointer;
+  /**
+   * SQLite's `PRAGMA data_version` on this process's connection: it changes whenever another connection
+   * (another process, a CLI command) has committed to the file since it was last read.
+   */
+  dataVersion(): number;
   readonly commitGroups?: undefined;
   readonly oneStatementWrites?: undefined;
 }

@@ -46,7 +46,7 @@ export class ApiKeyService {
     private readonly scopes: Scopes,
     /** How a revocation reaches every API process that remembers keys, in its transaction: PostgreSQL's announceRevocation; nothing on SQLite (one process). */
     private readonly announceRevocation: (tx: Tx, keyId: string) => Promise<void>,
-    /** PostgreSQL API processes: keys remembered between requests (see AuthenticatedKeys). */
+    /** Keys remembered between requests (see AuthenticatedKeys); without it, every request reads its key. */
     private readonly remembered?: AuthenticatedKeys,
   ) {}
 

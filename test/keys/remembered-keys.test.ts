@@ -1,12 +1,74 @@
-// On PostgreSQL an API process remembers the keys it authenticated (AuthenticatedKeys), so a request
-// spends no round trip on its key; a revocation anywhere still takes effect at once.
+// An API process remembers the keys it authenticated (AuthenticatedKeys), so a request spends no round
+// trip (on SQLite, no statement) on its key; a revocation anywhere still takes effect at once.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createContext, type AppContext } from '../../src/context.js';
 import { POSTGRES_URL } from '../helpers/databases.js';
 import { startTestApp, waitFor, type TestApp } from '../helpers/test-app.js';
+
+describe('API keys remembered between requests (SQLite)', () => {
+  let harness: TestApp;
+  before(async () => {
+    harness = await startTestApp('sqlite');
+  });
+  after(async () => {
+    await harness?.close();
+  });
+
+  const listRecords = (key: string) => harness.app.inject({ method: 'GET', url: '/api/v1/records', headers: { authorization: `Bearer ${key}` } });
+  /** `wo keys revoke`, run as a user runs it: another process, its own connection to the file. */
+  const revokeFromTheCli = (keyId: string) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', path.resolve('src/main.ts'), 'keys', 'revoke', keyId], { env: { ...process.env, WO_DATA_DIR: harness.dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '' } });
+
+  it('reads a key once, then authenticates it from memory', async () => {
+    const tenant = await harness.newTenant();
+    assert.equal((await listRecords(tenant.key)).statusCode, 200);
+    // Erased through the process's own connection, which moves no data_version: only memory still knows the key.
+    await harness.context.database.db.deleteFrom('api_keys').where('id', '=', tenant.keyId).execute();
+    assert.equal((await listRecords(tenant.key)).statusCode, 200, 'remembered: the row was not read again');
+  });
+
+  it('refuses a key on the very next request once `wo keys revoke` revoked it in another process', async () => {
+    const tenant = await harness.newTenant();
+    assert.equal((await listRecords(tenant.key)).statusCode, 200);
+    assert.equal((await listRecords(tenant.key)).statusCode, 200);
+    await revokeFromTheCli(tenant.keyId);
+    assert.equal((await listRecords(tenant.key)).statusCode, 401);
+  });
+
+  it('forgets every key when any other connection commits to the file, and remembers again after', async () => {
+    const tenant = await harness.newTenant();
+    assert.equal((await listRecords(tenant.key)).statusCode, 200);
+    // Another connection deletes the row: no revocation was announced, yet the next request reads the key again.
+    const other = new SqliteDatabase(path.join(harness.dataDir, 'wo.sqlite'));
+    try {
+      other.pragma('busy_timeout = 5000');
+      other.prepare('DELETE FROM api_keys WHERE id = ?').run(tenant.keyId);
+    } finally {
+      other.close();
+    }
+    // A read group this process had open at that moment keeps its snapshot, as any read would, until the
+    // end of its event-loop turn; the first request after it reads the key again.
+    await waitFor(async () => (await listRecords(tenant.key)).statusCode === 401, 1_000, 'the key read again');
+    const fresh = await harness.newTenant();
+    assert.equal((await listRecords(fresh.key)).statusCode, 200);
+    await harness.context.database.db.deleteFrom('api_keys').where('id', '=', fresh.keyId).execute();
+    assert.equal((await listRecords(fresh.key)).statusCode, 200, 'remembered again');
+  });
+
+  it('refuses a key at once when this process revokes it', async () => {
+    const tenant = await harness.newTenant();
+    assert.equal((await listRecords(tenant.key)).statusCode, 200);
+    await harness.context.apiKeys.revoke(tenant.keyId);
+    assert.equal((await listRecords(tenant.key)).statusCode, 401);
+  });
+});
 
 if (POSTGRES_URL) {
   describe('API keys remembered between requests (PostgreSQL)', () => {

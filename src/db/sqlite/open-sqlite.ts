@@ -27,10 +27,13 @@ export function openSqliteDatabase(file: string): SqliteDatabase {
   const groupCommit: GroupCommitStats = { commits: 0, members: 0, failures: 0 };
   // Every LIMIT as `(? + 0)`: a bare bound LIMIT makes SQLite prepare the statement again at every run.
   const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite, { stats: groupCommit }), plugins: [new UnplannedLimitPlugin()] });
+  // Read straight on the connection, not through Kysely: a pragma would close the open commit group.
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   return {
     db,
     dialect: 'sqlite',
     groupCommit,
+    dataVersion: () => dataVersion.get() as number,
     walCheckpoints: checkpointer?.checkpoints ?? { count: 0 },
     ...(checkpointer ? { walCheckpointer: checkpointer } : {}),
     close: async () => {
