@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { preparedQuery } from '../db/prepared.js';
+import { preparedListQuery, preparedQuery } from '../db/prepared.js';
+import { padInList } from '../db/statement-shapes.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable, TlogTimestampAuthoritiesTable, TlogWitnessesTable } from './tables.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
@@ -19,19 +20,24 @@ export async function insertStatement(db: Executor, row: ProofStatementsTable): 
   await insertStatementQuery(db, row);
 }
 
-export async function findStatement(db: Executor, orgId: string, id: string): Promise<ProofStatementsTable | undefined> {
-  return db.selectFrom('proof_statements').selectAll().where('id', '=', id).where('org_id', IN_ORGANIZATION, orgId).executeTakeFirst();
+/** What serving a proof reads of its statement: not the statement's JSON (kilobytes), which only the sequencer signs. */
+export type ServedStatement = Pick<ProofStatementsTable, 'id' | 'record_id' | 'jws' | 'status' | 'leaf_index' | 'tree_size' | 'created_at'>;
+const SERVED_STATEMENT_COLUMNS = ['id', 'record_id', 'jws', 'status', 'leaf_index', 'tree_size', 'created_at'] as const;
+
+// GET /proofs/{id} and GET /records/{id}/proof read these on every request: compiled once (see preparedQuery).
+const findStatementQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
+  db.selectFrom('proof_statements').select(SERVED_STATEMENT_COLUMNS).where('id', '=', p.id).where('org_id', IN_ORGANIZATION, p.orgId),
+);
+const latestStatementOfRecordQuery = preparedQuery((db, p: { orgId: string; recordId: string }) =>
+  db.selectFrom('proof_statements').select(SERVED_STATEMENT_COLUMNS).where('org_id', '=', p.orgId).where('record_id', '=', p.recordId).orderBy('id', 'desc').limit(1),
+);
+
+export async function findStatement(db: Executor, orgId: string, id: string): Promise<ServedStatement | undefined> {
+  return (await findStatementQuery(db, { orgId, id })).rows[0];
 }
 
-export async function latestStatementOfRecord(db: Executor, orgId: string, recordId: string): Promise<ProofStatementsTable | undefined> {
-  return db
-    .selectFrom('proof_statements')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .where('record_id', '=', recordId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+export async function latestStatementOfRecord(db: Executor, orgId: string, recordId: string): Promise<ServedStatement | undefined> {
+  return (await latestStatementOfRecordQuery(db, { orgId, recordId })).rows[0];
 }
 
 /** Only the id of the latest statement (what a new statement supersedes): its JWS, kilobytes, is not read. */
@@ -147,9 +153,16 @@ export async function latestPublishedCheckpoint(db: Executor): Promise<TlogCheck
 }
 
 /** The first checkpoint of at least `treeSize` leaves that was published (`witnessedOnly`: witnessed), from its partial index. */
+// Every proof served reads one (or, witnessed, up to two): compiled once.
+const firstPublishedCheckpointQueries = {
+  witnessed: preparedQuery((db, p: { treeSize: number }) =>
+    db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', p.treeSize).where('publication', '=', sql.lit('witnessed')).orderBy('tree_size', 'asc').limit(1),
+  ),
+  any: preparedQuery((db, p: { treeSize: number }) => db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', p.treeSize).where('publication', 'is not', null).orderBy('tree_size', 'asc').limit(1)),
+};
+
 export async function firstPublishedCheckpointFrom(db: Executor, treeSize: number, witnessedOnly: boolean): Promise<TlogCheckpointsTable | undefined> {
-  const published = db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', treeSize);
-  return (witnessedOnly ? published.where('publication', '=', 'witnessed') : published.where('publication', 'is not', null)).orderBy('tree_size', 'asc').limit(1).executeTakeFirst();
+  return (await firstPublishedCheckpointQueries[witnessedOnly ? 'witnessed' : 'any'](db, { treeSize })).rows[0];
 }
 
 /** The first checkpoint of at least `treeSize` leaves, published or not. */
@@ -266,16 +279,25 @@ export async function readSubtrees(db: Executor, keys: Array<{ level: number; in
   const leafIndexes = keys.filter((k) => k.level === 0).map((k) => k.index);
   const nodes = keys.filter((k) => k.level > 0);
   if (leafIndexes.length > 0) {
-    const rows = await db.selectFrom('tlog_leaves').select(['leaf_index', 'leaf_hash']).where('leaf_index', 'in', leafIndexes).execute();
+    const { rows } = await leafHashesQuery(db, {}, leafIndexes);
     for (const row of rows) found.set(`0:${Number(row.leaf_index)}`, row.leaf_hash);
   }
   if (nodes.length > 0) {
-    const rows = await db
-      .selectFrom('tlog_nodes')
-      .select(['level', 'node_index', 'hash'])
-      .where((eb) => eb.or(nodes.map((k) => eb.and([eb('level', '=', k.level), eb('node_index', '=', k.index)]))))
-      .execute();
+    // As (level, index) pairs in one list: padded to a power of two pairs first, so the flat list's
+    // length is one too and each shape keeps its pairs whole (preparedListQuery pads no further).
+    const { rows } = await nodeHashesQuery(db, {}, padInList(nodes).flatMap((k) => [k.level, k.index]));
     for (const row of rows) found.set(`${row.level}:${Number(row.node_index)}`, row.hash);
   }
   return found;
 }
+
+// An inclusion proof reads about log2(tree size) hashes on every proof served: compiled once per list length.
+const leafHashesQuery = preparedListQuery((db, _p: object, leafIndexes: number[]) =>
+  db.selectFrom('tlog_leaves').select(['leaf_index', 'leaf_hash']).where('leaf_index', 'in', leafIndexes),
+);
+const nodeHashesQuery = preparedListQuery((db, _p: object, pairs: number[]) =>
+  db
+    .selectFrom('tlog_nodes')
+    .select(['level', 'node_index', 'hash'])
+    .where((eb) => eb.or(Array.from({ length: pairs.length / 2 }, (_, i) => eb.and([eb('level', '=', pairs[2 * i]!), eb('node_index', '=', pairs[2 * i + 1]!)])))),
+);

@@ -10,8 +10,7 @@ import type { ProofKeys } from './keys.js';
 import { buildCompletionStatement } from './statement.js';
 import type { TransparencyLog } from './transparency-log.js';
 import { BUNDLE_MEDIA_TYPE, BUNDLE_VERSION, type Jwks, type ProofBundle } from './verify.js';
-import { findStatement, latestStatementIdOfRecord, latestStatementOfRecord } from './repository.js';
-import type { ProofStatementsTable } from './tables.js';
+import { findStatement, latestStatementIdOfRecord, latestStatementOfRecord, type ServedStatement } from './repository.js';
 import { toHex } from './encoding.js';
 
 export interface PendingProof {
@@ -102,7 +101,7 @@ export class ProofService {
     return this.keys.log.verifierKey;
   }
 
-  private async answer(statement: ProofStatementsTable): Promise<ProofAnswer> {
+  private async answer(statement: ServedStatement): Promise<ProofAnswer> {
     if (statement.status !== 'sealed' || statement.leaf_index === null || statement.tree_size === null) {
       return { status: 'pending', proofId: statement.id, recordId: statement.record_id, createdAt: statement.created_at };
     }

@@ -72,7 +72,7 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(sealed?.sealed, 3);
       assert.equal(t.context.transparencyLog.signer.threaded, true, 'the thread signed them, not the fallback');
       for (const [i, id] of ids.entries()) {
-        const row = await findStatement(t.context.database.db, 'org_sign', id);
+        const row = await t.context.database.db.selectFrom('proof_statements').selectAll().where('id', '=', id).where('org_id', '=', 'org_sign').executeTakeFirst();
         assert.equal(row?.status, 'sealed');
         assert.equal(row?.statement_json, null, 'the JSON copy is dropped once signed');
         const payload = verifiedPayload(row!.jws, jwks);
