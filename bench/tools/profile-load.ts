@@ -11,6 +11,8 @@
 //           --reference then runs the same load against bench/reference-reads-server.ts on the same SQLite
 //           file (BENCH_DATABASE_URL unset) and prints its CPU per request beside the service's (and with
 //           --profile, its profile of that load too).
+// feed:     GET /api/v1/events?after= a consumer 150 events behind sends (50 events a page), after 3,000
+//           work orders were created; CONNS (default 10) connections, 6 s. --reference as for record.
 // list:     GET /api/v1/records?limit=50 over 200 work orders, 10 connections, 6 s (the bench's list page).
 // lifecycle: the bench's lifecycle mix (create → assign → start → complete → close), CONNS (default 50) connections, 8 s.
 // --profile starts the built service with bench/lib/cpu-profile-window.mjs and writes
@@ -20,15 +22,15 @@ import path from 'node:path';
 import type { RequestSpec } from 'autocannon';
 import { runLoad, type LoadOptions } from '../lib/load.js';
 import { startReadsReference } from '../lib/read-references.js';
-import { readCpuSeconds, REPO_ROOT, removeDataDir, startService, temporaryDataDir } from '../lib/processes.js';
+import { readCpuSeconds, REPO_ROOT, removeDataDir, startService, temporaryDataDir, waitFor } from '../lib/processes.js';
 import { WebhookReceiver } from '../lib/receiver.js';
-import { callApi, createCategory, createTenant, recordBody } from '../lib/tenant.js';
+import { BENCH_SCOPES, callApi, createCategory, createTenant, recordBody } from '../lib/tenant.js';
 import { lifecycleRequests } from '../parts/lifecycle.js';
 import { subscribe, WEBHOOK_ENV } from '../parts/webhooks.js';
 
 const scenario = process.argv[2];
-if (!['create', 'complete', 'get', 'record', 'list', 'lifecycle'].includes(scenario ?? '')) {
-  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|record|list|lifecycle> [--profile] [--subscribe] [--no-worker]');
+if (!['create', 'complete', 'get', 'record', 'feed', 'list', 'lifecycle'].includes(scenario ?? '')) {
+  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|record|feed|list|lifecycle> [--profile] [--subscribe] [--no-worker]');
   process.exit(2);
 }
 const profile = process.argv.includes('--profile');
@@ -42,7 +44,7 @@ const service = await startService({
 });
 const receiver = await WebhookReceiver.start();
 try {
-  const tenant = await createTenant(dataDir, undefined, databaseEnv);
+  const tenant = await createTenant(dataDir, undefined, databaseEnv, [...BENCH_SCOPES, 'events:read']);
   const categoryId = await createCategory(service.baseUrl, tenant);
   let options: LoadOptions;
   if (scenario === 'create') {
@@ -63,6 +65,12 @@ try {
   } else if (scenario === 'record') {
     const created = await callApi<{ id: string }>(service.baseUrl, tenant, 'POST', '/api/v1/records', JSON.parse(recordBody(categoryId, 1)));
     options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 10), durationS: 6, path: `/api/v1/records/${created.body.id}`, headers: tenant.readHeaders };
+  } else if (scenario === 'feed') {
+    await runLoad({ url: service.baseUrl, connections: 10, amount: 3000, requests: [{ method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 1) }] });
+    const feedTotal = async () => (await callApi<{ total: number }>(service.baseUrl, tenant, 'GET', '/api/v1/events?limit=1')).body.total;
+    await waitFor('3,000 events in the feed', 60_000, async () => ((await feedTotal()) >= 3000 ? true : undefined), 200);
+    const page = await callApi<{ events: { sequence: number }[] }>(service.baseUrl, tenant, 'GET', '/api/v1/events?after=2849&limit=1');
+    options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 10), durationS: 6, path: `/api/v1/events?after=${page.body.events[0]!.sequence - 1}&limit=50`, headers: tenant.readHeaders };
   } else if (scenario === 'get') {
     options = { url: service.baseUrl, connections: 50, durationS: 6, path: `/api/v1/categories/${categoryId}`, headers: tenant.readHeaders };
   } else {
@@ -108,7 +116,7 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the profile is written asynchronously
     console.log(`profile: ${process.env.BENCH_PROFILE_DIR ?? '$TMPDIR'}/window-${service.pid}.cpuprofile`);
   }
-  if (scenario === 'record' && process.argv.includes('--reference') && !process.env.BENCH_DATABASE_URL) {
+  if ((scenario === 'record' || scenario === 'feed') && process.argv.includes('--reference') && !process.env.BENCH_DATABASE_URL) {
     const preload = `--import=${path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')}`;
     const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: path.join(dataDir, 'wo.sqlite'), ...(profile ? { NODE_OPTIONS: preload } : {}) });
     try {

@@ -1,4 +1,5 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type SelectQueryBuilder } from 'kysely';
+import { inOneSnapshot } from '../db/list-pages.js';
 import type { Executor } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import type { Page } from '../db/page.js';
@@ -31,44 +32,68 @@ export interface FeedOrder {
   position: 'seq' | 'feed_seq';
   /** The events of the feed after `after`. */
   after(query: OutboxQuery, after: number): OutboxQuery;
+  /** How a page and its total are read from one snapshot (see feedPages). */
+  pageAndTotal: 'in one statement' | 'in one read-only transaction';
 }
 
-/** A statement that reads one page of the feed with its total (FeedPages). */
-type FeedPageStatement = (db: Executor, query: FeedQuery, page: Page) => Promise<{ rows: FeedRow[]; total: number }>;
+/** Reads one page of the feed with its total (feedPages). */
+type FeedPageReader = (db: Executor, query: FeedQuery, page: Page) => Promise<{ rows: FeedRow[]; total: number }>;
 
 /**
  * One page of the feed, oldest first, and how many events match (`types` and `after`) in all, for one
  * dialect's FeedOrder. Counting only what follows `after` keeps a consumer's follow step as cheap at ten
  * million events as at ten thousand; a consumer far behind pays for the count of its backlog, once per
- * page. The page and its count are one statement, compiled once (a shape per padded length of `types`):
- * one snapshot, where two statements side by side could each see a different feed on PostgreSQL, and no
- * query built per request (the feed is what a consumer's sync loop polls).
+ * page. The page and its count come from one snapshot, with statements compiled once (a shape per padded
+ * length of `types`): the feed is what a consumer's sync loop polls. How depends on the database
+ * (FeedOrder.pageAndTotal): on PostgreSQL one statement, the count beside each row of the page, where
+ * two statements side by side ran on two connections and a transaction costs two more round trips; on
+ * SQLite the two statements in a read-only transaction, since one statement sorted the page's payloads
+ * again in a temporary b-tree (about 145 µs against 92 for the two, 50 events of a 3,000-event feed).
  */
-export function feedPages(order: FeedOrder): FeedPageStatement {
+export function feedPages(order: FeedOrder): FeedPageReader {
   type Params = { orgId: string; after: number; limit: number; offset: number };
-  const build = (db: Executor, p: Params, types: readonly string[]) => {
-    let matching = order.after(db.selectFrom('outbox_events').where('org_id', '=', p.orgId), p.after);
-    if (types.length > 0) matching = matching.where('type', 'in', types);
-    const page = matching.select([`${order.position} as position`, 'id', 'type', 'payload', 'created_at']).orderBy(order.position).limit(p.limit).offset(p.offset);
-    const total = matching.select((eb) => eb.fn.countAll<number | string>().as('total'));
+  const matchingOf = (db: Executor, p: Params, types: readonly string[]) => {
+    const matching = order.after(db.selectFrom('outbox_events').where('org_id', '=', p.orgId), p.after);
+    return types.length > 0 ? matching.where('type', 'in', types) : matching;
+  };
+  const pageOf = (db: Executor, p: Params, types: readonly string[]) =>
+    matchingOf(db, p, types).select([`${order.position} as position`, 'id', 'type', 'payload', 'created_at']).orderBy(order.position).limit(p.limit).offset(p.offset);
+  const totalOf = (db: Executor, p: Params, types: readonly string[]) => matchingOf(db, p, types).select((eb) => eb.fn.countAll<number | string>().as('total'));
+  // Both statements of a form, for every type and for some types.
+  const statements = <R>(build: (db: Executor, p: Params, types: readonly string[]) => Compilable<R>) => {
+    const everyType = preparedQuery((db, p: Params) => build(db, p, []));
+    const ofTypes = preparedListQuery((db, p: Params, types: string[]) => build(db, p, types));
+    return (db: Executor, p: Params, types: readonly string[] | undefined) => (types ? ofTypes(db, p, types) : everyType(db, p));
+  };
+  const paramsOf = (query: FeedQuery, page: Page): Params => ({ orgId: query.orgId, after: query.after, limit: page.limit, offset: page.offset });
+
+  if (order.pageAndTotal === 'in one statement') {
     // The count's one row, beside each row of the page (or alone, with NULLs, when the page is empty).
-    return db
-      .selectFrom(total.as('counted'))
-      .leftJoin(page.as('page'), (join) => join.onTrue())
-      .select(['counted.total', 'page.position', 'page.id', 'page.type', 'page.payload', 'page.created_at'])
-      .orderBy('page.position');
-  };
-  const everyType = preparedQuery((db, p: Params) => build(db, p, []));
-  const ofTypes = preparedListQuery((db, p: Params, types: string[]) => build(db, p, types));
-  return async (db, query, page) => {
-    const params = { orgId: query.orgId, after: query.after, limit: page.limit, offset: page.offset };
-    const { rows } = query.types ? await ofTypes(db, params, query.types) : await everyType(db, params);
-    const found = rows as ({ total: number | string } & { [K in keyof FeedRow]: FeedRow[K] | null })[];
-    return {
-      rows: found.filter((row) => row.id !== null).map((row) => ({ position: Number(row.position), id: row.id!, type: row.type!, payload: row.payload!, created_at: row.created_at! })),
-      total: Number(found[0]?.total ?? 0),
+    const pageWithTotal = statements((db, p, types) =>
+      db
+        .selectFrom(totalOf(db, p, types).as('counted'))
+        .leftJoin(pageOf(db, p, types).as('page'), (join) => join.onTrue())
+        .select(['counted.total', 'page.position', 'page.id', 'page.type', 'page.payload', 'page.created_at'])
+        .orderBy('page.position'),
+    );
+    return async (db, query, page) => {
+      const { rows } = await pageWithTotal(db, paramsOf(query, page), query.types);
+      const found = rows as ({ total: number | string } & { [K in keyof FeedRow]: FeedRow[K] | null })[];
+      return {
+        rows: found.filter((row) => row.id !== null).map((row) => ({ position: Number(row.position), id: row.id!, type: row.type!, payload: row.payload!, created_at: row.created_at! })),
+        total: Number(found[0]?.total ?? 0),
+      };
     };
-  };
+  }
+  const pageRows = statements(pageOf);
+  const counted = statements(totalOf);
+  return (db, query, page) =>
+    inOneSnapshot(db, async (snapshot) => {
+      const params = paramsOf(query, page);
+      const { rows } = await pageRows(snapshot, params, query.types);
+      const total = Number((await counted(snapshot, params, query.types)).rows[0]?.total ?? 0);
+      return { rows: rows.map((row) => ({ ...row, position: Number(row.position) })), total };
+    });
 }
 
 /** What an operator looks for in an organization's feed: a type, an id (the event's, or one its payload names), a time range. */

@@ -46,6 +46,7 @@ export const postgresOutboxProgress: OutboxProgress = {
   feed: {
     position: 'feed_seq',
     after: (query, after) => query.where('feed_seq', '>', after),
+    pageAndTotal: 'in one statement',
   },
 };
 

@@ -37,6 +37,7 @@ export const sqliteOutboxProgress: OutboxProgress = {
     position: 'seq',
     after: (query, after) =>
       query.where('seq', '>', after).where('seq', '<=', (eb) => eb.selectFrom('outbox_cursor').select('last_seq').where('id', '=', 1)),
+    pageAndTotal: 'in one read-only transaction',
   },
 };
 
