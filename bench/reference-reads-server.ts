@@ -1,12 +1,17 @@
-// The reads' yardstick (issue 51, bench `list`): GET /api/v1/records, GET /api/v1/records/{id} and
-// GET /api/v1/events?after= done the plainest way on the service's own database, beside the service in
+// The reads' yardstick (issue 51, bench `list`): GET /api/v1/records, GET /api/v1/records/{id},
+// GET /api/v1/events?after= and GET /api/v1/records/{id}/proof done the plainest way on the service's own database, beside the service in
 // the same run. Per request exactly the work the contract promises: the Bearer key looked up by its
 // SHA-256 (revocation, expiry and the route's scope checked), the page (ORDER BY created_at DESC, id DESC
 // with LIMIT and OFFSET on the service's index; the feed in its positions' order after `after`), its
 // exact total (the service's maintained counts; the feed's count after `after`) in the same snapshot,
 // and the same JSON: JSON.stringify of rows mapped by the service's own toWorkOrder, and each event as
-// the feed writes it (publishedPayloadJson). No Kysely, no hooks, no metrics, no access log, no Link
-// header, no ETag.
+// the feed writes it (publishedPayloadJson); a proof bundle from its statement, the first published
+// checkpoint that includes it (as a service without a witness policy serves) and the inclusion proof
+// computed by the service's own Merkle code from the stored hashes, JSON.stringify'd. No Kysely, no hooks,
+// no metrics, no access log, no Link header, no ETag.
+//
+// REFERENCE_VERIFIER_KEY is the log's public verifier key (GET /api/v1/transparency/verifier-key): its
+// name and key id go into each bundle, as the service's configured log key does.
 //
 // REFERENCE_SQLITE_PATH names the service's SQLite file (opened read-only: WAL lets it read beside the
 // service), or REFERENCE_DATABASE_URL its PostgreSQL database (a pg pool of 10, as the service's).
@@ -17,6 +22,12 @@ import pg from 'pg';
 import { serveUntilStopped } from './lib/serve-until-stopped.js';
 import { publishedPayloadJson } from '../src/events/outbox.js';
 import { toWorkOrder } from '../src/records/repository.js';
+import { parseVerifierKey } from '../src/proofs/checkpoint.js';
+import { toHex } from '../src/proofs/encoding.js';
+import { sha256Sync } from '../src/proofs/keys.js';
+import { inclusionProof, recordSubtreeReads } from '../src/proofs/merkle.js';
+import { cosignedNote } from '../src/proofs/transparency-log.js';
+import { BUNDLE_MEDIA_TYPE, BUNDLE_VERSION } from '../src/proofs/verify.js';
 import type { RecordsTable } from '../src/records/tables.js';
 
 interface KeyRow {
@@ -34,12 +45,33 @@ interface EventRow {
   created_at: string;
 }
 
-/** What a database must answer: a key by hash, a page with its total (one snapshot), one work order, a page of the feed with its total. */
+interface StatementRow {
+  id: string;
+  record_id: string;
+  jws: string;
+  status: string;
+  leaf_index: number | string | null;
+  tree_size: number | string | null;
+}
+
+interface CheckpointRow {
+  tree_size: number | string;
+  note: string;
+  cosignatures: string;
+  timestamp_token: string | null;
+}
+
+/** What a database must answer: a key by hash, a page with its total (one snapshot), one work order, a page of the feed with its total, a proof's parts. */
 interface Reads {
   key(hash: string): Promise<KeyRow | undefined>;
   page(orgId: string, status: string | undefined, limit: number, offset: number): Promise<{ rows: RecordsTable[]; total: number }>;
   one(orgId: string, id: string): Promise<RecordsTable | undefined>;
   feed(orgId: string, after: number, limit: number, offset: number): Promise<{ rows: EventRow[]; total: number }>;
+  /** Whether the work order exists, and its latest statement. */
+  latestStatement(orgId: string, recordId: string): Promise<{ exists: boolean; statement?: StatementRow }>;
+  firstPublishedCheckpoint(treeSize: number): Promise<CheckpointRow | undefined>;
+  /** Hex hashes by `level:index` (level 0: leaves). */
+  subtrees(keys: { level: number; index: number }[]): Promise<Map<string, string>>;
   close(): void;
 }
 
@@ -63,7 +95,22 @@ function sqliteReads(file: string): Reads {
   const feedRows = db.prepare<[string, number, number, number], EventRow>(`SELECT seq AS position, id, type, payload, created_at FROM outbox_events WHERE ${inFeed} ORDER BY seq LIMIT ? OFFSET ?`);
   const feedTotal = db.prepare<[string, number], { n: number }>(`SELECT count(*) AS n FROM outbox_events WHERE ${inFeed}`);
   const feed = db.transaction((orgId: string, after: number, limit: number, offset: number) => ({ rows: feedRows.all(orgId, after, limit, offset), total: feedTotal.get(orgId, after)!.n }));
+  const recordExists = db.prepare<[string, string], { id: string }>('SELECT id FROM records WHERE id = ? AND org_id = ?');
+  const latest = db.prepare<[string, string], StatementRow>('SELECT id, record_id, jws, status, leaf_index, tree_size FROM proof_statements WHERE org_id = ? AND record_id = ? ORDER BY id DESC LIMIT 1');
+  const checkpoint = db.prepare<[number], CheckpointRow>('SELECT tree_size, note, cosignatures, timestamp_token FROM tlog_checkpoints WHERE tree_size >= ? AND publication IS NOT NULL ORDER BY tree_size LIMIT 1');
+  const leaf = db.prepare<[number], { leaf_hash: string }>('SELECT leaf_hash FROM tlog_leaves WHERE leaf_index = ?');
+  const node = db.prepare<[number, number], { hash: string }>('SELECT hash FROM tlog_nodes WHERE level = ? AND node_index = ?');
   return {
+    latestStatement: async (orgId, recordId) => (recordExists.get(recordId, orgId) ? { exists: true, statement: latest.get(orgId, recordId) } : { exists: false }),
+    firstPublishedCheckpoint: async (treeSize) => checkpoint.get(treeSize),
+    async subtrees(keys) {
+      const found = new Map<string, string>();
+      for (const { level, index } of keys) {
+        const hash = level === 0 ? leaf.get(index)?.leaf_hash : node.get(level, index)?.hash;
+        if (hash) found.set(`${level}:${index}`, hash);
+      }
+      return found;
+    },
     key: async (hash) => key.get(hash),
     page: async (orgId, status, limit, offset) => page(orgId, status, limit, offset),
     one: async (orgId, id) => one.get(id, orgId),
@@ -101,6 +148,31 @@ function postgresReads(url: string): Reads {
     async one(orgId, id) {
       const { rows } = await pool.query<RecordsTable>({ name: 'reference-one', text: 'SELECT * FROM records WHERE id = $1 AND org_id = $2', values: [id, orgId] });
       return rows[0];
+    },
+    async latestStatement(orgId, recordId) {
+      const { rows } = await pool.query<StatementRow & { exists: boolean }>({
+        name: 'reference-latest-statement',
+        text: `SELECT EXISTS (SELECT 1 FROM records WHERE id = $2 AND org_id = $1) AS exists, s.* FROM (SELECT 1) one LEFT JOIN LATERAL (
+            SELECT id, record_id, jws, status, leaf_index, tree_size FROM proof_statements WHERE org_id = $1 AND record_id = $2 ORDER BY id DESC LIMIT 1) s ON true`,
+        values: [orgId, recordId],
+      });
+      const [row] = rows;
+      return row?.exists ? { exists: true, ...(row.id !== null ? { statement: row } : {}) } : { exists: false };
+    },
+    async firstPublishedCheckpoint(treeSize) {
+      const { rows } = await pool.query<CheckpointRow>({ name: 'reference-checkpoint', text: 'SELECT tree_size, note, cosignatures, timestamp_token FROM tlog_checkpoints WHERE tree_size >= $1 AND publication IS NOT NULL ORDER BY tree_size LIMIT 1', values: [treeSize] });
+      return rows[0];
+    },
+    async subtrees(keys) {
+      const leaves = keys.filter((k) => k.level === 0).map((k) => k.index);
+      const nodes = keys.filter((k) => k.level > 0);
+      const { rows } = await pool.query<{ level: number; node_index: string; hash: string }>({
+        name: 'reference-subtrees',
+        text: `SELECT 0 AS level, leaf_index AS node_index, leaf_hash AS hash FROM tlog_leaves WHERE leaf_index = ANY($1::bigint[])
+          UNION ALL SELECT level, node_index, hash FROM tlog_nodes n JOIN unnest($2::int[], $3::bigint[]) AS k(level, node_index) USING (level, node_index)`,
+        values: [leaves, nodes.map((k) => k.level), nodes.map((k) => k.index)],
+      });
+      return new Map(rows.map((row) => [`${row.level}:${Number(row.node_index)}`, row.hash]));
     },
     // The feed as PostgreSQL keeps it (feed_seq, set at dispatch), its count beside the page in one statement.
     async feed(orgId, after, limit, offset) {
@@ -156,5 +228,37 @@ app.get<{ Querystring: { after?: string; limit?: string; offset?: string } }>('/
     return `{"id":${JSON.stringify(row.id)},"type":${JSON.stringify(row.type)},"sequence":${sequence},"occurredAt":${JSON.stringify(row.created_at)},"payload":${publishedPayloadJson(row.payload, sequence)}}`;
   });
   return reply.type('application/json').send(`{"events":[${events.join(',')}],"total":${total},"limit":${limit},"offset":${offset}}`);
+});
+const logKey = process.env.REFERENCE_VERIFIER_KEY ? parseVerifierKey(process.env.REFERENCE_VERIFIER_KEY) : undefined;
+app.get<{ Params: { id: string } }>('/api/v1/records/:id/proof', async (request, reply) => {
+  const orgId = await readerOrg(request, 'proofs:read');
+  if (!orgId) return problem(reply, 401, 'unauthorized');
+  if (!logKey) return problem(reply, 500, 'no_verifier_key');
+  const { exists, statement } = await reads.latestStatement(orgId, request.params.id);
+  if (!exists || !statement) return problem(reply, 404, 'not_found');
+  const pending = () => reply.code(202).header('retry-after', '1').type('application/json').send(JSON.stringify({ status: 'pending', proofId: statement.id, recordId: statement.record_id }));
+  if (statement.status !== 'sealed' || statement.leaf_index === null || statement.tree_size === null) return pending();
+  const checkpoint = await reads.firstPublishedCheckpoint(Number(statement.tree_size));
+  if (!checkpoint) return pending();
+  const [leafIndex, treeSize] = [Number(statement.leaf_index), Number(checkpoint.tree_size)];
+  const prove = (source: Parameters<typeof inclusionProof>[1]) => inclusionProof(sha256Sync, source, leafIndex, treeSize);
+  const hashes = await reads.subtrees(recordSubtreeReads(prove));
+  const path = prove({ perfect: (level, index) => Buffer.from(hashes.get(`${level}:${index}`)!, 'hex') });
+  const header = JSON.parse(Buffer.from(statement.jws.split('.')[0]!, 'base64url').toString('utf8')) as { kid: string };
+  const bundle = {
+    status: 'sealed',
+    version: BUNDLE_VERSION,
+    mediaType: BUNDLE_MEDIA_TYPE,
+    proofId: statement.id,
+    recordId: statement.record_id,
+    jws: statement.jws,
+    leafIndex,
+    treeSize,
+    inclusionProof: path.map((hash) => Buffer.from(hash).toString('base64')),
+    checkpoint: cosignedNote(checkpoint),
+    ...(checkpoint.timestamp_token ? { timestampToken: checkpoint.timestamp_token } : {}),
+    keys: { statementKid: header.kid, logKeyName: logKey.name, logKeyId: toHex(logKey.keyId) },
+  };
+  return reply.type(BUNDLE_MEDIA_TYPE).send(JSON.stringify(bundle));
 });
 await serveUntilStopped(app, () => reads.close());

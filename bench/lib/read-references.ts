@@ -49,7 +49,7 @@ export interface ReadComparison {
 }
 
 /** The reference reads server on a database: REFERENCE_SQLITE_PATH or REFERENCE_DATABASE_URL. */
-export function startReadsReference(env: { REFERENCE_SQLITE_PATH: string } | { REFERENCE_DATABASE_URL: string }) {
+export function startReadsReference(env: ({ REFERENCE_SQLITE_PATH: string } | { REFERENCE_DATABASE_URL: string }) & { REFERENCE_VERIFIER_KEY?: string }) {
   return startBenchScript('reference-reads-server.ts', '/', env);
 }
 

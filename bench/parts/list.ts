@@ -61,6 +61,7 @@ export async function compareWithReference(
   reference: ReadSide,
   measure: ReadComparison['measure'],
   feed: SeededFeed,
+  proofs: SeededProofs,
 ): Promise<{ measurements: Measurement[]; targets: TargetCheck[]; notes: string[] }> {
   const page = await callApiAs<{ records: { id: string }[] }>(service, `/api/v1/records?limit=100&offset=${Math.floor(total / 3)}`);
   const idPaths = page.records.map((record) => `/api/v1/records/${record.id}`);
@@ -80,6 +81,13 @@ export async function compareWithReference(
     const differs = await sameAnswer(service, reference, path);
     if (differs) throw new Error(differs);
   }
+  const proofReads = [rotatingRead(`GET /records/{id}/proof (${proofs.paths.length} sealed proofs in turn)`, proofs.paths)];
+  const proofSide = (side: ReadSide): ReadSide => ({ ...side, headers: proofs.headers });
+  for (const path of proofs.paths.slice(0, 3)) {
+    const differs = await sameAnswer(proofSide(service), proofSide(reference), path);
+    if (differs) throw new Error(differs);
+  }
+  notes.push(`the reads reference answered the same bytes as the service for three of the ${proofs.paths.length} sealed proofs`);
   const feedSide = (side: ReadSide): ReadSide => ({ ...side, headers: feed.headers });
   for (const path of ['/api/v1/events?after=0&limit=50', feed.followed[0]!]) {
     const differs = await sameAnswer(feedSide(service), feedSide(reference), path);
@@ -95,7 +103,53 @@ export async function compareWithReference(
   );
   const compared = await compareReads({ label: '', reads, service, reference, measure });
   const feedCompared = await compareReads({ label: '', reads: feedReads, service: feedSide(service), reference: feedSide(reference), measure });
-  return { measurements: [...compared.measurements, ...feedCompared.measurements], targets: [identical, ...compared.targets, ...feedCompared.targets], notes };
+  const proofsCompared = await compareReads({ label: '', reads: proofReads, service: proofSide(service), reference: proofSide(reference), measure });
+  return {
+    measurements: [...compared.measurements, ...feedCompared.measurements, ...proofsCompared.measurements],
+    targets: [identical, ...compared.targets, ...feedCompared.targets, ...proofsCompared.targets],
+    notes,
+  };
+}
+
+/** Sealed completion proofs of an organization of their own: its key, the proofs' paths, and the log's verifier key. */
+export interface SeededProofs {
+  headers: Record<string, string>;
+  paths: string[];
+  verifierKey: string;
+}
+
+/** Work orders completed for the proof reads (about as many): their proofs are the log's leaves, so each inclusion proof is about log2(300) ≈ 9 hashes. */
+export const PROOFS_SEALED = 300;
+
+/**
+ * PROOFS_SEALED work orders created, started and completed over HTTP in `tenant`'s organization (which
+ * must hold proofs:read), read back once every proof is sealed and published.
+ */
+export async function seedProofs(urls: string | string[], tenant: Tenant): Promise<SeededProofs> {
+  const base = Array.isArray(urls) ? urls[0]! : urls;
+  const categoryId = await createCategory(base, tenant);
+  const ids: string[] = [];
+  const body = JSON.stringify({ resolutionNotes: 'Replaced the trap and tested for leaks.' });
+  const done = await runLoad({
+    url: urls,
+    connections: 10,
+    amount: 3 * PROOFS_SEALED,
+    requests: [
+      { method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 1), onResponse: (status, answer, context) => void (status === 201 && (context.id = (JSON.parse(answer) as { id: string }).id)) },
+      { method: 'POST', setupRequest: (request, context) => ({ ...request, path: `/api/v1/records/${String(context.id)}/start`, headers: tenant.headers, body: '{}' }) },
+      { method: 'POST', setupRequest: (request, context) => ({ ...request, path: `/api/v1/records/${String(context.id)}/complete`, headers: tenant.headers, body }), onResponse: (status, _answer, context) => void (status === 200 && ids.push(String(context.id))) },
+    ],
+  });
+  // The load ends after 3 × PROOFS_SEALED requests in all, so a connection may stop between its create and its completion.
+  if (done.non2xx > 0 || ids.length < 0.9 * PROOFS_SEALED) throw new Error(`completed ${ids.length} of ${PROOFS_SEALED} work orders (${done.non2xx} refused)`);
+  const paths = ids.map((id) => `/api/v1/records/${id}/proof`);
+  const side = { url: base, headers: tenant.readHeaders, server: { cpuSeconds: () => 0 } };
+  await waitFor(`${PROOFS_SEALED} proofs sealed`, 120_000, async () => {
+    for (const path of [paths[0]!, paths.at(-1)!]) if ((await fetch(`${base}${path}`, { headers: side.headers })).status !== 200) return undefined;
+    return true;
+  }, 200);
+  const verifierKey = (await (await fetch(`${base}/api/v1/transparency/verifier-key`)).text()).trim();
+  return { headers: tenant.readHeaders, paths, verifierKey };
 }
 
 /** Events in the feed of an organization of their own, for the feed's reads: its key, every position, and the reads that follow it. */
@@ -259,7 +313,8 @@ export async function runListPart(): Promise<PartResult> {
 
         if (size === READS_REFERENCE_SIZE) {
           const feed = await seedFeed(service.baseUrl, await createTenant(dataDir, undefined, {}, [...BENCH_SCOPES, 'events:read']));
-          const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: sqlitePath });
+          const proofs = await seedProofs(service.baseUrl, await createTenant(dataDir));
+          const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: sqlitePath, REFERENCE_VERIFIER_KEY: proofs.verifierKey });
           try {
             const compared = await compareWithReference(
               label,
@@ -269,6 +324,7 @@ export async function runListPart(): Promise<PartResult> {
               { url: reference.baseUrl, headers: tenant.readHeaders, server: reference },
               (name, _connections, load) => load().then((figures) => loadMeasurement(name, figures, null)),
               feed,
+              proofs,
             );
             measurements.push(...compared.measurements);
             targets.push(...compared.targets);

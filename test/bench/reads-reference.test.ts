@@ -18,15 +18,23 @@ describe('the reads reference of the bench', () => {
 
   before(async () => {
     harness = await startTestApp('sqlite');
-    tenant = await harness.newTenant(['records:read', 'records:write', 'categories:read', 'categories:write', 'events:read']);
+    tenant = await harness.newTenant(['records:read', 'records:write', 'categories:read', 'categories:write', 'events:read', 'proofs:read']);
     const categoryId = await seedCategory(tenant);
     for (let i = 0; i < 5; i++) {
       ids.push(await createWorkOrder(tenant, { categoryId, description: `Leak “${i}” under the sink\n<b>`, metadata: { unit: `4${i}B`, nested: { n: i } }, assignee: i % 2 ? 'Ana' : undefined, priority: i % 2 ? 'HIGH' : 'LOW' }));
     }
     const started = await tenant.request({ method: 'POST', url: `/api/v1/records/${ids[1]}/start`, payload: {} });
     assert.equal(started.statusCode, 200, started.body);
+    // Two completion proofs, sealed: the second's inclusion proof is two hashes long.
+    for (const id of [ids[1]!, ids[3]!]) {
+      if (id !== ids[1]) assert.equal((await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/start`, payload: {} })).statusCode, 200);
+      const completed = await tenant.request({ method: 'POST', url: `/api/v1/records/${id}/complete`, payload: { resolutionNotes: 'Replaced the trap.' } });
+      assert.equal(completed.statusCode, 200, completed.body);
+    }
+    await harness.context.transparencyLog.sealPending();
     await dispatchAll(harness.context);
-    reference = await startBenchScript('reference-reads-server.ts', '/', { REFERENCE_SQLITE_PATH: path.join(harness.dataDir, 'wo.sqlite') });
+    const verifierKey = (await harness.app.inject({ method: 'GET', url: '/api/v1/transparency/verifier-key' })).body.trim();
+    reference = await startBenchScript('reference-reads-server.ts', '/', { REFERENCE_SQLITE_PATH: path.join(harness.dataDir, 'wo.sqlite'), REFERENCE_VERIFIER_KEY: verifierKey });
   });
 
   after(async () => {
@@ -69,6 +77,19 @@ describe('the reads reference of the bench', () => {
     assert.deepEqual(await fromReference('/api/v1/events?limit=100'), { status: 200, body: dispatched.body });
     const withoutScope = await harness.newTenant(['records:read']);
     assert.equal((await fromReference('/api/v1/events', withoutScope.key)).status, 401);
+  });
+
+  it('answers a sealed completion proof with the service’s bytes, and 404 where the service answers 404', async () => {
+    for (const id of [ids[1]!, ids[3]!]) {
+      const ours = await tenant.request({ method: 'GET', url: `/api/v1/records/${id}/proof` });
+      assert.equal(ours.statusCode, 200, ours.body);
+      assert.equal((JSON.parse(ours.body) as { status: string }).status, 'sealed');
+      assert.deepEqual(await fromReference(`/api/v1/records/${id}/proof`), { status: 200, body: ours.body }, id);
+    }
+    assert.equal((await fromReference(`/api/v1/records/${ids[0]}/proof`)).status, 404, 'never completed');
+    assert.equal((await fromReference('/api/v1/records/rec_01NOSUCHRECORD0000000000000/proof')).status, 404);
+    const other = await harness.newTenant(['proofs:read']);
+    assert.equal((await fromReference(`/api/v1/records/${ids[1]}/proof`, other.key)).status, 404, 'another organization’s');
   });
 
   it('diffs answers over HTTP: the same bytes pass, and an answer that differs is named with where it differs', async () => {

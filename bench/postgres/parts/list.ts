@@ -1,7 +1,7 @@
 import { Baseline, runLoad } from '../../lib/load.js';
 import { check, isClean, type Measurement, type PartResult, type TargetCheck } from '../../lib/results.js';
 import { BENCH_SCOPES, callApi, createTenant } from '../../lib/tenant.js';
-import { compareWithReference, listSizes, seedFeed, measureAssigneeAgainstStatus, MEASURED_PERSON, READS_REFERENCE_SIZE } from '../../parts/list.js';
+import { compareWithReference, listSizes, seedFeed, seedProofs, measureAssigneeAgainstStatus, MEASURED_PERSON, READS_REFERENCE_SIZE } from '../../parts/list.js';
 import { compareScaling, startReadsReference } from '../../lib/read-references.js';
 import { benchPersonId, seededForPerson } from '../../lib/seed-records.js';
 import { measureOnPostgres } from '../measure.js';
@@ -107,7 +107,8 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
             // Issue 51: each read beside the plainest handler doing the same work on this database.
             const feedTenant = await createTenant(deployment.dataDir, undefined, deployment.env, [...BENCH_SCOPES, 'events:read']);
             const feed = await seedFeed(api.urls!, feedTenant);
-            const reference = await startReadsReference({ REFERENCE_DATABASE_URL: database.url });
+            const proofs = await seedProofs(api.urls!, await createTenant(deployment.dataDir, undefined, deployment.env));
+            const reference = await startReadsReference({ REFERENCE_DATABASE_URL: database.url, REFERENCE_VERIFIER_KEY: proofs.verifierKey });
             try {
               const compared = await compareWithReference(
                 `${sizeLabel(size)}, ${processesLabel(apiProcesses)}`,
@@ -117,6 +118,7 @@ export async function runPostgresListPart(options: PostgresPartOptions): Promise
                 { url: reference.baseUrl, headers: tenant.readHeaders, server: reference },
                 (name, connections, load) => measureOnPostgres(observer, baseline, { name, connections, load }),
                 feed,
+                proofs,
               );
               measurements.push(...compared.measurements);
               targets.push(...compared.targets);
