@@ -135,7 +135,7 @@ export async function seedProofs(urls: string | string[], tenant: Tenant): Promi
     connections: 10,
     amount: 3 * PROOFS_SEALED,
     requests: [
-      { method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 1), onResponse: (status, answer, context) => void (status === 201 && (context.id = (JSON.parse(answer) as { id: string }).id)) },
+      { method: 'POST', path: '/api/v1/records', headers: tenant.headers, body: recordBody(categoryId, 1, { assignee: 'Ana' }), onResponse: (status, answer, context) => void (status === 201 && (context.id = (JSON.parse(answer) as { id: string }).id)) },
       { method: 'POST', setupRequest: (request, context) => ({ ...request, path: `/api/v1/records/${String(context.id)}/start`, headers: tenant.headers, body: '{}' }) },
       { method: 'POST', setupRequest: (request, context) => ({ ...request, path: `/api/v1/records/${String(context.id)}/complete`, headers: tenant.headers, body }), onResponse: (status, _answer, context) => void (status === 200 && ids.push(String(context.id))) },
     ],
