@@ -28,16 +28,27 @@ const SERVED_STATEMENT_COLUMNS = ['id', 'record_id', 'jws', 'status', 'leaf_inde
 const findStatementQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
   db.selectFrom('proof_statements').select(SERVED_STATEMENT_COLUMNS).where('id', '=', p.id).where('org_id', IN_ORGANIZATION, p.orgId),
 );
-const latestStatementOfRecordQuery = preparedQuery((db, p: { orgId: string; recordId: string }) =>
-  db.selectFrom('proof_statements').select(SERVED_STATEMENT_COLUMNS).where('org_id', '=', p.orgId).where('record_id', '=', p.recordId).orderBy('id', 'desc').limit(1),
-);
+// The work order and its latest statement in one statement (one round trip on PostgreSQL): no row when
+// the work order is not the organization's, NULL columns when it has no statement.
+const latestStatementOfRecordQuery = preparedQuery((db, p: { orgId: string; recordId: string }) => {
+  const latest = db.selectFrom('proof_statements').select(SERVED_STATEMENT_COLUMNS).where('org_id', '=', p.orgId).where('record_id', '=', p.recordId).orderBy('id', 'desc').limit(1);
+  return db
+    .selectFrom('records')
+    .leftJoin(latest.as('latest'), (join) => join.onTrue())
+    .select(SERVED_STATEMENT_COLUMNS.map((column) => `latest.${column}` as const))
+    .where('records.id', '=', p.recordId)
+    .where('records.org_id', IN_ORGANIZATION, p.orgId);
+});
 
 export async function findStatement(db: Executor, orgId: string, id: string): Promise<ServedStatement | undefined> {
   return (await findStatementQuery(db, { orgId, id })).rows[0];
 }
 
-export async function latestStatementOfRecord(db: Executor, orgId: string, recordId: string): Promise<ServedStatement | undefined> {
-  return (await latestStatementOfRecordQuery(db, { orgId, recordId })).rows[0];
+/** A work order's latest statement: `record: false` when the organization has no such work order. */
+export async function latestStatementOfRecord(db: Executor, orgId: string, recordId: string): Promise<{ record: boolean; statement?: ServedStatement }> {
+  const [row] = (await latestStatementOfRecordQuery(db, { orgId, recordId })).rows as ({ [K in keyof ServedStatement]: ServedStatement[K] | null } | undefined)[];
+  if (!row) return { record: false };
+  return row.id === null ? { record: true } : { record: true, statement: row as ServedStatement };
 }
 
 /** Only the id of the latest statement (what a new statement supersedes): its JWS, kilobytes, is not read. */

@@ -4,7 +4,6 @@ import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoNow, type Clock } from '../clock.js';
 import type { CompletionContext } from '../records/service.js';
-import { recordExists } from '../records/repository.js';
 import { assertIJson, NotIJsonError } from '../canonical-json.js';
 import type { ProofKeys } from './keys.js';
 import { buildCompletionStatement } from './statement.js';
@@ -81,8 +80,8 @@ export class ProofService {
   }
 
   async forRecord(orgId: string, recordId: string): Promise<ProofAnswer> {
-    if (!(await recordExists(this.db, orgId, recordId))) throw errors.notFound(`Work order "${recordId}"`);
-    const statement = await latestStatementOfRecord(this.db, orgId, recordId);
+    const { record, statement } = await latestStatementOfRecord(this.db, orgId, recordId);
+    if (!record) throw errors.notFound(`Work order "${recordId}"`);
     if (!statement) throw errors.notFound(`A completion proof of work order "${recordId}"`);
     return this.answer(statement);
   }

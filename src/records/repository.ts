@@ -105,13 +105,6 @@ export async function findRecord(db: Executor, orgId: string, id: string): Promi
   return (await findRecordQuery(db, { orgId, id })).rows[0];
 }
 
-// Whether a work order exists, for reads of what hangs off it (its proof): its id, not its row.
-const recordExistsQuery = preparedQuery((db, p: { orgId: string; id: string }) => db.selectFrom('records').select('id').where('id', '=', p.id).where('org_id', IN_ORGANIZATION, p.orgId));
-
-export async function recordExists(db: Executor, orgId: string, id: string): Promise<boolean> {
-  return (await recordExistsQuery(db, { orgId, id })).rows.length > 0;
-}
-
 /**
  * PostgreSQL: a work order and its whole history in one round trip, for a completion, whose proof
  * statement carries the history. Read in one snapshot, the two belong together. A lifecycle entry is
