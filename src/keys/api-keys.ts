@@ -44,7 +44,7 @@ export class ApiKeyService {
     private readonly clock: Clock,
     /** The scopes a key can hold (assembled from the features). */
     private readonly scopes: Scopes,
-    /** How a revocation reaches every API process that remembers keys, in its transaction: PostgreSQL's announceRevocation; nothing on SQLite (one process). */
+    /** How a revocation reaches every API process that remembers keys, in its transaction: PostgreSQL's announceRevocation; nothing on SQLite, where other processes notice the commit itself (sqliteRevocationWatch). */
     private readonly announceRevocation: (tx: Tx, keyId: string) => Promise<void>,
     /** Keys remembered between requests (see AuthenticatedKeys); without it, every request reads its key. */
     private readonly remembered?: AuthenticatedKeys,

@@ -21,8 +21,8 @@ export async function insertStatement(db: Executor, row: ProofStatementsTable): 
 }
 
 /** What serving a proof reads of its statement: not the statement's JSON (kilobytes), which only the sequencer signs. */
-export type ServedStatement = Pick<ProofStatementsTable, 'id' | 'record_id' | 'jws' | 'status' | 'leaf_index' | 'tree_size' | 'created_at'>;
 const SERVED_STATEMENT_COLUMNS = ['id', 'record_id', 'jws', 'status', 'leaf_index', 'tree_size', 'created_at'] as const;
+export type ServedStatement = Pick<ProofStatementsTable, (typeof SERVED_STATEMENT_COLUMNS)[number]>;
 
 // GET /proofs/{id} and GET /records/{id}/proof read these on every request: compiled once (see preparedQuery).
 const findStatementQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
@@ -163,7 +163,6 @@ export async function latestPublishedCheckpoint(db: Executor): Promise<TlogCheck
   return db.selectFrom('tlog_checkpoints').selectAll().where('publication', 'is not', null).orderBy('tree_size', 'desc').limit(1).executeTakeFirst();
 }
 
-/** The first checkpoint of at least `treeSize` leaves that was published (`witnessedOnly`: witnessed), from its partial index. */
 // Every proof served reads one (or, witnessed, up to two): compiled once.
 const firstPublishedCheckpointQueries = {
   witnessed: preparedQuery((db, p: { treeSize: number }) =>
@@ -172,6 +171,7 @@ const firstPublishedCheckpointQueries = {
   any: preparedQuery((db, p: { treeSize: number }) => db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', p.treeSize).where('publication', 'is not', null).orderBy('tree_size', 'asc').limit(1)),
 };
 
+/** The first checkpoint of at least `treeSize` leaves that was published (`witnessedOnly`: witnessed), from its partial index. */
 export async function firstPublishedCheckpointFrom(db: Executor, treeSize: number, witnessedOnly: boolean): Promise<TlogCheckpointsTable | undefined> {
   return (await firstPublishedCheckpointQueries[witnessedOnly ? 'witnessed' : 'any'](db, { treeSize })).rows[0];
 }
