@@ -55,7 +55,7 @@ describe('API keys remembered between requests (SQLite)', () => {
     }
     // A read group this process had open at that moment keeps its snapshot, as any read would, until the
     // end of its event-loop turn; the first request after it reads the key again.
-    await waitFor(async () => (await listRecords(tenant.key)).statusCode === 401, 1_000, 'the key read again');
+    await waitFor(async () => (await listRecords(tenant.key)).statusCode === 401, 5_000, 'the key read again');
     const fresh = await harness.newTenant();
     assert.equal((await listRecords(fresh.key)).statusCode, 200);
     await harness.context.database.db.deleteFrom('api_keys').where('id', '=', fresh.keyId).execute();
