@@ -13,6 +13,8 @@
 //           --profile, its profile of that load too).
 // feed:     GET /api/v1/events?after= a consumer 150 events behind sends (50 events a page), after 3,000
 //           work orders were created; CONNS (default 10) connections, 6 s. --reference as for record.
+// proof:    GET /api/v1/records/{id}/proof over the bench's 300 sealed proofs in turn (bench/parts/list.ts's seedProofs),
+//           CONNS (default 10) connections, 6 s. --reference as for record (the reference gets the log's verifier key).
 // list:     GET /api/v1/records?limit=50 over 200 work orders, 10 connections, 6 s (the bench's list page).
 // lifecycle: the bench's lifecycle mix (create → assign → start → complete → close), CONNS (default 50) connections, 8 s.
 // --profile starts the built service with bench/lib/cpu-profile-window.mjs and writes
@@ -26,11 +28,12 @@ import { readCpuSeconds, REPO_ROOT, removeDataDir, startService, temporaryDataDi
 import { WebhookReceiver } from '../lib/receiver.js';
 import { BENCH_SCOPES, callApi, createCategory, createTenant, recordBody } from '../lib/tenant.js';
 import { lifecycleRequests } from '../parts/lifecycle.js';
+import { seedProofs } from '../parts/list.js';
 import { subscribe, WEBHOOK_ENV } from '../parts/webhooks.js';
 
 const scenario = process.argv[2];
-if (!['create', 'complete', 'get', 'record', 'feed', 'list', 'lifecycle'].includes(scenario ?? '')) {
-  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|record|feed|list|lifecycle> [--profile] [--subscribe] [--no-worker]');
+if (!['create', 'complete', 'get', 'record', 'feed', 'proof', 'list', 'lifecycle'].includes(scenario ?? '')) {
+  console.error('usage: npx tsx bench/tools/profile-load.ts <create|complete|get|record|feed|proof|list|lifecycle> [--profile] [--subscribe] [--no-worker]');
   process.exit(2);
 }
 const profile = process.argv.includes('--profile');
@@ -47,6 +50,7 @@ try {
   const tenant = await createTenant(dataDir, undefined, databaseEnv, [...BENCH_SCOPES, 'events:read']);
   const categoryId = await createCategory(service.baseUrl, tenant);
   let options: LoadOptions;
+  let verifierKey: string | undefined;
   if (scenario === 'create') {
     let n = 0;
     // NO_IDEMPOTENCY_KEY=1: the same creates without the header, to see what idempotency adds.
@@ -71,6 +75,11 @@ try {
     await waitFor('3,000 events in the feed', 60_000, async () => ((await feedTotal()) >= 3000 ? true : undefined), 200);
     const page = await callApi<{ events: { sequence: number }[] }>(service.baseUrl, tenant, 'GET', '/api/v1/events?after=2849&limit=1');
     options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 10), durationS: 6, path: `/api/v1/events?after=${page.body.events[0]!.sequence - 1}&limit=50`, headers: tenant.readHeaders };
+  } else if (scenario === 'proof') {
+    const proofs = await seedProofs(service.baseUrl, tenant);
+    verifierKey = proofs.verifierKey;
+    let turn = 0;
+    options = { url: service.baseUrl, connections: Number(process.env.CONNS ?? 10), durationS: 6, requests: [{ method: 'GET', setupRequest: (r) => ({ ...r, path: proofs.paths[turn++ % proofs.paths.length]!, headers: proofs.headers }) }] };
   } else if (scenario === 'get') {
     options = { url: service.baseUrl, connections: 50, durationS: 6, path: `/api/v1/categories/${categoryId}`, headers: tenant.readHeaders };
   } else {
@@ -116,9 +125,9 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the profile is written asynchronously
     console.log(`profile: ${process.env.BENCH_PROFILE_DIR ?? '$TMPDIR'}/window-${service.pid}.cpuprofile`);
   }
-  if ((scenario === 'record' || scenario === 'feed') && process.argv.includes('--reference') && !process.env.BENCH_DATABASE_URL) {
+  if ((scenario === 'record' || scenario === 'feed' || scenario === 'proof') && process.argv.includes('--reference') && !process.env.BENCH_DATABASE_URL) {
     const preload = `--import=${path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')}`;
-    const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: path.join(dataDir, 'wo.sqlite'), ...(profile ? { NODE_OPTIONS: preload } : {}) });
+    const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: path.join(dataDir, 'wo.sqlite'), ...(verifierKey ? { REFERENCE_VERIFIER_KEY: verifierKey } : {}), ...(profile ? { NODE_OPTIONS: preload } : {}) });
     try {
       const referenceLoad = { ...options, url: reference.baseUrl, server: reference };
       await runLoad({ ...referenceLoad, durationS: 2 }); // warm-up

@@ -64,18 +64,32 @@ export function preparedQuery<P extends Params, R = unknown>(
 export function preparedListQuery<P extends Params, V, R = unknown>(
   build: (executor: Executor, params: P, list: V[]) => Compilable<R>,
 ): (executor: Executor, params: P, list: readonly V[]) => Promise<QueryResult<R>> {
-  const byLength = new Map<number, (executor: Executor, params: Record<string, unknown>) => Promise<QueryResult<R>>>();
-  return (executor, params, list) => {
-    const padded = padInList(list);
-    let query = byLength.get(padded.length);
+  const query = preparedListsQuery((executor, params: P, [list]: [V[]]) => build(executor, params, list));
+  return (executor, params, list) => query(executor, params, [list as V[]]);
+}
+
+/**
+ * preparedListQuery over several lists in one statement (a UNION of two `IN` lookups, say), each list
+ * padded on its own: a query per combination of padded lengths, built and compiled once.
+ */
+export function preparedListsQuery<P extends Params, L extends unknown[][], R = unknown>(
+  build: (executor: Executor, params: P, lists: L) => Compilable<R>,
+): (executor: Executor, params: P, lists: Readonly<L>) => Promise<QueryResult<R>> {
+  const byLengths = new Map<string, (executor: Executor, params: Record<string, unknown>) => Promise<QueryResult<R>>>();
+  return (executor, params, lists) => {
+    const padded = lists.map((list) => padInList(list));
+    const lengths = padded.map((list) => list.length).join(',');
+    let query = byLengths.get(lengths);
     if (!query) {
-      const names = padded.map((_value, i) => `${LIST_ENTRY_PREFIX}${i}`);
-      query = preparedQuery((db, placeholders: Record<string, unknown>) => build(db, placeholders as P, names.map((name) => placeholders[name] as V)));
-      byLength.set(padded.length, query);
+      const names = padded.map((list, l) => list.map((_value, i) => `${LIST_ENTRY_PREFIX}${l}:${i}`));
+      query = preparedQuery((db, placeholders: Record<string, unknown>) => build(db, placeholders as P, names.map((list) => list.map((name) => placeholders[name])) as L));
+      byLengths.set(lengths, query);
     }
     const values: Record<string, unknown> = { ...(params as Record<string, unknown>) };
-    padded.forEach((value, i) => {
-      values[`${LIST_ENTRY_PREFIX}${i}`] = value;
+    padded.forEach((list, l) => {
+      list.forEach((value, i) => {
+        values[`${LIST_ENTRY_PREFIX}${l}:${i}`] = value;
+      });
     });
     return query(executor, values);
   };

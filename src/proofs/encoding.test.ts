@@ -14,6 +14,7 @@ describe('proof encodings', () => {
         const hex = toHex(bytes);
         assert.equal(hex, Buffer.from(bytes).toString('hex'));
         assert.deepEqual(fromHex(hex), bytes);
+        assert.deepEqual(fromHex(hex.toUpperCase()), bytes);
       }),
     );
   });
@@ -21,6 +22,8 @@ describe('proof encodings', () => {
   it('hex: odd lengths and non-hex characters are refused', () => {
     assert.equal(fromHex('abc'), undefined);
     assert.equal(fromHex('zz'), undefined);
+    for (const text of ['0g', 'g0', ' 0', '0\u00e9', '\u0100\u0100', '0-', '+0']) assert.equal(fromHex(text), undefined, text);
+    assert.deepEqual(fromHex(''), new Uint8Array());
     assert.deepEqual(fromHex('00FF'), Uint8Array.from([0, 255]));
   });
 

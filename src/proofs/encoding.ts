@@ -54,10 +54,19 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
+// Each hex digit's value by its character code (-1: not a hex digit). A proof served decodes about
+// log2(tree size) stored hashes, and a parseInt of a two-character slice per byte was 7 % of its CPU.
+const HEX_DIGIT_VALUES = Int8Array.from({ length: 128 }, (_, code) => '0123456789abcdef'.indexOf(String.fromCharCode(code).toLowerCase()));
+
 export function fromHex(text: string): Uint8Array | undefined {
-  if (text.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(text)) return undefined;
+  if (text.length % 2 !== 0) return undefined;
   const out = new Uint8Array(text.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  for (let i = 0; i < out.length; i++) {
+    const high = HEX_DIGIT_VALUES[text.charCodeAt(2 * i)] ?? -1;
+    const low = HEX_DIGIT_VALUES[text.charCodeAt(2 * i + 1)] ?? -1;
+    if (high < 0 || low < 0) return undefined;
+    out[i] = (high << 4) | low;
+  }
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { preparedListQuery, preparedQuery } from '../db/prepared.js';
+import { preparedListsQuery, preparedQuery } from '../db/prepared.js';
 import { padInList } from '../db/statement-shapes.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable, TlogTimestampAuthoritiesTable, TlogWitnessesTable } from './tables.js';
@@ -284,31 +284,33 @@ export async function insertNodes(db: Executor, rows: TlogNodesTable[]): Promise
   await insertRows(db, 'tlog_nodes', rows);
 }
 
-/** Hex hashes of perfect subtrees by `level:index` (level 0 = leaf hashes), in at most two queries. */
+/** Hex hashes of perfect subtrees by `level:index` (level 0 = leaf hashes), in one statement. */
 export async function readSubtrees(db: Executor, keys: Array<{ level: number; index: number }>): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const leafIndexes = keys.filter((k) => k.level === 0).map((k) => k.index);
-  const nodes = keys.filter((k) => k.level > 0);
-  if (leafIndexes.length > 0) {
-    const { rows } = await leafHashesQuery(db, {}, leafIndexes);
-    for (const row of rows) found.set(`0:${Number(row.leaf_index)}`, row.leaf_hash);
+  if (keys.length === 0) return found;
+  const leafIndexes: number[] = [];
+  const nodes: Array<{ level: number; index: number }> = [];
+  for (const key of keys) {
+    if (key.level === 0) leafIndexes.push(key.index);
+    else nodes.push(key);
   }
-  if (nodes.length > 0) {
-    // As (level, index) pairs in one list: padded to a power of two pairs first, so the flat list's
-    // length is one too and each shape keeps its pairs whole (preparedListQuery pads no further).
-    const { rows } = await nodeHashesQuery(db, {}, padInList(nodes).flatMap((k) => [k.level, k.index]));
-    for (const row of rows) found.set(`${row.level}:${Number(row.node_index)}`, row.hash);
-  }
+  // Nodes as (level, index) pairs in one list: padded to a power of two pairs first, so the flat list's
+  // length is one too and each shape keeps its pairs whole (preparedListsQuery pads no further).
+  const pairs = padInList(nodes).flatMap((k) => [k.level, k.index]);
+  const { rows } = await subtreeHashesQuery(db, {}, [leafIndexes, pairs]);
+  for (const row of rows) found.set(`${row.level}:${Number(row.node_index)}`, row.hash);
   return found;
 }
 
-// An inclusion proof reads about log2(tree size) hashes on every proof served: compiled once per list length.
-const leafHashesQuery = preparedListQuery((db, _p: object, leafIndexes: number[]) =>
-  db.selectFrom('tlog_leaves').select(['leaf_index', 'leaf_hash']).where('leaf_index', 'in', leafIndexes),
-);
-const nodeHashesQuery = preparedListQuery((db, _p: object, pairs: number[]) =>
-  db
+// An inclusion proof reads about log2(tree size) hashes on every proof served: the leaves' and the
+// nodes' in one statement (one round trip on PostgreSQL), compiled once per pair of list lengths.
+const subtreeHashesQuery = preparedListsQuery((db, _p: object, [leafIndexes, pairs]: [number[], number[]]) => {
+  const leaves = db.selectFrom('tlog_leaves').select([sql.lit(0).as('level'), 'leaf_index as node_index', 'leaf_hash as hash']).where('leaf_index', 'in', leafIndexes);
+  const nodes = db
     .selectFrom('tlog_nodes')
     .select(['level', 'node_index', 'hash'])
-    .where((eb) => eb.or(Array.from({ length: pairs.length / 2 }, (_, i) => eb.and([eb('level', '=', pairs[2 * i]!), eb('node_index', '=', pairs[2 * i + 1]!)])))),
-);
+    .where((eb) => eb.or(Array.from({ length: pairs.length / 2 }, (_, i) => eb.and([eb('level', '=', pairs[2 * i]!), eb('node_index', '=', pairs[2 * i + 1]!)]))));
+  if (pairs.length === 0) return leaves;
+  if (leafIndexes.length === 0) return nodes;
+  return leaves.unionAll(nodes);
+});

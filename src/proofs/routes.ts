@@ -25,7 +25,10 @@ const proofResponses = {
 
 function sendProof(reply: FastifyReply, answer: ProofAnswer) {
   if (answer.status === 'pending') return reply.code(202).header('retry-after', '1').send(answer);
-  return reply.code(200).type(BUNDLE_MEDIA_TYPE).send(answer.bundle);
+  // Written by JSON.stringify, not the response schema's serializer: the bundle is built to its schema,
+  // field by field in its order (the same bytes), and is mostly long strings (the JWS, the checkpoint),
+  // which the serializer scans in JavaScript before writing them, and JSON.stringify natively.
+  return reply.code(200).type(BUNDLE_MEDIA_TYPE).send(JSON.stringify(answer.bundle));
 }
 
 /** Authenticated proof retrieval under /api/v1 (scope proofs:read; other organizations' proofs are 404). */

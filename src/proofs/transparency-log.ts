@@ -301,8 +301,9 @@ export class TransparencyLog {
   }
 
   private async readHashes(db: Executor | Tx, keys: Array<{ level: number; index: number }>): Promise<Map<string, Bytes>> {
-    const hex = await readSubtrees(db, keys);
-    return new Map([...hex].map(([key, value]) => [key, fromHex(value)!]));
+    const known = new Map<string, Bytes>();
+    for (const [key, hex] of await readSubtrees(db, keys)) known.set(key, fromHex(hex)!);
+    return known;
   }
 }
 
