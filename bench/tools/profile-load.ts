@@ -9,8 +9,8 @@
 // get:      GET /api/v1/categories/{id}, 50 connections, 6 s: the fixed cost every authenticated route pays.
 // record:   GET /api/v1/records/{id} of one work order, CONNS (default 10) connections, 6 s: the single read beside its reference (issue 51).
 //           --reference then runs the same load against bench/reference-reads-server.ts on the same SQLite
-//           file (BENCH_DATABASE_URL unset) and prints its CPU per request beside the service's (and with
-//           --profile, its profile of that load too).
+//           file (or PostgreSQL database) and prints its CPU per request beside the service's (and with
+//           --profile, its profile of that load too). On PostgreSQL the CPU is the process's alone.
 // feed:     GET /api/v1/events?after= a consumer 150 events behind sends (50 events a page), after 3,000
 //           work orders were created; CONNS (default 10) connections, 6 s. --reference as for record.
 // proof:    GET /api/v1/records/{id}/proof over the bench's 300 sealed proofs in turn (bench/parts/list.ts's seedProofs),
@@ -125,9 +125,10 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the profile is written asynchronously
     console.log(`profile: ${process.env.BENCH_PROFILE_DIR ?? '$TMPDIR'}/window-${service.pid}.cpuprofile`);
   }
-  if ((scenario === 'record' || scenario === 'feed' || scenario === 'proof') && process.argv.includes('--reference') && !process.env.BENCH_DATABASE_URL) {
+  if ((scenario === 'record' || scenario === 'feed' || scenario === 'proof') && process.argv.includes('--reference')) {
     const preload = `--import=${path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')}`;
-    const reference = await startReadsReference({ REFERENCE_SQLITE_PATH: path.join(dataDir, 'wo.sqlite'), ...(verifierKey ? { REFERENCE_VERIFIER_KEY: verifierKey } : {}), ...(profile ? { NODE_OPTIONS: preload } : {}) });
+    const database = process.env.BENCH_DATABASE_URL ? { REFERENCE_DATABASE_URL: process.env.BENCH_DATABASE_URL } : { REFERENCE_SQLITE_PATH: path.join(dataDir, 'wo.sqlite') };
+    const reference = await startReadsReference({ ...database, ...(verifierKey ? { REFERENCE_VERIFIER_KEY: verifierKey } : {}), ...(profile ? { NODE_OPTIONS: preload } : {}) });
     try {
       const referenceLoad = { ...options, url: reference.baseUrl, server: reference };
       await runLoad({ ...referenceLoad, durationS: 2 }); // warm-up

@@ -69,20 +69,20 @@ export function feedPages(order: FeedOrder): FeedPageReader {
 
   if (order.pageAndTotal === 'in one statement') {
     // The count's one row, beside each row of the page (or alone, with NULLs, when the page is empty).
+    // The page is put in order here, not by an outer ORDER BY: PostgreSQL sorted the joined rows again,
+    // payloads and all, though they arrive in the page's order (a sorted array sorts in one pass).
     const pageWithTotal = statements((db, p, types) =>
       db
         .selectFrom(totalOf(db, p, types).as('counted'))
-        .leftJoin(pageOf(db, p, types).as('page'), (join) => join.onTrue())
-        .select(['counted.total', 'page.position', 'page.id', 'page.type', 'page.payload', 'page.created_at'])
-        .orderBy('page.position'),
+        .leftJoinLateral(pageOf(db, p, types).as('page'), (join) => join.onTrue())
+        .select(['counted.total', 'page.position', 'page.id', 'page.type', 'page.payload', 'page.created_at']),
     );
     return async (db, query, page) => {
       const { rows } = await pageWithTotal(db, paramsOf(query, page), query.types);
       const found = rows as ({ total: number | string } & { [K in keyof FeedRow]: FeedRow[K] | null })[];
-      return {
-        rows: found.filter((row) => row.id !== null).map((row) => ({ position: Number(row.position), id: row.id!, type: row.type!, payload: row.payload!, created_at: row.created_at! })),
-        total: Number(found[0]?.total ?? 0),
-      };
+      const events: FeedRow[] = [];
+      for (const row of found) if (row.id !== null) events.push({ position: Number(row.position), id: row.id, type: row.type!, payload: row.payload!, created_at: row.created_at! });
+      return { rows: events.sort((a, b) => a.position - b.position), total: Number(found[0]?.total ?? 0) };
     };
   }
   const pageRows = statements(pageOf);
