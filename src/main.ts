@@ -3,6 +3,7 @@ import { AppError } from './errors.js';
 import { startFailure } from './db/errors.js';
 import { COMMANDS } from './cli/commands.js';
 import { UsageError, type CliCommand, type CliIo } from './cli/command.js';
+import { tuneHeapFor } from './heap-tuning.js';
 
 const io: CliIo = {
   out: (text) => process.stdout.write(`${text}\n`),
@@ -46,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const config = loadConfig();
+    tuneHeapFor(config);
     return await found.command.run(found.rest, config, io);
   } catch (error) {
     if (error instanceof UsageError) {
