@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { onSendHookHandler, RouteOptions } from 'fastify';
 import { addLinks, linkTarget, linkValue } from './link-header.js';
+import { hookList } from './route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -60,8 +61,7 @@ export function announceDeprecation(route: RouteOptions): void {
     addLinks(reply, deprecationLinks(deprecation, request.url));
     done(null, payload);
   };
-  const existing = route.onSend;
-  route.onSend = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), announce];
+  route.onSend = [...hookList(route.onSend), announce];
   if (!route.schema || route.schema.hide) return;
   route.schema.deprecated = true;
   const headers = {

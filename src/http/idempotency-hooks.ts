@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onErrorHookHandler, onSendHookHandler, preHandlerAsyncHookHandler, RouteHandlerMethod } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.js';
 import { requestFingerprint, streamedRequestFingerprint, type RequestFingerprint } from '../idempotency/fingerprint.js';
 import { KeyAnsweredMeanwhile, type ClaimOutcome, type IdempotencyClaim, type IdempotencyStore } from '../idempotency/store.js';
 import { toAppError } from './errors.js';
+import { hookList } from './route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -57,8 +58,8 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
  * and a request that never reached a handler leaves no trace.
  */
 export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || !request.principal) return;
+  const claimBeforeWork: preHandlerAsyncHookHandler = async (request, reply) => {
+    if (!request.principal) return;
     const key = request.headers[IDEMPOTENCY_HEADER];
     if (key === undefined) return;
     if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
@@ -77,6 +78,37 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       return;
     }
     await claimKey(request, reply, toClaim, fingerprint);
+  };
+
+  // Runs before the error handler renders the error: onSend then knows its code without reading the bytes.
+  const noteErrorCode: onErrorHookHandler = (request, _reply, error, done) => {
+    const held = request.idempotency;
+    if (held) held.errorCode = toAppError(error)?.code;
+    done();
+  };
+
+  // A callback hook: most answers (no key, or one stored in the work's own transaction) need nothing here.
+  const storeAfterWork: onSendHookHandler = (request, reply, payload, done) => {
+    const held = request.idempotency;
+    if (!held) return done(null, payload);
+    request.idempotency = undefined;
+    if (held.answeredInTransaction) return done(null, payload);
+    storeAnswer(held, reply, payload).then(
+      () => done(null, payload),
+      (error: unknown) => done(error as Error),
+    );
+  };
+
+  // Only POSTs are made idempotent, so only POST routes carry the hooks: a GET (most of what
+  // integrators send) no longer pays for three hooks and a promise that return at once. Each goes first
+  // among the route's own hooks, which run after every app-wide one, as it ran when it was app-wide:
+  // the answer is stored before compression (a route hook too) encodes it.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    route.preHandler = [claimBeforeWork, ...hookList(route.preHandler)];
+    route.onError = [noteErrorCode, ...hookList(route.onError)];
+    route.onSend = [storeAfterWork, ...hookList(route.onSend)];
   });
 
   // A key claimed by the work's own write (claimAtWrite) was not looked at before the work. If the write
@@ -103,25 +135,6 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         return await handler.call(this, request, reply);
       }
     } as RouteHandlerMethod;
-  });
-
-  // Runs before the error handler renders the error: onSend then knows its code without reading the bytes.
-  app.addHook('onError', (request, _reply, error, done) => {
-    const held = request.idempotency;
-    if (held) held.errorCode = toAppError(error)?.code;
-    done();
-  });
-
-  // A callback hook: most answers (no key, or one stored in the work's own transaction) need nothing here.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const held = request.idempotency;
-    if (!held) return done(null, payload);
-    request.idempotency = undefined;
-    if (held.answeredInTransaction) return done(null, payload);
-    storeAnswer(held, reply, payload).then(
-      () => done(null, payload),
-      (error: unknown) => done(error as Error),
-    );
   });
 
   async function storeAnswer(held: HeldClaim, reply: FastifyReply, payload: unknown): Promise<void> {

@@ -115,4 +115,24 @@ describe('response compression', () => {
       await app.close();
     }
   });
+
+  itOnEachDatabase('stores an idempotent answer before it is compressed: a replay asked plainly gets the plain bytes', async (t) => {
+    const tenant = await t.newTenant();
+    const categoryId = await seedCategory(tenant);
+    // A preview is not answered inside a transaction, so its answer is stored as it is sent (onSend).
+    const body = { name: 'Weekly', template: { categoryId, description: 'Check the boiler room' }, triggers: [{ type: 'calendar', rrule: 'FREQ=WEEKLY', start: '2030-01-07T09:00:00', timezone: 'Europe/Paris' }], leadTime: 'P1D' };
+    const send = (headers: Record<string, string>) =>
+      tenant.request({ method: 'POST', url: '/api/v1/schedules/preview', payload: body, headers: { 'idempotency-key': 'preview-compressed', ...headers } });
+    const first = await send({ 'accept-encoding': 'gzip' });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(first.headers['content-encoding'], 'gzip', 'large enough to be compressed');
+    const plain = gunzipSync(first.rawPayload);
+    const replay = await send({});
+    assert.equal(replay.headers['x-idempotent-replay'], 'true');
+    assert.equal(replay.headers['content-encoding'], undefined);
+    assert.deepEqual(replay.rawPayload, plain);
+    const compressedReplay = await send({ 'accept-encoding': 'gzip' });
+    assert.equal(compressedReplay.headers['x-idempotent-replay'], 'true');
+    assert.deepEqual(gunzipSync(compressedReplay.rawPayload), plain);
+  });
 });
