@@ -288,16 +288,21 @@ export function malformedQuery(url: string): AppError | undefined {
   return errors.validation([{ field: 'query', message: 'is not valid percent-encoding of UTF-8' }], 'The request URL is not valid.');
 }
 
+const SLASH = 0x2f;
+const ENDS_IN_PARAMETER = /\/:[^/]+$/;
+
 /**
  * A path ending in `/` that matched a route only because its last parameter took the empty segment
  * (`/api/v1/records/` as `/records/:id` with id ""): no route has that path, as for `/healthz/`,
  * so 404 `route_not_found`, not a validation error about an id the client never meant to send.
  */
 export function slashForParameter(url: string, routeUrl: string | undefined): AppError | undefined {
-  const pathOnly = url.split('?')[0]!;
+  // Every request passes here: the path's last character is looked at in place, not split off.
+  const query = url.indexOf('?');
+  const pathEnd = query === -1 ? url.length : query;
   // Only a route ending in a named parameter: a wildcard (`/docs/*`) rightly serves `/docs/`.
-  if (routeUrl === undefined || !pathOnly.endsWith('/') || !/\/:[^/]+$/.test(routeUrl)) return undefined;
-  return new AppError('route_not_found', `No route matches ${pathOnly}; without the trailing slash it may.`);
+  if (routeUrl === undefined || url.charCodeAt(pathEnd - 1) !== SLASH || !ENDS_IN_PARAMETER.test(routeUrl)) return undefined;
+  return new AppError('route_not_found', `No route matches ${url.slice(0, pathEnd)}; without the trailing slash it may.`);
 }
 
 /** Whether every percent-escape of urlencoded `text` belongs to well-formed UTF-8. */

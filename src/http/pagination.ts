@@ -41,15 +41,18 @@ export function installStrictPaging(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
     const query = request.query as Record<string, unknown> | undefined;
     if (!query) return done();
-    for (const name of ['limit', 'offset'] as const) {
-      const value = query[name];
-      if (value !== undefined && (typeof value !== 'string' || !/^\d{1,15}$/.test(value))) {
-        return done(errors.validation([{ field: `querystring.${name}`, message: name === 'limit' ? 'must be an integer from 1 to 100' : 'must be an integer of 0 or more' }]));
-      }
-    }
+    if (!isPlainInteger(query.limit)) return done(errors.validation([{ field: 'querystring.limit', message: 'must be an integer from 1 to 100' }]));
+    if (!isPlainInteger(query.offset)) return done(errors.validation([{ field: 'querystring.offset', message: 'must be an integer of 0 or more' }]));
     done();
   });
 }
+
+/** A paging parameter absent, or written as decimal digits (at most 15). */
+function isPlainInteger(value: unknown): boolean {
+  return value === undefined || (typeof value === 'string' && PLAIN_INTEGER.test(value));
+}
+
+const PLAIN_INTEGER = /^\d{1,15}$/;
 
 /**
  * The list envelope: the page under the collection key, plus total, limit and offset. Named (`$id`),

@@ -1,7 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from '../errors.js';
+import { errors, type AppError } from '../errors.js';
 
 // `verbose`: each error keeps the schema that raised it, so an unknown field's can name the known ones.
 const common: Options = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false, verbose: true };
@@ -130,13 +130,18 @@ const PROBLEM_MESSAGES: Record<InputProblem, string> = {
 export function installInputGuard(app: FastifyInstance): void {
   // A callback hook: every request passes here, and a promise per request buys nothing.
   app.addHook('preValidation', (request, _reply, done) => {
-    for (const [part, value] of [['path', request.params], ['querystring', request.query], ['body', request.body]] as const) {
-      const problem = inspectInput(value);
-      if (problem) return done(errors.validation([{ field: [part, ...locateInputProblem(value)].join('.'), message: PROBLEM_MESSAGES[problem] }]));
-    }
+    const refusal = inputRefusal('path', request.params) ?? inputRefusal('querystring', request.query) ?? inputRefusal('body', request.body);
+    if (refusal) return done(refusal);
     if (refusesBody(request)) return done(errors.validation([{ field: 'body', message: 'must be absent: this operation takes no body' }], `${request.method} ${request.routeOptions.url} takes no body.`));
     done();
   });
+}
+
+/** The validation error for what `value` (a part of the request) holds that no database stores faithfully, if anything. */
+function inputRefusal(part: 'path' | 'querystring' | 'body', value: unknown): AppError | undefined {
+  const problem = inspectInput(value);
+  if (!problem) return undefined;
+  return errors.validation([{ field: [part, ...locateInputProblem(value)].join('.'), message: PROBLEM_MESSAGES[problem] }]);
 }
 
 /**

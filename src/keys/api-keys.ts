@@ -111,6 +111,8 @@ export class ApiKeyService {
 
   /** Keys authenticated since their `last_used_at` was last written, with the time of that use. */
   private readonly usedSinceLastWrite = new Map<string, string>();
+  /** The principal of each key row seen (principalOf); a row forgotten or read again gets a new one. */
+  private readonly principals = new WeakMap<ApiKeysTable, Principal>();
 
   /** Writes the last use of every key authenticated since the previous call (a background loop of the API). */
   async writeLastUses(): Promise<void> {
@@ -149,7 +151,20 @@ export class ApiKeyService {
       // A remembered row is this process's own copy: noting the use there keeps it from being noted again each request.
       row.last_used_at = now.toISOString();
     }
-    return { keyId: row.id, orgId: row.org_id, scopes: new Set(row.scopes.split(' ').filter((scope) => this.scopes.has(scope))), actor: { type: 'api_key', id: row.id } };
+    return this.principalOf(row);
+  }
+
+  /**
+   * The principal of a key's row: one per row object, so a remembered key's requests share it
+   * (it is read-only) instead of each building its scope set again.
+   */
+  private principalOf(row: ApiKeysTable): Principal {
+    let principal = this.principals.get(row);
+    if (!principal) {
+      principal = { keyId: row.id, orgId: row.org_id, scopes: new Set(row.scopes.split(' ').filter((scope) => this.scopes.has(scope))), actor: { type: 'api_key', id: row.id } };
+      this.principals.set(row, principal);
+    }
+    return principal;
   }
 
   private toApiKey(row: ApiKeysTable): ApiKey {
