@@ -42,7 +42,16 @@ export interface RecordLists {
    * the CPU of a 50-row page.
    */
   listAsJson(db: Executor, orgId: string, filter: RecordFilter, page: Page, checkpoints: ListCheckpoints): Promise<{ recordsJson: string; total: number }>;
+  /**
+   * One work order as the JSON text GET /records/{id} sends, written by the database as a list's are,
+   * with its version (the ETag); undefined when the organization has no such work order. Absent where
+   * a read must hand over the row (PostgreSQL, whose processes remember the rows they read for the
+   * writes that follow: RecordWrites.noticeRead).
+   */
+  readonly oneAsJson?: OneAsJson;
 }
+
+export type OneAsJson = (db: Executor, orgId: string, id: string) => Promise<{ json: string; version: number } | undefined>;
 
 /** The page's rows in walking order, in the shape one database reads them best (see list-sqlite.ts, list-postgres.ts). */
 export type PageQuery = (db: Executor, matching: MatchingRecords, walk: PageWalk, form: RowForm) => Compilable<unknown>;
@@ -68,6 +77,7 @@ export class RecordListReads implements RecordLists {
     /** The counts that answer a list's total (record-counts-sqlite.ts, record-counts-postgres.ts). */
     protected readonly counts: RecordCounts,
     protected readonly pageQuery: PageQuery,
+    readonly oneAsJson?: OneAsJson,
   ) {
     this.customFieldPages = new CustomFieldPages(pageQuery);
     this.organizationPageQueries = pageQueriesByShape(pageQuery, (db, p: { orgId: string; limit: number; offset: number }) => ({

@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import { IN_ORGANIZATION } from '../db/organization-check.js';
+import { preparedQuery } from '../db/prepared.js';
 import { RecordListReads, type PageQuery } from './list-repository.js';
 import { sqliteRecordCounts } from './record-counts-sqlite.js';
 import { JSON_COLUMNS, WORK_ORDER_FIELDS } from './repository.js';
@@ -22,5 +24,10 @@ const workOrderJsonOnSqlite = sql<string>`json_object(${sql.join(
   WORK_ORDER_FIELDS.map(([key, column]) => sql`${sql.lit(key)}, ${JSON_COLUMNS.has(column) ? sql`json(${sql.ref(column)})` : sql.ref(column)}`),
 )})`;
 
-/** SQLite's work-order lists: every page through the shared reads (list-repository.ts). */
-export const sqliteRecordLists = new RecordListReads(sqliteRecordCounts, sqlitePageQuery);
+// GET /records/{id}: the work order's JSON as a list page writes it, and its version for the ETag.
+const oneJsonQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
+  db.selectFrom('records').select([workOrderJsonOnSqlite.as('json'), 'version']).where('id', '=', p.id).where('org_id', IN_ORGANIZATION, p.orgId),
+);
+
+/** SQLite's work-order lists: every page through the shared reads (list-repository.ts); a single read writes its JSON too. */
+export const sqliteRecordLists = new RecordListReads(sqliteRecordCounts, sqlitePageQuery, async (db, orgId, id) => (await oneJsonQuery(db, { orgId, id })).rows[0]);

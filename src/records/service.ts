@@ -200,6 +200,21 @@ export class RecordService {
     return toWorkOrder(row);
   }
 
+  /**
+   * The work order as the JSON text GET /records/{id} sends, and its version: written by the database
+   * where it can (RecordLists.oneAsJson), otherwise JSON.stringify of the object, the bytes the response
+   * serializer writes from it (test/records/list-json.test.ts compares both with the serializer's).
+   */
+  async getAsJson(orgId: string, id: string): Promise<{ json: string; version: number }> {
+    if (this.lists.oneAsJson) {
+      const found = await this.lists.oneAsJson(this.db, orgId, id);
+      if (!found) throw errors.notFound(`Work order "${id}"`);
+      return found;
+    }
+    const record = await this.get(orgId, id);
+    return { json: JSON.stringify(record), version: record.version };
+  }
+
   async list(orgId: string, filter: RecordFilter, page: Page): Promise<{ records: WorkOrder[]; total: number }> {
     const { rows, total } = await this.lists.list(this.db, orgId, await this.listFilter(orgId, filter), page, this.listCheckpoints);
     return { records: rows.map(toWorkOrder), total };

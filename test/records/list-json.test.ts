@@ -81,6 +81,23 @@ for (const dialect of TEST_DIALECTS) {
       await sameBytes('limit=100');
     });
 
+    it('answers GET /records/{id} in the bytes the response serializer writes for that work order', async () => {
+      const fromObjects = await tenant.request({ method: 'GET', url: `/api/v1/assets/${assetId}/records?limit=100` });
+      const ids = (fromObjects.json().records as { id: string }[]).map((record) => record.id);
+      assert.equal(ids.length, 6);
+      for (const id of ids) {
+        const single = await tenant.request({ method: 'GET', url: `/api/v1/records/${id}` });
+        assert.equal(single.statusCode, 200, single.body);
+        assert.equal(single.json().id, id);
+        // The serializer's bytes for this work order, as an element of the list's array.
+        const at = fromObjects.body.indexOf(single.body);
+        assert.ok(at > 0, `${id}: ${single.body} is not among the serializer's ${fromObjects.body}`);
+        assert.ok('[,'.includes(fromObjects.body[at - 1]!) && '],'.includes(fromObjects.body[at + single.body.length]!), `${id}: a whole element`);
+        assert.equal(single.headers['content-type'], fromObjects.headers['content-type']);
+        assert.equal(single.headers.etag, `"${single.json().version}"`);
+      }
+    });
+
     it('writes the same bytes on every path: status filter, other filters, either walking end, past the end', async () => {
       for (const query of ['limit=2&offset=1', 'limit=2&offset=4', 'limit=3&status=OPEN', 'limit=1&offset=1&status=OPEN', `limit=100&categoryId=${categoryId}`, `limit=2&offset=4&categoryId=${categoryId}`, 'limit=5&offset=6', 'limit=5&status=ON_HOLD']) {
         await sameBytes(query);
