@@ -10,7 +10,7 @@ import type { Config } from './config.js';
  * long-lived ones, and the API process spent 13.5 % of its time in GC (a mark-compact every ~400 ms)
  * against a plain pg handler's 3.3 %. With pretenuring off, those objects die young again: on the
  * event feed at 50 connections the API's CPU per request fell from 1,050-1,100 µs to 620-770, and a
- * create's from 620-745 to 550-610 (bench/analysis.md, session 41). On SQLite a read or a write
+ * create's from 620-745 to 550-610 (docs/benchmarks.md, "Session 41"). On SQLite a read or a write
  * finishes within a turn or two of the event loop, nothing is mistaken for long-lived, and the same
  * switch measured no gain (a create 539/498 µs with pretenuring, 623/553 without), so it stays on.
  */
