@@ -241,9 +241,9 @@ app.get<{ Params: { id: string } }>('/api/v1/records/:id/proof', async (request,
   const checkpoint = await reads.firstPublishedCheckpoint(Number(statement.tree_size));
   if (!checkpoint) return pending();
   const [leafIndex, treeSize] = [Number(statement.leaf_index), Number(checkpoint.tree_size)];
-  const prove = (source: Parameters<typeof inclusionProof>[1]) => inclusionProof(sha256Sync, source, leafIndex, treeSize);
+  const prove = (sha256: Parameters<typeof inclusionProof>[0], source: Parameters<typeof inclusionProof>[1]) => inclusionProof(sha256, source, leafIndex, treeSize);
   const hashes = await reads.subtrees(recordSubtreeReads(prove));
-  const path = prove({ perfect: (level, index) => Buffer.from(hashes.get(`${level}:${index}`)!, 'hex') });
+  const path = prove(sha256Sync, { perfect: (level, index) => Buffer.from(hashes.get(`${level}:${index}`)!, 'hex') });
   const header = JSON.parse(Buffer.from(statement.jws.split('.')[0]!, 'base64url').toString('utf8')) as { kid: string };
   const bundle = {
     status: 'sealed',

@@ -17,14 +17,11 @@ export type Sha256 = (data: Bytes) => Bytes | Promise<Bytes>;
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;
 
-function prefixed(prefix: number, ...parts: Bytes[]): Bytes {
-  const out = new Uint8Array(1 + parts.reduce((n, p) => n + p.length, 0));
+function prefixed(prefix: number, first: Bytes, second?: Bytes): Bytes {
+  const out = new Uint8Array(1 + first.length + (second?.length ?? 0));
   out[0] = prefix;
-  let offset = 1;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
+  out.set(first, 1);
+  if (second) out.set(second, 1 + first.length);
   return out;
 }
 
@@ -279,14 +276,18 @@ export async function verifyConsistency(sha256: Sha256, first: number, second: n
  * Which perfect subtrees a set of proofs will read: run `compute` against a recording source first,
  * fetch the keys in one query, then run it again for real. Keeps stored-tree proofs at one round trip.
  */
-export function recordSubtreeReads(compute: (source: SubtreeSource) => unknown): Array<{ level: number; index: number }> {
+export function recordSubtreeReads(compute: (sha256: SyncSha256, source: SubtreeSource) => unknown): Array<{ level: number; index: number }> {
   const seen = new Map<string, { level: number; index: number }>();
   const dummy = new Uint8Array(32);
-  compute({
-    perfect(level, index) {
-      seen.set(`${level}:${index}`, { level, index });
-      return dummy;
+  // The dry run hashes nothing: which subtrees a proof reads depends on the sizes alone, not on the hashes.
+  compute(
+    () => dummy,
+    {
+      perfect(level, index) {
+        seen.set(`${level}:${index}`, { level, index });
+        return dummy;
+      },
     },
-  });
+  );
   return [...seen.values()];
 }

@@ -7,7 +7,7 @@ import { fromBase64, fromHex, toBase64, toHex, utf8 } from './encoding.js';
 import type { ProofKeys } from './keys.js';
 import { sha256Sync } from './keys.js';
 import type { LogSealing } from './log-sealing.js';
-import { appendLeaves, consistencyProof, frontier, inclusionProof, leafHash, recordSubtreeReads, type Bytes, type SubtreeSource } from './merkle.js';
+import { appendLeaves, consistencyProof, frontier, inclusionProof, leafHash, recordSubtreeReads, type Bytes, type SubtreeSource, type SyncSha256 } from './merkle.js';
 import {
   appendCosignatures,
   checkpointAt,
@@ -282,11 +282,11 @@ export class TransparencyLog {
 
   /** Audit path of `leafIndex` in the tree of `treeSize` leaves (which must exist), base64, bottom-up. */
   async inclusionProof(leafIndex: number, treeSize: number, db: Executor = this.database.db): Promise<string[]> {
-    return this.proveFromStore(db, (source) => inclusionProof(sha256Sync, source, leafIndex, treeSize));
+    return this.proveFromStore(db, (sha256, source) => inclusionProof(sha256, source, leafIndex, treeSize));
   }
 
   async consistencyProof(first: number, second: number, db: Executor = this.database.db): Promise<string[]> {
-    return this.proveFromStore(db, (source) => consistencyProof(sha256Sync, source, first, second));
+    return this.proveFromStore(db, (sha256, source) => consistencyProof(sha256, source, first, second));
   }
 
   async leafHash(leafIndex: number, db: Executor = this.database.db): Promise<string | undefined> {
@@ -295,9 +295,9 @@ export class TransparencyLog {
     return hex ? toBase64(fromHex(hex)!) : undefined;
   }
 
-  private async proveFromStore(db: Executor, prove: (source: SubtreeSource) => Bytes[]): Promise<string[]> {
+  private async proveFromStore(db: Executor, prove: (sha256: SyncSha256, source: SubtreeSource) => Bytes[]): Promise<string[]> {
     const known = await this.readHashes(db, recordSubtreeReads(prove));
-    return prove(mapSource(known)).map(toBase64);
+    return prove(sha256Sync, mapSource(known)).map(toBase64);
   }
 
   private async readHashes(db: Executor | Tx, keys: Array<{ level: number; index: number }>): Promise<Map<string, Bytes>> {
