@@ -14,23 +14,14 @@
 // Sockets are left out: inject skips them, so the count is the service's own work.
 // DATABASE_URL set: runs on that PostgreSQL database (give it an empty one each run), the count
 // then being the service's side of the driver (query building, protocol, result rows), not PostgreSQL's.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { countInstructions, openCheckoutContext } from './callgrind-service.mjs';
+import { countInstructions, openRecordsApp } from './callgrind-service.mjs';
 
 const root = path.resolve(process.argv[2] ?? '.');
 const total = Number(process.argv[3] ?? 1000);
 const warm = Number(process.argv[4] ?? 6000);
-const { buildApp } = await import(path.join(root, 'dist/app.js'));
-
-const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cg-create-'));
-const context = await openCheckoutContext(root, dataDir, { WO_RATE_LIMIT_PER_MINUTE: '0', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
-const app = await buildApp(context);
-await app.ready();
-const org = await context.organizations.create('cg');
-const { key } = await context.apiKeys.create({ orgId: org.id, name: 'cg', scopes: ['records:write', 'records:read', 'categories:write'], createdBy: 'cg' });
-const category = await context.categories.create(org.id, { name: 'HVAC' });
+const { app, context, key, category, dataDir } = await openRecordsApp(root, 'create');
 const body = JSON.stringify({ categoryId: category.id, address: '1 Load Street', requesterName: 'Bench Requester', description: 'The radiator in room 4 is cold; please send someone this week.' });
 let n = 0;
 const create = async () => {

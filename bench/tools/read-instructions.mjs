@@ -7,23 +7,14 @@
 // The service is built in this process as `wo serve` builds it; reads go through Fastify with
 // `inject`, 10 in flight, over 200 work orders in turn (the bench's rotating read). Sockets are left
 // out: inject skips them, so the count is the service's own work. Divide "I refs" by the reads.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { countInstructions, openCheckoutContext } from './callgrind-service.mjs';
+import { countInstructions, openRecordsApp } from './callgrind-service.mjs';
 
 const root = path.resolve(process.argv[2] ?? '.');
 const total = Number(process.argv[3] ?? 2000);
 const warm = Number(process.argv[4] ?? 8000);
-const { buildApp } = await import(path.join(root, 'dist/app.js'));
-
-const dataDir = mkdtempSync(path.join(tmpdir(), 'wo-cg-read-'));
-const context = await openCheckoutContext(root, dataDir, { WO_RATE_LIMIT_PER_MINUTE: '0', ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}) });
-const app = await buildApp(context);
-await app.ready();
-const org = await context.organizations.create('cg');
-const { key } = await context.apiKeys.create({ orgId: org.id, name: 'cg', scopes: ['records:write', 'records:read', 'categories:write'], createdBy: 'cg' });
-const category = await context.categories.create(org.id, { name: 'HVAC' });
+const { app, context, key, category, dataDir } = await openRecordsApp(root, 'read');
 const headers = { authorization: `Bearer ${key}` };
 const paths = [];
 for (let i = 0; i < 200; i++) {
