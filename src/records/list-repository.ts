@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Compilable, QueryResult, SelectQueryBuilder } from 'kysely';
+import { canonicalBound } from '../clock.js';
 import type { Executor } from '../db/database.js';
 import { preparedQuery } from '../db/prepared.js';
 import type { RecordsTable } from './tables.js';
@@ -14,6 +15,17 @@ import type { CustomFieldFilter } from '../custom-field-values.js';
 
 /** A list's filter: the query's, with `overdue` read against `now` (set by RecordService). */
 export type RecordFilter = Omit<RecordListQuery, 'limit' | 'offset'> & { now?: string; customFields?: CustomFieldFilter[] };
+
+/** Instants in a filter, written the way they are stored, so they compare as text. */
+export function canonicalRecordFilter(filter: RecordFilter, now: string): RecordFilter {
+  const canonical: RecordFilter = { ...filter };
+  if (filter.overdue !== undefined) canonical.now = now;
+  for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
+    const value = filter[key];
+    if (value !== undefined) canonical[key] = canonicalBound(value, `querystring.${key}`);
+  }
+  return canonical;
+}
 
 export type MatchingRecords = SelectQueryBuilder<Tables, 'records', object>;
 

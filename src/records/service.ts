@@ -11,7 +11,7 @@ import { matchTeamMembers } from './assignee-matches.js';
 import type { EventType } from '../events/catalogue.js';
 import type { Principal } from '../keys/api-keys.js';
 import { newId } from '../ids.js';
-import { canonicalBound, canonicalInstant, isoNow, type Clock } from '../clock.js';
+import { canonicalInstant, isoNow, type Clock } from '../clock.js';
 import type { LifecycleAction } from './lifecycle.js';
 import { actionAppends, applyAction, historyRow } from './action-rows.js';
 import type { Assignee, AssigneeInput, CreateRecordInput, RecordHistoryEntry, RecordSource, RecordStatus, UpdateRecordInput, WorkOrder } from './schemas.js';
@@ -19,7 +19,7 @@ import { noAssignees, type AssigneeResolver } from './assignment.js';
 import { assigneeRows, ownMatchRows, findRecord, replaceRecordAssignees, insertHistory, listHistory, listHistoryPage, updateRecordIfVersion, toHistoryEntry, toWorkOrder } from './repository.js';
 import { ListCheckpoints } from './list-checkpoints.js';
 import { translateReferenceError, type DecidedAction, type NewRecord, type RecordWrites } from './writes.js';
-import type { RecordFilter, RecordLists } from './list-repository.js';
+import { canonicalRecordFilter, type RecordFilter, type RecordLists } from './list-repository.js';
 import type { RecordCounts } from './record-counts.js';
 import type { ActionInput, CompletionEvidence, CompletionHook, EvidenceResolver, ReferenceCheck } from './completion-types.js';
 import { CompletionNeedsTransaction, hasChecklists, lockRecordForCompletion, NO_CHECKLISTS, type RecordChecklists, type StatementChecklist } from './extensions.js';
@@ -228,7 +228,7 @@ export class RecordService {
   /** The filter as the lists read it: instants canonical, `cf.` parameters as conditions on the typed values. */
   private async listFilter(orgId: string, query: RecordFilter): Promise<RecordFilter> {
     const { filter, customFields } = splitCustomFieldFilters(query);
-    const canonical = canonicalFilter(filter, isoNow(this.clock));
+    const canonical = canonicalRecordFilter(filter, isoNow(this.clock));
     const filters = await customFieldFilters(this.customFields, this.db, orgId, 'record', customFields);
     return filters ? { ...canonical, customFields: filters } : canonical;
   }
@@ -395,15 +395,4 @@ export class RecordService {
 
 function requireSomeField(input: object): void {
   if (Object.keys(input).length === 0) throw errors.validation([{ field: 'body', message: 'must change at least one field' }]);
-}
-
-/** Instants in a filter, written the way they are stored, so they compare as text. */
-function canonicalFilter(filter: RecordFilter, now: string): RecordFilter {
-  const canonical: RecordFilter = { ...filter };
-  if (filter.overdue !== undefined) canonical.now = now;
-  for (const key of ['createdAfter', 'createdBefore', 'updatedAfter'] as const) {
-    const value = filter[key];
-    if (value !== undefined) canonical[key] = canonicalBound(value, `querystring.${key}`);
-  }
-  return canonical;
 }
