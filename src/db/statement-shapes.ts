@@ -11,11 +11,15 @@
 
 /** The list padded to a power-of-two length by repeating its last value: for `IN` / `NOT IN` lists only. */
 export function padInList<T>(values: readonly T[]): T[] {
-  if (values.length === 0) return [];
   const padded = values.slice();
-  const size = 2 ** Math.ceil(Math.log2(values.length));
+  const size = powerOfTwoLength(values.length);
   while (padded.length < size) padded.push(values[values.length - 1]!);
   return padded;
+}
+
+/** The length padInList pads a list of `length` values to: the next power of two (0 stays 0). */
+export function powerOfTwoLength(length: number): number {
+  return length === 0 ? 0 : 2 ** Math.ceil(Math.log2(length));
 }
 
 /** Consecutive chunks whose lengths are powers of two no larger than `max` (itself a power of two): for multi-row INSERTs. */

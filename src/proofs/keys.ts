@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, hash, generateKeyPairSync, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
@@ -67,7 +67,8 @@ export function jwkThumbprint(jwk: Pick<Ed25519Jwk, 'crv' | 'kty' | 'x'>): strin
 }
 
 export function sha256Sync(data: Uint8Array): Uint8Array {
-  return createHash('sha256').update(data).digest();
+  // One call, no Hash object: a proof served hashes about log2(tree size) nodes.
+  return hash('sha256', data, 'buffer');
 }
 
 function newKeyJwk(): Ed25519Jwk {

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { preparedListsQuery, preparedQuery } from '../db/prepared.js';
-import { padInList } from '../db/statement-shapes.js';
 import { insertRows } from '../db/insert-rows.js';
 import type { ProofStatementsTable, TlogCheckpointsTable, TlogLeavesTable, TlogNodesTable, TlogTimestampAuthoritiesTable, TlogWitnessesTable } from './tables.js';
 import { IN_ORGANIZATION } from '../db/organization-check.js';
@@ -289,28 +288,30 @@ export async function readSubtrees(db: Executor, keys: Array<{ level: number; in
   const found = new Map<string, string>();
   if (keys.length === 0) return found;
   const leafIndexes: number[] = [];
-  const nodes: Array<{ level: number; index: number }> = [];
+  const levels: number[] = [];
+  const nodeIndexes: number[] = [];
   for (const key of keys) {
     if (key.level === 0) leafIndexes.push(key.index);
-    else nodes.push(key);
+    else {
+      levels.push(key.level);
+      nodeIndexes.push(key.index);
+    }
   }
-  // Nodes as (level, index) pairs in one list: padded to a power of two pairs first, so the flat list's
-  // length is one too and each shape keeps its pairs whole (preparedListsQuery pads no further).
-  const pairs = padInList(nodes).flatMap((k) => [k.level, k.index]);
-  const { rows } = await subtreeHashesQuery(db, {}, [leafIndexes, pairs]);
+  const { rows } = await subtreeHashesQuery(db, {}, [leafIndexes, levels, nodeIndexes]);
   for (const row of rows) found.set(`${row.level}:${Number(row.node_index)}`, row.hash);
   return found;
 }
 
 // An inclusion proof reads about log2(tree size) hashes on every proof served: the leaves' and the
 // nodes' in one statement (one round trip on PostgreSQL), compiled once per pair of list lengths.
-const subtreeHashesQuery = preparedListsQuery((db, _p: object, [leafIndexes, pairs]: [number[], number[]]) => {
+// The nodes' (level, index) pairs come as two lists of one length, which stay aligned when padded.
+const subtreeHashesQuery = preparedListsQuery((db, _p: object, [leafIndexes, levels, nodeIndexes]: [number[], number[], number[]]) => {
   const leaves = db.selectFrom('tlog_leaves').select([sql.lit(0).as('level'), 'leaf_index as node_index', 'leaf_hash as hash']).where('leaf_index', 'in', leafIndexes);
   const nodes = db
     .selectFrom('tlog_nodes')
     .select(['level', 'node_index', 'hash'])
-    .where((eb) => eb.or(Array.from({ length: pairs.length / 2 }, (_, i) => eb.and([eb('level', '=', pairs[2 * i]!), eb('node_index', '=', pairs[2 * i + 1]!)]))));
-  if (pairs.length === 0) return leaves;
+    .where((eb) => eb.or(levels.map((level, i) => eb.and([eb('level', '=', level), eb('node_index', '=', nodeIndexes[i]!)]))));
+  if (levels.length === 0) return leaves;
   if (leafIndexes.length === 0) return nodes;
   return leaves.unionAll(nodes);
 });

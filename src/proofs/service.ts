@@ -23,6 +23,8 @@ export type ProofAnswer = { status: 'sealed'; bundle: ProofBundle } | PendingPro
 
 /** Completion statements: signed when a work order completes, served as bundles once sealed. */
 export class ProofService {
+  private readonly kidByHeader = new Map<string, string>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -100,6 +102,21 @@ export class ProofService {
     return this.keys.log.verifierKey;
   }
 
+  /**
+   * The `kid` of a statement's protected header. Every statement a key signed has the same header, so
+   * each distinct header is decoded once (a handful: one per statement key the log has known).
+   */
+  private statementKid(jws: string): string {
+    const encodedHeader = jws.slice(0, jws.indexOf('.'));
+    let kid = this.kidByHeader.get(encodedHeader);
+    if (kid === undefined) {
+      kid = (JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as { kid: string }).kid;
+      if (this.kidByHeader.size >= 64) this.kidByHeader.clear();
+      this.kidByHeader.set(encodedHeader, kid);
+    }
+    return kid;
+  }
+
   private async answer(statement: ServedStatement): Promise<ProofAnswer> {
     if (statement.status !== 'sealed' || statement.leaf_index === null || statement.tree_size === null) {
       return { status: 'pending', proofId: statement.id, recordId: statement.record_id, createdAt: statement.created_at };
@@ -110,7 +127,6 @@ export class ProofService {
     if (!published) return { status: 'pending', proofId: statement.id, recordId: statement.record_id, createdAt: statement.created_at };
     const { treeSize, note: checkpoint, timestampToken } = published;
     const inclusionProof = await this.log.inclusionProof(leafIndex, treeSize);
-    const header = JSON.parse(Buffer.from(statement.jws.split('.')[0]!, 'base64url').toString('utf8')) as { kid: string };
     return {
       status: 'sealed',
       bundle: {
@@ -125,7 +141,7 @@ export class ProofService {
         inclusionProof,
         checkpoint,
         ...(timestampToken ? { timestampToken } : {}),
-        keys: { statementKid: header.kid, logKeyName: this.keys.log.name, logKeyId: toHex(this.keys.log.keyId) },
+        keys: { statementKid: this.statementKid(statement.jws), logKeyName: this.keys.log.name, logKeyId: toHex(this.keys.log.keyId) },
       },
     };
   }

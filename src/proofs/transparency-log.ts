@@ -3,7 +3,7 @@ import type { TlogNodesTable } from './tables.js';
 import { emitEvents } from '../events/outbox.js';
 import { isoNow, type Clock } from '../clock.js';
 import { formatCheckpointBody, SIGNATURE_LINE_PREFIX } from './checkpoint.js';
-import { fromBase64, fromHex, toBase64, toHex, utf8 } from './encoding.js';
+import { fromBase64, toHex, utf8 } from './encoding.js';
 import type { ProofKeys } from './keys.js';
 import { sha256Sync } from './keys.js';
 import type { LogSealing } from './log-sealing.js';
@@ -52,6 +52,11 @@ export interface SealResult {
 }
 
 /** A source of perfect-subtree hashes already fetched into memory. */
+/** Standard base64 by Node's encoder (this file runs on the server only; encoding.ts's is the browser's). */
+function base64(bytes: Bytes): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
 function mapSource(hashes: Map<string, Bytes>): SubtreeSource {
   return {
     perfect(level, index) {
@@ -292,17 +297,17 @@ export class TransparencyLog {
   async leafHash(leafIndex: number, db: Executor = this.database.db): Promise<string | undefined> {
     const hashes = await readSubtrees(db, [{ level: 0, index: leafIndex }]);
     const hex = hashes.get(`0:${leafIndex}`);
-    return hex ? toBase64(fromHex(hex)!) : undefined;
+    return hex ? Buffer.from(hex, 'hex').toString('base64') : undefined;
   }
 
   private async proveFromStore(db: Executor, prove: (sha256: SyncSha256, source: SubtreeSource) => Bytes[]): Promise<string[]> {
     const known = await this.readHashes(db, recordSubtreeReads(prove));
-    return prove(sha256Sync, mapSource(known)).map(toBase64);
+    return prove(sha256Sync, mapSource(known)).map(base64);
   }
 
   private async readHashes(db: Executor | Tx, keys: Array<{ level: number; index: number }>): Promise<Map<string, Bytes>> {
     const known = new Map<string, Bytes>();
-    for (const [key, hex] of await readSubtrees(db, keys)) known.set(key, fromHex(hex)!);
+    for (const [key, hex] of await readSubtrees(db, keys)) known.set(key, Buffer.from(hex, 'hex'));
     return known;
   }
 }

@@ -1,7 +1,7 @@
 // preparedQuery (src/db/prepared.ts) compiles a hot query once per database and fills in values per call.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { preparedListQuery, preparedQuery } from '../../src/db/prepared.js';
+import { preparedListQuery, preparedListsQuery, preparedQuery } from '../../src/db/prepared.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -17,6 +17,14 @@ const organizationsExcept = preparedListQuery((db, p: { prefix: string }, exclud
     .select('id')
     .where('id', 'like', p.prefix)
     .$if(excluded.length > 0, (query) => query.where('id', 'not in', excluded))
+    .orderBy('id'),
+);
+// Two lists of one length carry the halves of (id, name) pairs: padding must keep them aligned.
+const organizationsByIdAndName = preparedListsQuery((db, _p: object, [ids, names]: [string[], string[]]) =>
+  db
+    .selectFrom('organizations')
+    .select('id')
+    .where((eb) => eb.or(ids.map((id, i) => eb.and([eb('id', '=', id), eb('name', '=', names[i]!)]))))
     .orderBy('id'),
 );
 
@@ -74,6 +82,16 @@ for (const dialect of TEST_DIALECTS) {
       await db.transaction().execute(async (tx) => {
         assert.deepEqual((await organizationsExcept(tx, { prefix: 'org_list_%' }, ['org_list_1'])).rows.length, 4);
       });
+    });
+
+    it('lists of one length stay aligned when padded, so they can carry pairs', async () => {
+      const db = testApp.context.database.db;
+      for (const [id, name] of [['org_pair_1', 'One'], ['org_pair_2', 'Two'], ['org_pair_3', 'Three']]) await insertOrganization(db, { id: id!, name: name!, created_at: '2026-01-06T00:00:00.000Z' });
+      const matching = async (pairs: [string, string][]) => (await organizationsByIdAndName(db, {}, [pairs.map(([id]) => id), pairs.map(([, name]) => name)])).rows.map((row) => row.id);
+      // Three pairs padded to four repeat the last pair, not a mix of two.
+      assert.deepEqual(await matching([['org_pair_1', 'One'], ['org_pair_2', 'Two'], ['org_pair_3', 'Three']]), ['org_pair_1', 'org_pair_2', 'org_pair_3']);
+      assert.deepEqual(await matching([['org_pair_1', 'Two'], ['org_pair_2', 'Two'], ['org_pair_3', 'One']]), ['org_pair_2']);
+      assert.deepEqual(await matching([['org_pair_3', 'Three']]), ['org_pair_3']);
     });
   });
 }
