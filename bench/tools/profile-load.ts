@@ -20,6 +20,11 @@
 // --profile starts the built service with bench/lib/cpu-profile-window.mjs and writes
 // window-<pid>.cpuprofile (BENCH_PROFILE_DIR, default the OS temp dir) covering only the measured load;
 // summarize it with `node bench/tools/summarize-profile.mjs <file>`. Uses dist/: run `npm run build` first.
+// BENCH_PERF_DIR=<dir> also records the service's native stacks during the measured load with Linux
+// `perf record` (perf-<pid>.data there): where a JavaScript profile shows only a native call (SQLite's
+// `all`, `writev`), `perf report` says what runs inside it. BENCH_SERVICE_NODE_ARGS=--perf-basic-prof
+// names the JIT's frames too.
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { RequestSpec } from 'autocannon';
 import { runLoad, type LoadOptions } from '../lib/load.js';
@@ -104,7 +109,16 @@ try {
   const cpuBefore = readCpuSeconds(service.pid);
   const mainBefore = readCpuSeconds(service.pid, 'main-thread');
   if (profile) process.kill(service.pid, 'SIGUSR2');
+  const perf = process.env.BENCH_PERF_DIR
+    ? spawn('perf', ['record', '-g', '-F', '999', '-p', String(service.pid), '-o', path.join(process.env.BENCH_PERF_DIR, `perf-${service.pid}.data`)], { stdio: 'ignore' })
+    : undefined;
   const figures = await runLoad({ ...options, server: service });
+  if (perf) {
+    const exited = new Promise((resolve) => perf.once('exit', resolve));
+    perf.kill('SIGINT');
+    await exited;
+    console.log(`perf: ${process.env.BENCH_PERF_DIR}/perf-${service.pid}.data`);
+  }
   if (subscribed) {
     const started = Date.now();
     await receiver.waitForCount(figures.requests, 120_000, 'record.proof_delivered');

@@ -19,7 +19,8 @@ export function padInList<T>(values: readonly T[]): T[] {
 
 /** The length padInList pads a list of `length` values to: the next power of two (0 stays 0). */
 export function powerOfTwoLength(length: number): number {
-  return length === 0 ? 0 : 2 ** Math.ceil(Math.log2(length));
+  // Bit arithmetic, not Math.log2 and **: every prepared list query computes it per call.
+  return length <= 1 ? length : 2 ** (32 - Math.clz32(length - 1));
 }
 
 /** Consecutive chunks whose lengths are powers of two no larger than `max` (itself a power of two): for multi-row INSERTs. */

@@ -11,6 +11,7 @@
  */
 
 export type Bytes = Uint8Array;
+/** A synchronous SHA-256: it must not keep `data` (nodeHash passes the same scratch bytes on every call). */
 export type SyncSha256 = (data: Bytes) => Bytes;
 export type Sha256 = (data: Bytes) => Bytes | Promise<Bytes>;
 
@@ -29,8 +30,15 @@ export function leafHash(sha256: SyncSha256, data: Bytes): Bytes {
   return sha256(prefixed(LEAF_PREFIX, data));
 }
 
+// 0x01 ‖ left ‖ right for two 32-byte hashes, reused: a proof served hashes about log2(tree size) nodes.
+const NODE_INPUT = new Uint8Array(65);
+NODE_INPUT[0] = NODE_PREFIX;
+
 export function nodeHash(sha256: SyncSha256, left: Bytes, right: Bytes): Bytes {
-  return sha256(prefixed(NODE_PREFIX, left, right));
+  if (left.length !== 32 || right.length !== 32) return sha256(prefixed(NODE_PREFIX, left, right));
+  NODE_INPUT.set(left, 1);
+  NODE_INPUT.set(right, 33);
+  return sha256(NODE_INPUT);
 }
 
 export async function leafHashAsync(sha256: Sha256, data: Bytes): Promise<Bytes> {
