@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { preparedListsQuery, preparedQuery } from '../db/prepared.js';
 import { insertRows } from '../db/insert-rows.js';
@@ -23,31 +23,83 @@ export async function insertStatement(db: Executor, row: ProofStatementsTable): 
 const SERVED_STATEMENT_COLUMNS = ['id', 'record_id', 'jws', 'status', 'leaf_index', 'tree_size', 'created_at'] as const;
 export type ServedStatement = Pick<ProofStatementsTable, (typeof SERVED_STATEMENT_COLUMNS)[number]>;
 
-// GET /proofs/{id} and GET /records/{id}/proof read these on every request: compiled once (see preparedQuery).
-const findStatementQuery = preparedQuery((db, p: { orgId: string; id: string }) =>
-  db.selectFrom('proof_statements').select(SERVED_STATEMENT_COLUMNS).where('id', '=', p.id).where('org_id', IN_ORGANIZATION, p.orgId),
-);
-// The work order and its latest statement in one statement (one round trip on PostgreSQL): no row when
-// the work order is not the organization's, NULL columns when it has no statement.
-const latestStatementOfRecordQuery = preparedQuery((db, p: { orgId: string; recordId: string }) => {
-  const latest = db.selectFrom('proof_statements').select(SERVED_STATEMENT_COLUMNS).where('org_id', '=', p.orgId).where('record_id', '=', p.recordId).orderBy('id', 'desc').limit(1);
-  return db
-    .selectFrom('records')
-    .leftJoin(latest.as('latest'), (join) => join.onTrue())
-    .select(SERVED_STATEMENT_COLUMNS.map((column) => `latest.${column}` as const))
-    .where('records.id', '=', p.recordId)
-    .where('records.org_id', IN_ORGANIZATION, p.orgId);
-});
+/** What a bundle takes from the first published checkpoint that includes its statement. */
+export type BundleCheckpoint = Pick<TlogCheckpointsTable, 'tree_size' | 'note' | 'cosignatures' | 'timestamp_token'>;
 
-export async function findStatement(db: Executor, orgId: string, id: string): Promise<ServedStatement | undefined> {
-  return (await findStatementQuery(db, { orgId, id })).rows[0];
+/** A statement as served, with the checkpoint its bundle names: none while it is unsealed or no checkpoint that includes it is published yet. */
+export interface ServedProof {
+  statement: ServedStatement;
+  checkpoint?: BundleCheckpoint;
 }
 
-/** A work order's latest statement: `record: false` when the organization has no such work order. */
-export async function latestStatementOfRecord(db: Executor, orgId: string, recordId: string): Promise<{ record: boolean; statement?: ServedStatement }> {
-  const [row] = (await latestStatementOfRecordQuery(db, { orgId, recordId })).rows as ({ [K in keyof ServedStatement]: ServedStatement[K] | null } | undefined)[];
+/**
+ * The first checkpoint of at least `sealedIn` leaves that was published, from its partial index. With a
+ * witness policy the first witnessed one, else (fail-open: flagged unwitnessed) the first published.
+ */
+function firstPublishedSize(sealedIn: RawBuilder<unknown>, witnessed: boolean) {
+  const first = (publication: RawBuilder<unknown>) =>
+    sql`(SELECT "first"."tree_size" FROM "tlog_checkpoints" AS "first" WHERE "first"."tree_size" >= ${sealedIn} AND "first"."publication" ${publication} ORDER BY "first"."tree_size" LIMIT 1)`;
+  const any = first(sql`IS NOT NULL`);
+  return witnessed ? sql`coalesce(${first(sql`= 'witnessed'`)}, ${any})` : any;
+}
+
+const SERVED_PROOF_COLUMNS = [
+  ...SERVED_STATEMENT_COLUMNS.map((column) => sql.ref(`statement.${column}`).as(column)),
+  ...(['tree_size', 'note', 'cosignatures', 'timestamp_token'] as const).map((column) => sql.ref(`checkpoint.${column}`).as(`checkpoint_${column}`)),
+];
+
+type ServedProofRow = { [K in keyof ServedStatement]: ServedStatement[K] | null } & { [K in keyof BundleCheckpoint as `checkpoint_${K}`]: BundleCheckpoint[K] | null };
+
+// GET /proofs/{id} and GET /records/{id}/proof read these on every request, the statement and its
+// checkpoint in one statement (one round trip on PostgreSQL): compiled once per kind of log (see preparedQuery).
+function servedProofQuery(witnessed: boolean) {
+  return preparedQuery((db, p: { orgId: string; id: string }) =>
+    db
+      .selectFrom('proof_statements as statement')
+      .leftJoin('tlog_checkpoints as checkpoint', (join) => join.on(sql<boolean>`"checkpoint"."tree_size" = ${firstPublishedSize(sql.ref('statement.tree_size'), witnessed)}`))
+      .select(SERVED_PROOF_COLUMNS)
+      .where('statement.id', '=', p.id)
+      .where('statement.org_id', IN_ORGANIZATION, p.orgId),
+  );
+}
+
+// The work order and its latest statement: no row when the work order is not the organization's,
+// NULL columns when it has no statement.
+function servedProofOfRecordQuery(witnessed: boolean) {
+  return preparedQuery((db, p: { orgId: string; recordId: string }) => {
+    const latest = db.selectFrom('proof_statements').select(SERVED_STATEMENT_COLUMNS).where('org_id', '=', p.orgId).where('record_id', '=', p.recordId).orderBy('id', 'desc').limit(1);
+    return db
+      .selectFrom('records')
+      .leftJoin(latest.as('statement'), (join) => join.onTrue())
+      .leftJoin('tlog_checkpoints as checkpoint', (join) => join.on(sql<boolean>`"checkpoint"."tree_size" = ${firstPublishedSize(sql.ref('statement.tree_size'), witnessed)}`))
+      .select(SERVED_PROOF_COLUMNS)
+      .where('records.id', '=', p.recordId)
+      .where('records.org_id', IN_ORGANIZATION, p.orgId);
+  });
+}
+
+const servedProofQueries = { witnessed: servedProofQuery(true), unwitnessed: servedProofQuery(false) };
+const servedProofOfRecordQueries = { witnessed: servedProofOfRecordQuery(true), unwitnessed: servedProofOfRecordQuery(false) };
+
+function servedProof(row: ServedProofRow): ServedProof {
+  const { checkpoint_tree_size: treeSize, checkpoint_note: note, checkpoint_cosignatures: cosignatures, checkpoint_timestamp_token: timestampToken, ...statement } = row;
+  return {
+    statement: statement as ServedStatement,
+    ...(treeSize === null ? {} : { checkpoint: { tree_size: treeSize, note: note!, cosignatures: cosignatures!, timestamp_token: timestampToken } }),
+  };
+}
+
+/** A statement of the organization by id, with its bundle's checkpoint (`witnessed`: the log has a witness policy). */
+export async function findServedProof(db: Executor, orgId: string, id: string, witnessed: boolean): Promise<ServedProof | undefined> {
+  const [row] = (await servedProofQueries[witnessed ? 'witnessed' : 'unwitnessed'](db, { orgId, id })).rows as ServedProofRow[];
+  return row && servedProof(row);
+}
+
+/** A work order's latest statement with its bundle's checkpoint: `record: false` when the organization has no such work order. */
+export async function servedProofOfRecord(db: Executor, orgId: string, recordId: string, witnessed: boolean): Promise<{ record: boolean; proof?: ServedProof }> {
+  const [row] = (await servedProofOfRecordQueries[witnessed ? 'witnessed' : 'unwitnessed'](db, { orgId, recordId })).rows as ServedProofRow[];
   if (!row) return { record: false };
-  return row.id === null ? { record: true } : { record: true, statement: row as ServedStatement };
+  return row.id === null ? { record: true } : { record: true, proof: servedProof(row) };
 }
 
 /** Only the id of the latest statement (what a new statement supersedes): its JWS, kilobytes, is not read. */
@@ -160,19 +212,6 @@ export async function checkpointAt(db: Executor, treeSize: number): Promise<Tlog
 /** The latest checkpoint published (witnessed, flagged unwitnessed, or log-signed without a policy). */
 export async function latestPublishedCheckpoint(db: Executor): Promise<TlogCheckpointsTable | undefined> {
   return db.selectFrom('tlog_checkpoints').selectAll().where('publication', 'is not', null).orderBy('tree_size', 'desc').limit(1).executeTakeFirst();
-}
-
-// Every proof served reads one (or, witnessed, up to two): compiled once.
-const firstPublishedCheckpointQueries = {
-  witnessed: preparedQuery((db, p: { treeSize: number }) =>
-    db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', p.treeSize).where('publication', '=', sql.lit('witnessed')).orderBy('tree_size', 'asc').limit(1),
-  ),
-  any: preparedQuery((db, p: { treeSize: number }) => db.selectFrom('tlog_checkpoints').selectAll().where('tree_size', '>=', p.treeSize).where('publication', 'is not', null).orderBy('tree_size', 'asc').limit(1)),
-};
-
-/** The first checkpoint of at least `treeSize` leaves that was published (`witnessedOnly`: witnessed), from its partial index. */
-export async function firstPublishedCheckpointFrom(db: Executor, treeSize: number, witnessedOnly: boolean): Promise<TlogCheckpointsTable | undefined> {
-  return (await firstPublishedCheckpointQueries[witnessedOnly ? 'witnessed' : 'any'](db, { treeSize })).rows[0];
 }
 
 /** The first checkpoint of at least `treeSize` leaves, published or not. */

@@ -7,9 +7,9 @@ import type { CompletionContext } from '../records/service.js';
 import { assertIJson, NotIJsonError } from '../canonical-json.js';
 import type { ProofKeys } from './keys.js';
 import { buildCompletionStatement } from './statement.js';
-import type { TransparencyLog } from './transparency-log.js';
+import { cosignedNote, type TransparencyLog } from './transparency-log.js';
 import { BUNDLE_MEDIA_TYPE, BUNDLE_VERSION, type Jwks, type ProofBundle } from './verify.js';
-import { findStatement, latestStatementIdOfRecord, latestStatementOfRecord, type ServedStatement } from './repository.js';
+import { findServedProof, latestStatementIdOfRecord, servedProofOfRecord, type ServedProof } from './repository.js';
 import { toHex } from './encoding.js';
 
 export interface PendingProof {
@@ -82,16 +82,16 @@ export class ProofService {
   }
 
   async forRecord(orgId: string, recordId: string): Promise<ProofAnswer> {
-    const { record, statement } = await latestStatementOfRecord(this.db, orgId, recordId);
+    const { record, proof } = await servedProofOfRecord(this.db, orgId, recordId, this.log.witnessed);
     if (!record) throw errors.notFound(`Work order "${recordId}"`);
-    if (!statement) throw errors.notFound(`A completion proof of work order "${recordId}"`);
-    return this.answer(statement);
+    if (!proof) throw errors.notFound(`A completion proof of work order "${recordId}"`);
+    return this.answer(proof);
   }
 
   async byId(orgId: string, proofId: string): Promise<ProofAnswer> {
-    const statement = await findStatement(this.db, orgId, proofId);
-    if (!statement) throw errors.notFound(`Proof "${proofId}"`);
-    return this.answer(statement);
+    const proof = await findServedProof(this.db, orgId, proofId, this.log.witnessed);
+    if (!proof) throw errors.notFound(`Proof "${proofId}"`);
+    return this.answer(proof);
   }
 
   jwks(): Jwks {
@@ -117,15 +117,15 @@ export class ProofService {
     return kid;
   }
 
-  private async answer(statement: ServedStatement): Promise<ProofAnswer> {
-    if (statement.status !== 'sealed' || statement.leaf_index === null || statement.tree_size === null) {
+  private async answer({ statement, checkpoint: published }: ServedProof): Promise<ProofAnswer> {
+    // Unsealed, or sealed but its checkpoint (and every later one) still waits for its witnesses: not delivered yet.
+    if (statement.status !== 'sealed' || statement.leaf_index === null || statement.tree_size === null || !published) {
       return { status: 'pending', proofId: statement.id, recordId: statement.record_id, createdAt: statement.created_at };
     }
     const leafIndex = Number(statement.leaf_index);
-    // Sealed, but its checkpoint (and every later one) still waits for its witnesses: not delivered yet.
-    const published = await this.log.bundleCheckpoint(Number(statement.tree_size));
-    if (!published) return { status: 'pending', proofId: statement.id, recordId: statement.record_id, createdAt: statement.created_at };
-    const { treeSize, note: checkpoint, timestampToken } = published;
+    const treeSize = Number(published.tree_size);
+    const checkpoint = cosignedNote(published);
+    const timestampToken = published.timestamp_token;
     const inclusionProof = await this.log.inclusionProof(leafIndex, treeSize);
     return {
       status: 'sealed',

@@ -12,7 +12,6 @@ import {
   appendCosignatures,
   checkpointAt,
   firstCheckpointFrom,
-  firstPublishedCheckpointFrom,
   hasStatementsToSeal,
   latestPublishedCheckpoint,
   markPublished,
@@ -249,14 +248,6 @@ export class TransparencyLog {
     return row ? { treeSize: Number(row.tree_size), note: cosignedNote(row), publication: row.publication! } : undefined;
   }
 
-  /**
-   * The checkpoint a statement sealed under the checkpoint of `sealedIn` is proven against: the first
-   * witnessed one that includes it, else (fail-open, or no policy) the first published one.
-   */
-  async bundleCheckpoint(sealedIn: number, db: Executor = this.database.db): Promise<{ treeSize: number; note: string; timestampToken: string | null } | undefined> {
-    const row = (this.witnessed ? await firstPublishedCheckpointFrom(db, sealedIn, true) : undefined) ?? (await firstPublishedCheckpointFrom(db, sealedIn, false));
-    return row && { treeSize: Number(row.tree_size), note: cosignedNote(row), timestampToken: row.timestamp_token ?? null };
-  }
 
   /** Published checkpoints of at least `fromSize` leaves without a TSA's token yet, oldest first. */
   async untimestamped(fromSize: number, limit: number, db: Executor = this.database.db): Promise<TlogCheckpointsTable[]> {

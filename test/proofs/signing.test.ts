@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 import { canonicalJson } from '../../src/canonical-json.js';
-import { findStatement, insertStatement } from '../../src/proofs/repository.js';
+import { findServedProof, insertStatement } from '../../src/proofs/repository.js';
 import { ProofKeys } from '../../src/proofs/keys.js';
 import { SIGNING_THREAD_NICE, StatementSigner } from '../../src/proofs/statement-signer.js';
 import { systemClock } from '../../src/clock.js';
@@ -89,7 +89,7 @@ for (const dialect of TEST_DIALECTS) {
         await storeUnsigned(t, 'prf_sign5555555555555555555555', statement(5));
         assert.equal((await t.context.transparencyLog.sealPending())?.sealed, 2, 'the seal signs what was not signed ahead');
         for (const [id, n] of [['prf_sign9999999999999999999999', 9], ['prf_sign5555555555555555555555', 5]] as const) {
-          const row = await findStatement(t.context.database.db, 'org_sign', id);
+          const row = (await findServedProof(t.context.database.db, 'org_sign', id, false))?.statement;
           assert.equal(row?.status, 'sealed', id);
           assert.equal(verifiedPayload(row!.jws, jwks), canonicalJson(statement(n)));
         }
