@@ -23,7 +23,7 @@
 // BENCH_PERF_DIR=<dir> also records the service's native stacks during the measured load with Linux
 // `perf record` (perf-<pid>.data there): where a JavaScript profile shows only a native call (SQLite's
 // `all`, `writev`), `perf report` says what runs inside it. BENCH_SERVICE_NODE_ARGS=--perf-basic-prof
-// names the JIT's frames too.
+// names the JIT's frames too; with --reference the reference is recorded as well (its JIT frames named).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { RequestSpec } from 'autocannon';
@@ -109,16 +109,7 @@ try {
   const cpuBefore = readCpuSeconds(service.pid);
   const mainBefore = readCpuSeconds(service.pid, 'main-thread');
   if (profile) process.kill(service.pid, 'SIGUSR2');
-  const perf = process.env.BENCH_PERF_DIR
-    ? spawn('perf', ['record', '-g', '-F', '999', '-p', String(service.pid), '-o', path.join(process.env.BENCH_PERF_DIR, `perf-${service.pid}.data`)], { stdio: 'ignore' })
-    : undefined;
-  const figures = await runLoad({ ...options, server: service });
-  if (perf) {
-    const exited = new Promise((resolve) => perf.once('exit', resolve));
-    perf.kill('SIGINT');
-    await exited;
-    console.log(`perf: ${process.env.BENCH_PERF_DIR}/perf-${service.pid}.data`);
-  }
+  const figures = await recordingNativeStacks(service.pid, () => runLoad({ ...options, server: service }));
   if (subscribed) {
     const started = Date.now();
     await receiver.waitForCount(figures.requests, 120_000, 'record.proof_delivered');
@@ -142,12 +133,12 @@ try {
   if ((scenario === 'record' || scenario === 'feed' || scenario === 'proof') && process.argv.includes('--reference')) {
     const preload = `--import=${path.join(REPO_ROOT, 'bench/lib/cpu-profile-window.mjs')}`;
     const database = process.env.BENCH_DATABASE_URL ? { REFERENCE_DATABASE_URL: process.env.BENCH_DATABASE_URL } : { REFERENCE_SQLITE_PATH: path.join(dataDir, 'wo.sqlite') };
-    const reference = await startReadsReference({ ...database, ...(verifierKey ? { REFERENCE_VERIFIER_KEY: verifierKey } : {}), ...(profile ? { NODE_OPTIONS: preload } : {}) });
+    const reference = await startReadsReference({ ...database, ...(verifierKey ? { REFERENCE_VERIFIER_KEY: verifierKey } : {}), ...(profile ? { NODE_OPTIONS: preload } : process.env.BENCH_PERF_DIR ? { NODE_OPTIONS: '--perf-basic-prof' } : {}) });
     try {
       const referenceLoad = { ...options, url: reference.baseUrl, server: reference };
       await runLoad({ ...referenceLoad, durationS: 2 }); // warm-up
       if (profile) process.kill(reference.pid, 'SIGUSR2');
-      const measured = await runLoad(referenceLoad);
+      const measured = await recordingNativeStacks(reference.pid, () => runLoad(referenceLoad));
       if (profile) process.kill(reference.pid, 'SIGUSR2');
       console.log(`reference: ${measured.reqPerSec} req/s, p50 ${measured.p50Ms} ms, p99 ${measured.p99Ms} ms, ${measured.serverCpuUsPerReq} µs server CPU/req, non-2xx ${measured.non2xx}`);
       if (profile) {
@@ -169,4 +160,20 @@ async function groupCommitCounters(baseUrl: string): Promise<{ commits: number; 
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const read = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
   return { commits: read('wo_sqlite_group_commits_total'), members: read('wo_sqlite_group_members_total') };
+}
+
+/** Runs `load`, with Linux `perf record` on process `pid` meanwhile when BENCH_PERF_DIR is set. */
+async function recordingNativeStacks<T>(pid: number, load: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_PERF_DIR;
+  if (!dir) return load();
+  const file = path.join(dir, `perf-${pid}.data`);
+  const perf = spawn('perf', ['record', '-g', '-F', '999', '-p', String(pid), '-o', file], { stdio: 'ignore' });
+  try {
+    return await load();
+  } finally {
+    const exited = new Promise((resolve) => perf.once('exit', resolve));
+    perf.kill('SIGINT');
+    await exited;
+    console.log(`perf: ${file}`);
+  }
 }

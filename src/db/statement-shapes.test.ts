@@ -1,8 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { padInList, powerOfTwoChunks } from './statement-shapes.js';
+import { padInList, powerOfTwoChunks, powerOfTwoLength } from './statement-shapes.js';
 
 describe('statement shapes', () => {
+  it('names the padded length: the next power of two, 0 for an empty list', () => {
+    assert.deepEqual([0, 1, 2, 3, 4, 5, 8, 9, 1000, 1024, 1025, 2 ** 30].map(powerOfTwoLength), [0, 1, 2, 4, 4, 8, 8, 16, 1024, 1024, 2048, 2 ** 30]);
+  });
+
   it('pads an IN list to the next power of two with its last value, keeping every value', () => {
     assert.deepEqual(padInList([]), []);
     assert.deepEqual(padInList(['a']), ['a']);
