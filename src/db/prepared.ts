@@ -69,17 +69,20 @@ export function preparedListsQuery<P extends Params, L extends unknown[][], R = 
 ): (executor: Executor, params: P, lists: Readonly<L>) => Promise<QueryResult<R>> {
   const byLengths = new Map<string, ShapesByAdapter>();
   return (executor, params, lists) => {
-    let lengths = '';
-    for (const list of lists) lengths += `${powerOfTwoLength(list.length)},`;
-    let shapes = byLengths.get(lengths);
+    let paddedLengths = '';
+    for (const list of lists) paddedLengths += `${powerOfTwoLength(list.length)},`;
+    let shapes = byLengths.get(paddedLengths);
     if (!shapes) {
       shapes = new ShapesByAdapter();
-      byLengths.set(lengths, shapes);
+      byLengths.set(paddedLengths, shapes);
     }
-    const shape = shapes.get(executor, () => {
-      const padded = lists.map((list) => powerOfTwoLength(list.length));
-      return compileShape(Object.keys(params), padded, (placeholders, listPlaceholders) => build(executor, placeholders as P, listPlaceholders as L));
-    });
+    const shape = shapes.get(executor, () =>
+      compileShape(
+        Object.keys(params),
+        lists.map((list) => powerOfTwoLength(list.length)),
+        (placeholders, listPlaceholders) => build(executor, placeholders as P, listPlaceholders as L),
+      ),
+    );
     return execute<R>(executor, shape, params as Record<string, unknown>, lists, {});
   };
 }

@@ -24,7 +24,8 @@ const SERVED_STATEMENT_COLUMNS = ['id', 'record_id', 'jws', 'status', 'leaf_inde
 export type ServedStatement = Pick<ProofStatementsTable, (typeof SERVED_STATEMENT_COLUMNS)[number]>;
 
 /** What a bundle takes from the first published checkpoint that includes its statement. */
-export type BundleCheckpoint = Pick<TlogCheckpointsTable, 'tree_size' | 'note' | 'cosignatures' | 'timestamp_token'>;
+const BUNDLE_CHECKPOINT_COLUMNS = ['tree_size', 'note', 'cosignatures', 'timestamp_token'] as const;
+export type BundleCheckpoint = Pick<TlogCheckpointsTable, (typeof BUNDLE_CHECKPOINT_COLUMNS)[number]>;
 
 /** A statement as served, with the checkpoint its bundle names: none while it is unsealed or no checkpoint that includes it is published yet. */
 export interface ServedProof {
@@ -45,7 +46,7 @@ function firstPublishedSize(sealedIn: RawBuilder<unknown>, witnessed: boolean) {
 
 const SERVED_PROOF_COLUMNS = [
   ...SERVED_STATEMENT_COLUMNS.map((column) => sql.ref(`statement.${column}`).as(column)),
-  ...(['tree_size', 'note', 'cosignatures', 'timestamp_token'] as const).map((column) => sql.ref(`checkpoint.${column}`).as(`checkpoint_${column}`)),
+  ...BUNDLE_CHECKPOINT_COLUMNS.map((column) => sql.ref(`checkpoint.${column}`).as(`checkpoint_${column}`)),
 ];
 
 type ServedProofRow = { [K in keyof ServedStatement]: ServedStatement[K] | null } & { [K in keyof BundleCheckpoint as `checkpoint_${K}`]: BundleCheckpoint[K] | null };

@@ -50,12 +50,12 @@ export interface SealResult {
   sealed: number;
 }
 
-/** A source of perfect-subtree hashes already fetched into memory. */
 /** Standard base64 by Node's encoder (this file runs on the server only; encoding.ts's is the browser's). */
 function base64(bytes: Bytes): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
+/** A source of perfect-subtree hashes already fetched into memory. */
 function mapSource(hashes: Map<string, Bytes>): SubtreeSource {
   return {
     perfect(level, index) {
